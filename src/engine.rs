@@ -1,0 +1,5 @@
+//! The engine (in progress).
+
+/// The recall engine.
+#[derive(Debug, Default)]
+pub struct Engine {}
