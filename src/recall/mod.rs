@@ -1,1 +1,7 @@
-//! Recall stages (in progress).
+//! The recall stages and what they share: filters and the Sf scoring formula.
+
+pub mod filter;
+pub mod score;
+
+pub use filter::Filter;
+pub use score::{ScoreParams, SfComponents};

@@ -1,4 +1,12 @@
-//! Record types.
+//! Record types: [`Memory`] and its dense internal id [`DocId`].
+//!
+//! Timestamps are milliseconds since the Unix epoch as `f64` (what JavaScript's `Date.now()`
+//! returns). Records derive serde because they cross the boundary and are persisted; the field
+//! names on the wire are camelCase (`textEn`, `createdAt`, …).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
 
 /// Dense internal id of a stored memory: an index into the engine's record table.
 /// Ids are assigned in insertion order, so ascending `DocId` is insertion order; it is the
@@ -6,9 +14,278 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DocId(pub u32);
 
-/// A memory (placeholder, completed by the engine work).
-#[derive(Debug, Clone, Default)]
+/// Largest accepted `text`, `textEn` or `keywords`, in UTF-8 bytes.
+pub const MAX_TEXT_BYTES: usize = 256 * 1024;
+/// Largest accepted id, topic, tier, type, user id or tag, in UTF-8 bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+/// Most recall timestamps kept per memory (seed 000: "capped at 20 entries").
+pub const MAX_RECALL_TIMESTAMPS: usize = 20;
+/// Emotion scores range over `-MAX_EMOTION..=MAX_EMOTION` (seed 000).
+pub const MAX_EMOTION: f64 = 5.0;
+/// Trust ranges over `0..=MAX_TRUST` (seed 000: `trust_factor = 0.5 + 0.5 × trust/3`).
+pub const MAX_TRUST: f64 = 3.0;
+
+/// A memory: a short text with metadata. See `SPEC.md` §3.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Memory {
-    /// Public id.
+    /// Public id, unique within a store.
     pub id: String,
+    /// Text in its original language (`content_original`).
+    pub text: String,
+    /// English or translated text (`content_en`); `None` means "same as `text`".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_en: Option<String>,
+    /// Preserved keywords, searched by the trigram sub-query together with `textEn`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+    /// Namespace: recall with a `userId` only sees memories of that user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// Topic, for filters, context boosts and timelines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Free tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Kind of memory: fact, preference, decision, lesson, event, … (free string).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Tier; `"core"` memories get the tier boost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// Emotion score in −5..5.
+    pub emotion: f64,
+    /// Emotion labels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub emotion_tags: Vec<String>,
+    /// Importance in 0..1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f64>,
+    /// Confidence in 0..1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Trust in 0..3; `None` counts as fully trusted (3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<f64>,
+    /// Credibility level (integer); `≤ 2` gets the credibility boost, `None` gets none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credibility: Option<i64>,
+    /// Relevance score (`relevance_score`); `> 0` gets the relevance boost.
+    pub relevance: f64,
+    /// Classification level; recall's `maxClassification` hides higher levels.
+    pub classification: i64,
+    /// Creation time (ms since epoch).
+    pub created_at: f64,
+    /// Last update time (ms since epoch).
+    pub updated_at: f64,
+    /// Start of event-time validity (ms), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<f64>,
+    /// End of event-time validity (ms), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<f64>,
+    /// Expiry time (ms); expired memories are hidden from recall unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<f64>,
+    /// Names of entities this memory mentions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// How many times recall returned this memory (engine-maintained).
+    pub recall_count: u32,
+    /// When recall last returned this memory (engine-maintained).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_recalled_at: Option<f64>,
+    /// The last [`MAX_RECALL_TIMESTAMPS`] recall times (engine-maintained).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recall_timestamps: Vec<f64>,
+}
+
+impl Memory {
+    /// The English (or translated) text: `textEn`, or `text` when absent.
+    pub fn text_en(&self) -> &str {
+        self.text_en.as_deref().unwrap_or(&self.text)
+    }
+
+    /// Whether the original text differs from the English text, so the original-language
+    /// trigram index must hold it separately.
+    pub fn has_distinct_original(&self) -> bool {
+        self.text_en.as_deref().is_some_and(|en| en != self.text)
+    }
+
+    /// Whether the memory has expired at `now` (ms).
+    pub fn is_expired(&self, now: f64) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Checks every field's range and size. Returns `invalid_argument` or `too_large`
+    /// naming the field and the bad value.
+    pub fn validate(&self) -> Result<()> {
+        check_name("id", &self.id)?;
+        if self.id.is_empty() {
+            return Err(Error::InvalidArgument("id must not be empty".into()));
+        }
+        if self.text.trim().is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "text of memory \"{}\" must not be empty",
+                self.id
+            )));
+        }
+        check_text("text", &self.text)?;
+        if let Some(en) = &self.text_en {
+            check_text("textEn", en)?;
+        }
+        let keyword_bytes: usize = self.keywords.iter().map(|k| k.len() + 1).sum();
+        if keyword_bytes > MAX_TEXT_BYTES {
+            return Err(Error::TooLarge(format!(
+                "keywords take {keyword_bytes} bytes, more than {MAX_TEXT_BYTES}"
+            )));
+        }
+        for (field, value) in [
+            ("userId", &self.user_id),
+            ("topic", &self.topic),
+            ("type", &self.kind),
+            ("tier", &self.tier),
+        ] {
+            if let Some(v) = value {
+                check_name(field, v)?;
+            }
+        }
+        for tag in self
+            .tags
+            .iter()
+            .chain(&self.emotion_tags)
+            .chain(&self.entities)
+        {
+            check_name("tag", tag)?;
+        }
+        check_range("emotion", self.emotion, -MAX_EMOTION, MAX_EMOTION)?;
+        check_optional_range("importance", self.importance, 0.0, 1.0)?;
+        check_optional_range("confidence", self.confidence, 0.0, 1.0)?;
+        check_optional_range("trust", self.trust, 0.0, MAX_TRUST)?;
+        check_finite("relevance", self.relevance)?;
+        for (field, t) in [
+            ("createdAt", self.created_at),
+            ("updatedAt", self.updated_at),
+        ] {
+            check_finite(field, t)?;
+        }
+        for (field, t) in [
+            ("validFrom", self.valid_from),
+            ("validTo", self.valid_to),
+            ("expiresAt", self.expires_at),
+            ("lastRecalledAt", self.last_recalled_at),
+        ] {
+            if let Some(t) = t {
+                check_finite(field, t)?;
+            }
+        }
+        if self.recall_timestamps.len() > MAX_RECALL_TIMESTAMPS {
+            return Err(Error::InvalidArgument(format!(
+                "recallTimestamps holds {} entries, at most {MAX_RECALL_TIMESTAMPS} are kept",
+                self.recall_timestamps.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn check_text(field: &str, value: &str) -> Result<()> {
+    if value.len() > MAX_TEXT_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{field} is {} bytes, more than {MAX_TEXT_BYTES}",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_name(field: &str, value: &str) -> Result<()> {
+    if value.len() > MAX_NAME_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{field} is {} bytes, more than {MAX_NAME_BYTES}",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_finite(field: &str, value: f64) -> Result<()> {
+    if !value.is_finite() {
+        return Err(Error::InvalidArgument(format!(
+            "{field} must be a finite number, got {value}"
+        )));
+    }
+    Ok(())
+}
+
+fn check_range(field: &str, value: f64, min: f64, max: f64) -> Result<()> {
+    if !(min..=max).contains(&value) {
+        return Err(Error::InvalidArgument(format!(
+            "{field} must be between {min} and {max}, got {value}"
+        )));
+    }
+    Ok(())
+}
+
+fn check_optional_range(field: &str, value: Option<f64>, min: f64, max: f64) -> Result<()> {
+    value.map_or(Ok(()), |v| check_range(field, v, min, max))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(text: &str) -> Memory {
+        Memory {
+            id: "m1".into(),
+            text: text.into(),
+            ..Memory::default()
+        }
+    }
+
+    #[test]
+    fn text_en_defaults_to_text() {
+        let mut m = memory("bonjour");
+        assert_eq!(m.text_en(), "bonjour");
+        assert!(!m.has_distinct_original());
+        m.text_en = Some("hello".into());
+        assert_eq!(m.text_en(), "hello");
+        assert!(m.has_distinct_original());
+    }
+
+    #[test]
+    fn rejects_empty_text_and_out_of_range_fields() {
+        assert_eq!(
+            memory("  ").validate().unwrap_err().code(),
+            "invalid_argument"
+        );
+        let mut m = memory("ok");
+        m.emotion = 6.0;
+        let e = m.validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid_argument: emotion must be between -5 and 5, got 6"
+        );
+        let mut m = memory("ok");
+        m.trust = Some(f64::NAN);
+        assert_eq!(m.validate().unwrap_err().code(), "invalid_argument");
+        let mut m = memory("ok");
+        m.created_at = f64::INFINITY;
+        assert_eq!(m.validate().unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn rejects_oversize_text() {
+        let m = memory(&"a".repeat(MAX_TEXT_BYTES + 1));
+        assert_eq!(m.validate().unwrap_err().code(), "too_large");
+    }
+
+    #[test]
+    fn expiry_is_inclusive_of_now() {
+        let mut m = memory("x");
+        m.expires_at = Some(100.0);
+        assert!(m.is_expired(100.0));
+        assert!(!m.is_expired(99.0));
+    }
 }

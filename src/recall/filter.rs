@@ -1,0 +1,204 @@
+//! Recall filters, applied inside every sub-query of every stage (before top-k, so a filter
+//! never starves a stage of hits).
+//!
+//! | option | keeps a memory when |
+//! |---|---|
+//! | `userId` | its `userId` equals the option (memories without one are hidden) |
+//! | `maxClassification` | its `classification ≤` the option |
+//! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
+//! | `topic` / `tier` | equal (case-sensitive) |
+//! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
+
+use crate::error::{Error, Result};
+use crate::store::Memory;
+
+/// The filters of one recall. Build with [`Filter::new`] (validates) or `Default` (keeps all
+/// unexpired memories at `now = 0`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    /// Only this user's memories.
+    pub user_id: Option<String>,
+    /// Hide memories classified above this level.
+    pub max_classification: Option<i64>,
+    /// Earliest `createdAt` (ms, inclusive).
+    pub start: Option<f64>,
+    /// Latest `createdAt` (ms, inclusive).
+    pub end: Option<f64>,
+    /// Only this topic.
+    pub topic: Option<String>,
+    /// Only this tier.
+    pub tier: Option<String>,
+    /// Also return expired memories.
+    pub include_expired: bool,
+    /// The time expiry is judged against (ms).
+    pub now: f64,
+}
+
+impl Filter {
+    /// Checks the filter: finite times, `start ≤ end`.
+    pub fn validate(&self) -> Result<()> {
+        for (name, t) in [
+            ("start", self.start),
+            ("end", self.end),
+            ("now", Some(self.now)),
+        ] {
+            if let Some(t) = t {
+                if !t.is_finite() {
+                    return Err(Error::InvalidArgument(format!(
+                        "{name} must be a finite time, got {t}"
+                    )));
+                }
+            }
+        }
+        if let (Some(s), Some(e)) = (self.start, self.end) {
+            if s > e {
+                return Err(Error::InvalidArgument(format!(
+                    "start ({s}) is after end ({e})"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `m` passes every filter.
+    pub fn accepts(&self, m: &Memory) -> bool {
+        if let Some(u) = &self.user_id {
+            if m.user_id.as_ref() != Some(u) {
+                return false;
+            }
+        }
+        if self
+            .max_classification
+            .is_some_and(|max| m.classification > max)
+        {
+            return false;
+        }
+        if self.start.is_some_and(|s| m.created_at < s)
+            || self.end.is_some_and(|e| m.created_at > e)
+        {
+            return false;
+        }
+        if self.topic.is_some() && m.topic != self.topic {
+            return false;
+        }
+        if self.tier.is_some() && m.tier != self.tier {
+            return false;
+        }
+        self.include_expired || !m.is_expired(self.now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory() -> Memory {
+        Memory {
+            id: "m".into(),
+            text: "t".into(),
+            user_id: Some("alice".into()),
+            topic: Some("work".into()),
+            tier: Some("core".into()),
+            classification: 2,
+            created_at: 1_000.0,
+            expires_at: Some(5_000.0),
+            ..Memory::default()
+        }
+    }
+
+    #[test]
+    fn default_filter_keeps_unexpired_memories() {
+        assert!(Filter::default().accepts(&memory()));
+    }
+
+    #[test]
+    fn each_filter_rejects_what_it_should() {
+        let m = memory();
+        let check = |f: Filter| f.accepts(&m);
+        assert!(check(Filter {
+            user_id: Some("alice".into()),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            user_id: Some("bob".into()),
+            ..Filter::default()
+        }));
+        assert!(check(Filter {
+            max_classification: Some(2),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            max_classification: Some(1),
+            ..Filter::default()
+        }));
+        assert!(check(Filter {
+            start: Some(1_000.0),
+            end: Some(1_000.0),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            start: Some(1_001.0),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            end: Some(999.0),
+            ..Filter::default()
+        }));
+        assert!(check(Filter {
+            topic: Some("work".into()),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            topic: Some("home".into()),
+            ..Filter::default()
+        }));
+        assert!(!check(Filter {
+            tier: Some("archive".into()),
+            ..Filter::default()
+        }));
+    }
+
+    #[test]
+    fn expired_memories_are_hidden_unless_included() {
+        let m = memory();
+        assert!(!Filter {
+            now: 5_000.0,
+            ..Filter::default()
+        }
+        .accepts(&m));
+        assert!(Filter {
+            now: 5_000.0,
+            include_expired: true,
+            ..Filter::default()
+        }
+        .accepts(&m));
+    }
+
+    #[test]
+    fn memories_without_a_user_are_hidden_from_a_user_filter() {
+        let m = Memory {
+            user_id: None,
+            ..memory()
+        };
+        assert!(!Filter {
+            user_id: Some("alice".into()),
+            ..Filter::default()
+        }
+        .accepts(&m));
+    }
+
+    #[test]
+    fn rejects_start_after_end_and_non_finite_times() {
+        let f = Filter {
+            start: Some(2.0),
+            end: Some(1.0),
+            ..Filter::default()
+        };
+        assert_eq!(f.validate().unwrap_err().code(), "invalid_argument");
+        let f = Filter {
+            now: f64::NAN,
+            ..Filter::default()
+        };
+        assert_eq!(f.validate().unwrap_err().code(), "invalid_argument");
+    }
+}
