@@ -1,1 +1,653 @@
-//! (in progress)
+//! BM25 scoring equal to SQLite FTS5's `bm25()` function, with the sign flipped so that a
+//! higher score is a better match.
+//!
+//! For a query of phrases `q_1 … q_m` (here: one phrase per analysed query term, in query
+//! order, so a term repeated in the query counts twice, as in `"a" OR "a"`) and a document
+//! `D`:
+//!
+//! ```text
+//! idf(q_i)   = ln((N − n(q_i) + 0.5) / (n(q_i) + 0.5)),  replaced by 1e-6 when ≤ 0
+//! K(D)       = k1 · (1 − b + b · |D| / avgdl)
+//! score(D)   = Σ_i idf(q_i) · (f(q_i, D) · (k1 + 1)) / (f(q_i, D) + K(D))
+//! ```
+//!
+//! with `N` the number of documents, `n(q_i)` the number of documents containing `q_i`,
+//! `f(q_i, D)` its frequency in `D`, `|D|` the number of terms of `D`, `avgdl = Σ|D| / N`,
+//! `k1 = 1.2` and `b = 0.75`.
+//!
+//! # Invariants
+//!
+//! - With [`Bm25Params::default`], scores are bit-for-bit those of FTS5 (negated): every
+//!   floating-point operation is done in the same order as `fts5Bm25Function`, including the
+//!   sum over phrases in query order. Phrases absent from a document add exactly `+0.0` in
+//!   FTS5, so skipping them changes nothing.
+//! - Statistics (`N`, `avgdl`, `n(q_i)`) are over the whole index, whatever the filter: FTS5
+//!   computes them on the table before any `WHERE` clause other than `MATCH` applies.
+//! - Ranking is by score descending, ties by ascending [`DocId`] (SQLite:
+//!   `ORDER BY bm25(t), rowid`).
+//!
+//! # Evaluation
+//!
+//! [`search`] is document-at-a-time: a heap of one cursor per query phrase merges the sorted
+//! posting lists, so each matching document is seen once, in ascending order, with all its
+//! term frequencies in phrase order. It allocates O(query terms + k), never O(N), and keeps
+//! the best `k` in a bounded heap (O(matches · log k)), not a full sort.
+//!
+//! Reference: SQLite `ext/fts5/fts5_aux.c` (`fts5Bm25GetData`, `fts5Bm25Function`);
+//! <https://sqlite.org/fts5.html#the_bm25_function>.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::fmt;
+
+use super::postings::{InvertedIndex, Posting};
+use crate::store::DocId;
+use crate::{Error, Result};
+
+/// FTS5's `k1`, the term-frequency saturation constant (`fts5_aux.c`, `fts5Bm25Function`).
+pub const DEFAULT_K1: f64 = 1.2;
+/// FTS5's `b`, the document-length normalisation constant (`fts5_aux.c`).
+pub const DEFAULT_B: f64 = 0.75;
+/// The idf that FTS5 substitutes for a non-positive one, i.e. for a term in at least half
+/// of the documents (`fts5Bm25GetData`).
+pub const MIN_IDF: f64 = 1e-6;
+
+/// The BM25 constants. [`Default`] gives FTS5's values, the only ones FTS5 itself uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25Params {
+    /// Term-frequency saturation, `k1 ≥ 0`.
+    pub k1: f64,
+    /// Document-length normalisation, `0 ≤ b ≤ 1`.
+    pub b: f64,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Self {
+            k1: DEFAULT_K1,
+            b: DEFAULT_B,
+        }
+    }
+}
+
+impl Bm25Params {
+    /// Checked constructor.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `k1` is not a finite non-negative number or `b` is not in
+    /// `[0, 1]`.
+    pub fn new(k1: f64, b: f64) -> Result<Self> {
+        if !(k1.is_finite() && k1 >= 0.0) {
+            return Err(Error::InvalidArgument(format!(
+                "bm25 k1 must be finite and non-negative, got {k1}"
+            )));
+        }
+        if !(0.0..=1.0).contains(&b) {
+            return Err(Error::InvalidArgument(format!(
+                "bm25 b must be between 0 and 1, got {b}"
+            )));
+        }
+        Ok(Self { k1, b })
+    }
+}
+
+/// A document and its BM25 score (positive; higher is better).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredDoc {
+    /// The document.
+    pub doc: DocId,
+    /// Its score.
+    pub score: f64,
+}
+
+/// The corpus statistics BM25 needs, over the whole index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CorpusStats {
+    /// Number of documents, `N`.
+    pub doc_count: u32,
+    /// Average number of terms per document, `Σ|D| / N` (NaN when `N = 0`).
+    pub avgdl: f64,
+}
+
+impl CorpusStats {
+    /// Reads `N` and `avgdl` from `index`.
+    pub fn from_index(index: &InvertedIndex) -> Self {
+        let doc_count = index.doc_count();
+        Self {
+            doc_count,
+            // Same conversions as FTS5: (double)nToken / (double)nRow.
+            avgdl: index.total_terms() as f64 / f64::from(doc_count),
+        }
+    }
+}
+
+/// FTS5's idf of a term found in `doc_freq` of `doc_count` documents:
+/// `ln((N − n + 0.5) / (n + 0.5))`, or [`MIN_IDF`] when that is not positive.
+pub fn idf(doc_count: u32, doc_freq: u32) -> f64 {
+    let (n, hits) = (i64::from(doc_count), i64::from(doc_freq));
+    // FTS5 subtracts in 64-bit integers and then adds 0.5 in double.
+    let idf = (((n - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if idf <= 0.0 {
+        MIN_IDF
+    } else {
+        idf
+    }
+}
+
+/// The length term `K(D) = k1 · (1 − b + b · |D| / avgdl)`, shared by every query term of a
+/// document.
+pub fn length_norm(doc_len: u32, avgdl: f64, params: &Bm25Params) -> f64 {
+    // Operation order as in FTS5: (1 - b) + ((b * D) / avgdl).
+    params.k1 * (1.0 - params.b + params.b * f64::from(doc_len) / avgdl)
+}
+
+/// One query term's contribution `idf · (f · (k1 + 1)) / (f + K(D))`, with `length_norm` the
+/// value of [`length_norm`] for the document. `tf` is a float because FTS5 accumulates
+/// weighted frequencies: a caller may pass a match-quality weight times the raw count.
+pub fn term_score(idf: f64, tf: f64, length_norm: f64, params: &Bm25Params) -> f64 {
+    idf * ((tf * (params.k1 + 1.0)) / (tf + length_norm))
+}
+
+/// OR-query: every indexed document containing at least one of `query_terms` (analysed
+/// terms, one FTS5 phrase each, repeats included), scored as FTS5 `bm25()` (positive).
+///
+/// `accept` is called once per matching document, in ascending `DocId` order; rejected
+/// documents are dropped before the top-k selection, while `N`, `avgdl` and the document
+/// frequencies stay those of the whole index, as in FTS5. Returns the best `k` (any `k`,
+/// including `usize::MAX`) by score descending, ties by ascending `DocId`.
+pub fn search(
+    index: &InvertedIndex,
+    query_terms: &[&str],
+    params: &Bm25Params,
+    k: usize,
+    mut accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    let stats = CorpusStats::from_index(index);
+    if k == 0 || stats.doc_count == 0 {
+        return Vec::new();
+    }
+    let phrases = resolve(index, query_terms, stats.doc_count);
+    let mut top = TopK::new(k);
+    for_each_match(&phrases, |doc, hits| {
+        let Some(doc_len) = index.try_doc_len(doc) else {
+            return; // a posting left by an incomplete remove
+        };
+        if !accept(doc) {
+            return;
+        }
+        let norm = length_norm(doc_len, stats.avgdl, params);
+        let mut score = 0.0;
+        for &(phrase, tf) in hits {
+            score += term_score(phrases[phrase].idf, f64::from(tf), norm, params);
+        }
+        top.push(ScoredDoc { doc, score });
+    });
+    top.into_sorted_vec()
+}
+
+/// Number of indexed documents that contain at least one of `query_terms` and pass
+/// `accept` (called once per matching document, in ascending order): the length of
+/// [`search`] with `k = usize::MAX`, without scoring.
+pub fn count_matches(
+    index: &InvertedIndex,
+    query_terms: &[&str],
+    mut accept: impl FnMut(DocId) -> bool,
+) -> usize {
+    let phrases = resolve(index, query_terms, index.doc_count());
+    let mut count = 0;
+    for_each_match(&phrases, |doc, _| {
+        if index.contains(doc) && accept(doc) {
+            count += 1;
+        }
+    });
+    count
+}
+
+/// One query term's part in a document's score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermExplanation {
+    /// The analysed query term.
+    pub term: String,
+    /// Number of documents containing it, `n`.
+    pub doc_freq: u32,
+    /// Its idf.
+    pub idf: f64,
+    /// Its frequency in the document, `f`.
+    pub tf: u32,
+    /// Its contribution to the score (0 when `tf = 0`).
+    pub score: f64,
+}
+
+/// Why a document has its score: the statistics and each query term's contribution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// The document.
+    pub doc: DocId,
+    /// Its number of terms, `|D|`.
+    pub doc_len: u32,
+    /// The corpus statistics used.
+    pub stats: CorpusStats,
+    /// `K(D)`, see [`length_norm`].
+    pub length_norm: f64,
+    /// One entry per query term, in query order.
+    pub terms: Vec<TermExplanation>,
+    /// The total, equal to the score [`search`] gives the document.
+    pub score: f64,
+}
+
+/// The score breakdown of `doc` for `query_terms`, or `None` if `doc` is not indexed. A
+/// document that matches no term is explained with a score of 0.
+pub fn explain(
+    index: &InvertedIndex,
+    query_terms: &[&str],
+    doc: DocId,
+    params: &Bm25Params,
+) -> Option<Explanation> {
+    let doc_len = index.try_doc_len(doc)?;
+    let stats = CorpusStats::from_index(index);
+    let norm = length_norm(doc_len, stats.avgdl, params);
+    let mut score = 0.0;
+    let terms = query_terms
+        .iter()
+        .map(|&term| {
+            let postings = index.term_id(term).map_or(&[][..], |id| index.postings(id));
+            let doc_freq = postings.len() as u32;
+            let idf = idf(stats.doc_count, doc_freq);
+            let tf = postings
+                .binary_search_by_key(&doc, |p| p.doc)
+                .map_or(0, |i| postings[i].tf);
+            let part = if tf == 0 {
+                0.0
+            } else {
+                term_score(idf, f64::from(tf), norm, params)
+            };
+            score += part;
+            TermExplanation {
+                term: term.to_owned(),
+                doc_freq,
+                idf,
+                tf,
+                score: part,
+            }
+        })
+        .collect();
+    Some(Explanation {
+        doc,
+        doc_len,
+        stats,
+        length_norm: norm,
+        terms,
+        score,
+    })
+}
+
+impl fmt::Display for Explanation {
+    /// A small table, one line per query term.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "doc {} score {:.6} (|D| {}, N {}, avgdl {:.3}, K {:.6})",
+            self.doc.0,
+            self.score,
+            self.doc_len,
+            self.stats.doc_count,
+            self.stats.avgdl,
+            self.length_norm
+        )?;
+        for t in &self.terms {
+            writeln!(
+                f,
+                "  {:<16} n {:>6}  idf {:>9.6}  tf {:>4}  score {:.6}",
+                t.term, t.doc_freq, t.idf, t.tf, t.score
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A query phrase present in the index: its idf and posting list.
+struct Phrase<'a> {
+    idf: f64,
+    postings: &'a [Posting],
+}
+
+/// The query terms that occur in the index, in query order. Absent terms are dropped: in
+/// FTS5 they add `+0.0` to every document.
+fn resolve<'a>(index: &'a InvertedIndex, query_terms: &[&str], doc_count: u32) -> Vec<Phrase<'a>> {
+    query_terms
+        .iter()
+        .filter_map(|&term| {
+            let postings = index.postings(index.term_id(term)?);
+            let doc_freq = u32::try_from(postings.len()).unwrap_or(u32::MAX);
+            (!postings.is_empty()).then(|| Phrase {
+                idf: idf(doc_count, doc_freq),
+                postings,
+            })
+        })
+        .collect()
+}
+
+/// Calls `visit(doc, hits)` for every document in any phrase's postings, in ascending order,
+/// with `hits` the `(phrase index, tf)` of the phrases it contains, in phrase order.
+fn for_each_match(phrases: &[Phrase<'_>], mut visit: impl FnMut(DocId, &[(usize, u32)])) {
+    // Min-heap of (next doc, phrase index): for equal docs, phrases pop in query order.
+    let mut cursors: BinaryHeap<Reverse<(DocId, usize)>> = phrases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Reverse((p.postings[0].doc, i)))
+        .collect();
+    let mut positions = vec![0usize; phrases.len()];
+    let mut hits = Vec::with_capacity(phrases.len());
+    while let Some(&Reverse((doc, _))) = cursors.peek() {
+        hits.clear();
+        while let Some(mut top) = cursors.peek_mut() {
+            let Reverse((at, phrase)) = *top;
+            if at != doc {
+                break;
+            }
+            let postings = phrases[phrase].postings;
+            hits.push((phrase, postings[positions[phrase]].tf));
+            positions[phrase] += 1;
+            match postings.get(positions[phrase]) {
+                Some(next) => *top = Reverse((next.doc, phrase)),
+                None => {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                }
+            }
+        }
+        visit(doc, &hits);
+    }
+}
+
+/// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
+#[derive(Debug, Clone, Copy)]
+struct Ranked(ScoredDoc);
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0
+            .score
+            .total_cmp(&other.0.score)
+            .then_with(|| other.0.doc.cmp(&self.0.doc))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+/// The best `k` documents seen so far: a min-heap whose top is the worst kept one.
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Reverse<Ranked>>,
+}
+
+/// Initial heap capacity cap, so that `k = usize::MAX` does not try to preallocate.
+const MAX_PREALLOCATED: usize = 1024;
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        Self {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(MAX_PREALLOCATED)),
+        }
+    }
+
+    fn push(&mut self, scored: ScoredDoc) {
+        let candidate = Ranked(scored);
+        if self.heap.len() < self.k {
+            self.heap.push(Reverse(candidate));
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if candidate > worst.0 {
+                *worst = Reverse(candidate);
+            }
+        }
+    }
+
+    fn into_sorted_vec(self) -> Vec<ScoredDoc> {
+        // Ascending `Reverse<Ranked>` is best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(Ranked(scored))| scored)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::postings::test_support::SplitMix64;
+
+    macro_rules! assert_close {
+        ($a:expr, $b:expr, $eps:expr) => {{
+            let (a, b, eps): (f64, f64, f64) = ($a, $b, $eps);
+            assert!(
+                (a - b).abs() <= eps * a.abs().max(b.abs()).max(1.0),
+                "{a} vs {b} (eps {eps})"
+            );
+        }};
+    }
+
+    fn index_of(docs: &[&str]) -> InvertedIndex {
+        let mut index = InvertedIndex::new();
+        for (i, text) in docs.iter().enumerate() {
+            index
+                .insert(DocId(i as u32), text.split_whitespace())
+                .unwrap();
+        }
+        index
+    }
+
+    fn all(_: DocId) -> bool {
+        true
+    }
+
+    /// Scores from SQLite 3.51.1: `CREATE VIRTUAL TABLE docs USING fts5(body)`, the
+    /// documents below with rowid 0..=5, then
+    /// `SELECT rowid, -bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), rowid`.
+    const FTS5_DOCS: [&str; 6] = [
+        "connect connect connect the cafe",
+        "",
+        "",
+        "the the the run",
+        "cafe strass nguyen đuong σίσυφοσ москва 東京タワー",
+        "et naiv",
+    ];
+
+    #[test]
+    fn equals_fts5_on_a_small_table() {
+        let index = index_of(&FTS5_DOCS);
+        type Case<'a> = (&'a [&'a str], &'a [(u32, f64)]);
+        let cases: [Case; 4] = [
+            (
+                &["connect", "the"],
+                &[(0, 2.2483464827450597), (3, 0.862087108523108)],
+            ),
+            (
+                &["the", "the"],
+                &[(3, 1.724174217046216), (0, 0.9236647591319015)],
+            ),
+            (
+                &["cafe"],
+                &[(0, 0.46183237956595075), (4, 0.38033254787784176)],
+            ),
+            (
+                &["zzz", "the"],
+                &[(3, 0.862087108523108), (0, 0.46183237956595075)],
+            ),
+        ];
+        for (query, expected) in cases {
+            let got = search(&index, query, &Bm25Params::default(), 10, all);
+            let got: Vec<(u32, f64)> = got.iter().map(|s| (s.doc.0, s.score)).collect();
+            assert_eq!(got, expected, "query {query:?}");
+        }
+    }
+
+    #[test]
+    fn clamps_the_idf_of_terms_in_half_the_documents_or_more() {
+        assert_eq!(idf(10, 5), MIN_IDF);
+        assert_eq!(idf(10, 10), MIN_IDF);
+        assert_close!(idf(10, 4), (6.5f64 / 4.5).ln(), 1e-15);
+        assert_close!(idf(1, 0), 3f64.ln(), 1e-15);
+    }
+
+    #[test]
+    fn filters_before_top_k_but_keeps_whole_index_statistics() {
+        let index = index_of(&["a b", "a", "a c", "b", "a a"]);
+        let unfiltered = search(&index, &["a"], &Bm25Params::default(), 10, all);
+        let odd = search(&index, &["a"], &Bm25Params::default(), 2, |d| d.0 % 2 == 1);
+        assert_eq!(odd.len(), 1, "only doc 1 is odd and contains a");
+        let same = unfiltered.iter().find(|s| s.doc == DocId(1)).unwrap();
+        assert_eq!(odd[0], *same);
+    }
+
+    #[test]
+    fn breaks_ties_by_ascending_doc_id() {
+        let index = index_of(&["x y", "y x", "x", "y x", "z"]);
+        let got = search(&index, &["x"], &Bm25Params::default(), 3, all);
+        let docs: Vec<u32> = got.iter().map(|s| s.doc.0).collect();
+        assert_eq!(docs, [2, 0, 1]);
+        assert_eq!(got[1].score, got[2].score);
+    }
+
+    #[test]
+    fn returns_nothing_for_an_empty_index_query_or_k() {
+        let empty = InvertedIndex::new();
+        assert!(search(&empty, &["a"], &Bm25Params::default(), 5, all).is_empty());
+        let index = index_of(&["a"]);
+        assert!(search(&index, &[], &Bm25Params::default(), 5, all).is_empty());
+        assert!(search(&index, &["b"], &Bm25Params::default(), 5, all).is_empty());
+        assert!(search(&index, &["a"], &Bm25Params::default(), 0, all).is_empty());
+        assert_eq!(count_matches(&index, &["a", "b"], all), 1);
+    }
+
+    #[test]
+    fn skips_documents_removed_with_incomplete_terms() {
+        let mut index = index_of(&["a b", "b"]);
+        index.remove(DocId(0), ["a"]);
+        let got = search(&index, &["b"], &Bm25Params::default(), 10, all);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].doc, DocId(1));
+        assert_eq!(count_matches(&index, &["b"], all), 1);
+    }
+
+    #[test]
+    fn explains_the_score_that_search_returns() {
+        let index = index_of(&["a b a", "b c", "c c c a", "d"]);
+        let query = ["c", "a", "zzz", "a"];
+        let params = Bm25Params::default();
+        for hit in search(&index, &query, &params, 10, all) {
+            let e = explain(&index, &query, hit.doc, &params).unwrap();
+            assert_eq!(e.score, hit.score);
+            assert_eq!(e.terms.len(), 4);
+            assert_eq!(e.terms[2].score, 0.0);
+            assert!(e.to_string().starts_with(&format!("doc {}", hit.doc.0)));
+        }
+        assert!(explain(&index, &query, DocId(9), &params).is_none());
+    }
+
+    #[test]
+    fn validates_params() {
+        assert_eq!(Bm25Params::new(1.2, 0.75).unwrap(), Bm25Params::default());
+        let err = Bm25Params::new(-1.0, 0.75).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid_argument: bm25 k1 must be finite and non-negative, got -1"
+        );
+        assert!(Bm25Params::new(f64::NAN, 0.5).is_err());
+        assert!(Bm25Params::new(1.2, 1.5).is_err());
+    }
+
+    /// The oracle: FTS5's formula evaluated naively over every document, then a full sort.
+    fn oracle(
+        docs: &[Option<Vec<String>>],
+        query: &[&str],
+        k: usize,
+        accept: impl Fn(DocId) -> bool,
+    ) -> Vec<ScoredDoc> {
+        let present: Vec<(u32, &Vec<String>)> = docs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| Some((i as u32, d.as_ref()?)))
+            .collect();
+        let n = present.len() as u32;
+        let total: usize = present.iter().map(|(_, d)| d.len()).sum();
+        let avgdl = total as f64 / f64::from(n);
+        let tf = |d: &Vec<String>, t: &str| d.iter().filter(|x| *x == t).count() as u32;
+        let mut scored: Vec<ScoredDoc> = present
+            .iter()
+            .filter(|&&(doc, d)| accept(DocId(doc)) && query.iter().any(|t| tf(d, t) > 0))
+            .map(|&(doc, d)| {
+                let mut score = 0.0;
+                for t in query {
+                    let df = present.iter().filter(|(_, d)| tf(d, t) > 0).count() as u32;
+                    let f = f64::from(tf(d, t));
+                    let kd = 1.2 * (1.0 - 0.75 + 0.75 * d.len() as f64 / avgdl);
+                    score += idf(n, df) * ((f * (1.2 + 1.0)) / (f + kd));
+                }
+                ScoredDoc {
+                    doc: DocId(doc),
+                    score,
+                }
+            })
+            .collect();
+        scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        scored.truncate(k);
+        scored
+    }
+
+    #[test]
+    fn top_k_equals_a_full_sort_of_all_matches() {
+        const CASES: u64 = 300;
+        for case in 0..CASES {
+            let seed = 0xb325_0000 + case;
+            let mut rng = SplitMix64(seed);
+            let vocabulary = 1 + rng.below(12);
+            let mut docs: Vec<Option<Vec<String>>> = vec![None; 1 + rng.below(60) as usize];
+            let mut index = InvertedIndex::new();
+            // Insert in random order, then update a few documents.
+            for _ in 0..docs.len() * 2 {
+                let doc = rng.below(docs.len() as u64) as usize;
+                if let Some(old) = docs[doc].take() {
+                    index.remove(DocId(doc as u32), old.iter().map(String::as_str));
+                }
+                let len = rng.below(9) as usize;
+                let terms: Vec<String> = (0..len)
+                    .map(|_| format!("t{}", rng.below(vocabulary)))
+                    .collect();
+                index
+                    .insert(DocId(doc as u32), terms.iter().map(String::as_str))
+                    .unwrap();
+                docs[doc] = Some(terms);
+            }
+            let query: Vec<String> = (0..1 + rng.below(6))
+                .map(|_| format!("t{}", rng.below(vocabulary + 2)))
+                .collect();
+            let query: Vec<&str> = query.iter().map(String::as_str).collect();
+            let k = [0, 1, 3, 10, usize::MAX][rng.below(5) as usize];
+            let modulus = 1 + rng.below(3) as u32;
+            let accept = |d: DocId| d.0 % modulus == 0;
+            let got = search(&index, &query, &Bm25Params::default(), k, accept);
+            let expected = oracle(&docs, &query, k, accept);
+            assert_eq!(got, expected, "seed {seed:#x}, query {query:?}, k {k}");
+            let all_matches = oracle(&docs, &query, usize::MAX, accept).len();
+            assert_eq!(
+                count_matches(&index, &query, accept),
+                all_matches,
+                "seed {seed:#x}"
+            );
+        }
+    }
+}
