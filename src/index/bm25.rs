@@ -28,10 +28,14 @@
 //!
 //! # Evaluation
 //!
-//! [`search`] is document-at-a-time: a heap of one cursor per query phrase merges the sorted
-//! posting lists, so each matching document is seen once, in ascending order, with all its
-//! term frequencies in phrase order. It allocates O(query terms + k), never O(N), and keeps
-//! the best `k` in a bounded heap (O(matches · log k)), not a full sort.
+//! [`search`] is term-at-a-time: for each query phrase in order, each posting adds its term
+//! score into a dense per-document slot of a [`SearchBuffer`] and sets the document's bit
+//! in a bitset. Each slot thus receives its additions in phrase order, starting from 0.0,
+//! exactly like FTS5's loop. Scanning the bitset then visits the matching documents in
+//! ascending order, clears their slots, applies the filter and keeps the best `k` in a
+//! bounded heap (O(matches · log k), not a full sort). Time is linear in the query terms'
+//! postings plus `largest DocId / 64` for the bitset scan; memory is about 8.1 bytes per
+//! `DocId`, allocated once when the caller reuses the buffer through [`search_with`].
 //!
 //! Reference: SQLite `ext/fts5/fts5_aux.c` (`fts5Bm25GetData`, `fts5Bm25Function`);
 //! <https://sqlite.org/fts5.html#the_bm25_function>.
@@ -156,7 +160,30 @@ pub fn term_score(idf: f64, tf: f64, length_norm: f64, params: &Bm25Params) -> f
 /// documents are dropped before the top-k selection, while `N`, `avgdl` and the document
 /// frequencies stay those of the whole index, as in FTS5. Returns the best `k` (any `k`,
 /// including `usize::MAX`) by score descending, ties by ascending `DocId`.
+///
+/// Allocates a [`SearchBuffer`] for the call; use [`search_with`] to reuse one.
 pub fn search(
+    index: &InvertedIndex,
+    query_terms: &[&str],
+    params: &Bm25Params,
+    k: usize,
+    accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    search_with(
+        &mut SearchBuffer::new(),
+        index,
+        query_terms,
+        params,
+        k,
+        accept,
+    )
+}
+
+/// [`search`] with a caller-owned buffer, which grows to the index's
+/// [`doc_id_bound`](InvertedIndex::doc_id_bound) once and is then reused without
+/// allocating or clearing.
+pub fn search_with(
+    buffer: &mut SearchBuffer,
     index: &InvertedIndex,
     query_terms: &[&str],
     params: &Bm25Params,
@@ -164,44 +191,101 @@ pub fn search(
     mut accept: impl FnMut(DocId) -> bool,
 ) -> Vec<ScoredDoc> {
     let stats = CorpusStats::from_index(index);
-    if k == 0 || stats.doc_count == 0 {
+    let phrases = resolve(index, query_terms, stats.doc_count);
+    if k == 0 || phrases.is_empty() {
         return Vec::new();
     }
-    let phrases = resolve(index, query_terms, stats.doc_count);
+    buffer.fit(index.doc_id_bound());
+    for phrase in phrases {
+        for posting in phrase.postings {
+            let Some(doc_len) = index.try_doc_len(posting.doc) else {
+                continue; // a posting left by an incomplete remove
+            };
+            let norm = length_norm(doc_len, stats.avgdl, params);
+            let tf = f64::from(posting.tf);
+            buffer.add(posting.doc, term_score(phrase.idf, tf, norm, params));
+        }
+    }
     let mut top = TopK::new(k);
-    for_each_match(&phrases, |doc, hits| {
-        let Some(doc_len) = index.try_doc_len(doc) else {
-            return; // a posting left by an incomplete remove
-        };
-        if !accept(doc) {
-            return;
+    buffer.drain(|doc, score| {
+        if accept(doc) {
+            top.push(ScoredDoc { doc, score });
         }
-        let norm = length_norm(doc_len, stats.avgdl, params);
-        let mut score = 0.0;
-        for &(phrase, tf) in hits {
-            score += term_score(phrases[phrase].idf, f64::from(tf), norm, params);
-        }
-        top.push(ScoredDoc { doc, score });
     });
     top.into_sorted_vec()
 }
 
 /// Number of indexed documents that contain at least one of `query_terms` and pass
 /// `accept` (called once per matching document, in ascending order): the length of
-/// [`search`] with `k = usize::MAX`, without scoring.
+/// [`search`] with `k = usize::MAX`, without scoring. Allocates one bit per `DocId`.
 pub fn count_matches(
     index: &InvertedIndex,
     query_terms: &[&str],
     mut accept: impl FnMut(DocId) -> bool,
 ) -> usize {
-    let phrases = resolve(index, query_terms, index.doc_count());
-    let mut count = 0;
-    for_each_match(&phrases, |doc, _| {
-        if index.contains(doc) && accept(doc) {
-            count += 1;
+    let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
+    for phrase in resolve(index, query_terms, index.doc_count()) {
+        for posting in phrase.postings.iter().filter(|p| index.contains(p.doc)) {
+            let doc = posting.doc.0 as usize;
+            seen[doc / 64] |= 1 << (doc % 64);
         }
+    }
+    let mut count = 0;
+    for_each_set_bit(&mut seen, |doc| {
+        count += usize::from(accept(DocId(doc as u32)))
     });
     count
+}
+
+/// Reusable scratch space for [`search_with`]: a score slot per `DocId` and a bitset of the
+/// documents the current query touched. Outside a search every slot is 0.0 and every bit
+/// clear, so a buffer can serve any number of searches, on any index, without clearing.
+#[derive(Debug, Clone, Default)]
+pub struct SearchBuffer {
+    scores: Vec<f64>,
+    seen: Vec<u64>,
+}
+
+impl SearchBuffer {
+    /// An empty buffer; it grows on first use.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Grows the buffer to hold `doc_id_bound` documents.
+    fn fit(&mut self, doc_id_bound: usize) {
+        if self.scores.len() < doc_id_bound {
+            self.scores.resize(doc_id_bound, 0.0);
+            self.seen.resize(doc_id_bound.div_ceil(64), 0);
+        }
+    }
+
+    fn add(&mut self, doc: DocId, term_score: f64) {
+        let slot = doc.0 as usize;
+        self.seen[slot / 64] |= 1 << (slot % 64);
+        self.scores[slot] += term_score;
+    }
+
+    /// Visits every touched document in ascending order with its score, resetting the
+    /// buffer to its idle state (all slots 0.0, all bits clear) as it goes.
+    fn drain(&mut self, mut visit: impl FnMut(DocId, f64)) {
+        let scores = &mut self.scores;
+        for_each_set_bit(&mut self.seen, |slot| {
+            visit(DocId(slot as u32), std::mem::take(&mut scores[slot]));
+        });
+    }
+}
+
+/// Calls `visit` with the position of every set bit of `bits` in ascending order, clearing
+/// the bits.
+fn for_each_set_bit(bits: &mut [u64], mut visit: impl FnMut(usize)) {
+    for (i, word) in bits.iter_mut().enumerate() {
+        let mut rest = std::mem::take(word);
+        while rest != 0 {
+            visit(i * 64 + rest.trailing_zeros() as usize);
+            rest &= rest - 1;
+        }
+    }
 }
 
 /// One query term's part in a document's score.
@@ -326,38 +410,6 @@ fn resolve<'a>(index: &'a InvertedIndex, query_terms: &[&str], doc_count: u32) -
             })
         })
         .collect()
-}
-
-/// Calls `visit(doc, hits)` for every document in any phrase's postings, in ascending order,
-/// with `hits` the `(phrase index, tf)` of the phrases it contains, in phrase order.
-fn for_each_match(phrases: &[Phrase<'_>], mut visit: impl FnMut(DocId, &[(usize, u32)])) {
-    // Min-heap of (next doc, phrase index): for equal docs, phrases pop in query order.
-    let mut cursors: BinaryHeap<Reverse<(DocId, usize)>> = phrases
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Reverse((p.postings[0].doc, i)))
-        .collect();
-    let mut positions = vec![0usize; phrases.len()];
-    let mut hits = Vec::with_capacity(phrases.len());
-    while let Some(&Reverse((doc, _))) = cursors.peek() {
-        hits.clear();
-        while let Some(mut top) = cursors.peek_mut() {
-            let Reverse((at, phrase)) = *top;
-            if at != doc {
-                break;
-            }
-            let postings = phrases[phrase].postings;
-            hits.push((phrase, postings[positions[phrase]].tf));
-            positions[phrase] += 1;
-            match postings.get(positions[phrase]) {
-                Some(next) => *top = Reverse((next.doc, phrase)),
-                None => {
-                    std::collections::binary_heap::PeekMut::pop(top);
-                }
-            }
-        }
-        visit(doc, &hits);
-    }
 }
 
 /// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
@@ -611,6 +663,8 @@ mod tests {
     #[test]
     fn top_k_equals_a_full_sort_of_all_matches() {
         const CASES: u64 = 300;
+        // One buffer for every case: it must come back clean after each search.
+        let mut buffer = SearchBuffer::new();
         for case in 0..CASES {
             let seed = 0xb325_0000 + case;
             let mut rng = SplitMix64(seed);
@@ -642,6 +696,9 @@ mod tests {
             let got = search(&index, &query, &Bm25Params::default(), k, accept);
             let expected = oracle(&docs, &query, k, accept);
             assert_eq!(got, expected, "seed {seed:#x}, query {query:?}, k {k}");
+            let params = Bm25Params::default();
+            let reused = search_with(&mut buffer, &index, &query, &params, k, accept);
+            assert_eq!(reused, expected, "seed {seed:#x}: reused buffer");
             let all_matches = oracle(&docs, &query, usize::MAX, accept).len();
             assert_eq!(
                 count_matches(&index, &query, accept),
