@@ -404,7 +404,7 @@ impl Vocabulary {
         self.arena.push_str(term);
         self.ends.push(end);
         match slot {
-            Some(slot) if (self.ends.len()) * 4 <= self.slots.len() * 3 => {
+            Some(slot) if self.ends.len() * 4 <= self.slots.len() * 3 => {
                 self.slots[slot] = id + 1;
             }
             _ => self.grow(),
