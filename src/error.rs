@@ -74,7 +74,10 @@ mod tests {
 
     #[test]
     fn display_starts_with_the_code() {
-        let e = Error::DimensionMismatch { expected: 384, got: 512 };
+        let e = Error::DimensionMismatch {
+            expected: 384,
+            got: 512,
+        };
         assert_eq!(e.to_string(), "dimension_mismatch: expected 384, got 512");
         let e = Error::NotFound("no memory with id \"x\"".into());
         assert_eq!(e.to_string(), "not_found: no memory with id \"x\"");

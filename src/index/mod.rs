@@ -3,5 +3,6 @@
 //! answer queries; ranking policy lives in `recall` and `rank`.
 
 pub mod bm25;
+pub mod fuzzy;
 pub mod postings;
 pub mod trigram;

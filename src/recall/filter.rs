@@ -12,8 +12,8 @@
 use crate::error::{Error, Result};
 use crate::store::Memory;
 
-/// The filters of one recall. Build with [`Filter::new`] (validates) or `Default` (keeps all
-/// unexpired memories at `now = 0`).
+/// The filters of one recall; check it with [`Filter::validate`]. `Default` keeps every
+/// memory unexpired at `now = 0`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
     /// Only this user's memories.

@@ -2,6 +2,7 @@
 
 pub mod filter;
 pub mod score;
+pub mod sf;
 
 pub use filter::Filter;
 pub use score::{ScoreParams, SfComponents};

@@ -1,0 +1,48 @@
+/**
+ * Errors thrown by recallkit. Every error is a {@link RecallError} with a stable `code`.
+ * @module
+ */
+
+/** The stable error codes. Codes are part of the public API and never change meaning. */
+export type ErrorCode =
+  | "invalid_argument"
+  | "not_found"
+  | "already_exists"
+  | "too_large"
+  | "dimension_mismatch"
+  | "invalid_embedding"
+  | "corrupt"
+  | "closed"
+  | "not_initialized"
+  | "internal";
+
+const CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  "invalid_argument", "not_found", "already_exists", "too_large", "dimension_mismatch",
+  "invalid_embedding", "corrupt", "closed", "not_initialized", "internal",
+]);
+
+/** An error with a stable machine-readable `code` and a message naming the bad value. */
+export class RecallError extends Error {
+  /** The stable code, e.g. `"invalid_argument"`. */
+  readonly code: ErrorCode;
+
+  /** Creates an error; `message` should name the bad value. */
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`${code}: ${message}`, options);
+    this.name = "RecallError";
+    this.code = code;
+  }
+}
+
+/**
+ * Turns anything the engine threw into a {@link RecallError}. Engine messages start with
+ * their code (`"not_found: no memory with id \"x\""`); anything else is an internal error.
+ */
+export function fromEngineError(e: unknown): RecallError {
+  if (e instanceof RecallError) return e;
+  const text = e instanceof Error ? e.message : String(e);
+  const colon = text.indexOf(": ");
+  const code = colon > 0 ? text.slice(0, colon) : "";
+  if (CODES.has(code)) return new RecallError(code as ErrorCode, text.slice(colon + 2), { cause: e });
+  return new RecallError("internal", text, { cause: e });
+}

@@ -1,0 +1,20 @@
+/**
+ * recallkit: a local-first memory recall engine.
+ *
+ * ```ts
+ * import { MemoryStore } from "recallkit";
+ * const store = await MemoryStore.open({ storage: "memory" });
+ * await store.remember({ text: "We migrated the project database to SQLite" });
+ * const res = await store.recall("what database does the project use?");
+ * ```
+ * @module
+ */
+export { MemoryStore } from "./store.js";
+export { RecallError } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export { init } from "./wasm.js";
+export type { WasmSource } from "./wasm.js";
+export type {
+  Memory, MemoryInput, MemoryPatch, OpenOptions, RecallHit, RecallOptions, RecallResult, ScoreComponents,
+  Stage, StageReport, TimeInput,
+} from "./types.js";

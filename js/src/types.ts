@@ -1,0 +1,181 @@
+/**
+ * Public types of the recallkit API.
+ * @module
+ */
+
+/** A point in time: milliseconds since the epoch, a `Date`, or an ISO 8601 string. */
+export type TimeInput = number | Date | string;
+
+/** What {@link MemoryStore.remember} accepts. Only `text` is required. */
+export interface MemoryInput {
+  /** Id; generated (a random UUID) when absent. */
+  id?: string;
+  /** The text, in its original language. */
+  text: string;
+  /** English (or translated) text; searched by the porter and trigram sub-queries. Defaults to `text`. */
+  textEn?: string;
+  /** Preserved keywords, searched by the trigram sub-query. */
+  keywords?: string[] | string;
+  /** Namespace: a recall with `userId` only sees this user's memories. */
+  userId?: string;
+  /** Topic. */
+  topic?: string;
+  /** Tags. */
+  tags?: string[];
+  /** Kind: fact, preference, decision, lesson, event, … */
+  type?: string;
+  /** Tier; `"core"` memories score ×1.3. */
+  tier?: string;
+  /** Emotion score, −5..5. */
+  emotion?: number;
+  /** Emotion labels. */
+  emotionTags?: string[];
+  /** Importance, 0..1. */
+  importance?: number;
+  /** Confidence, 0..1. */
+  confidence?: number;
+  /** Trust, 0..3 (absent: fully trusted). Scores ×(0.5 + 0.5·trust/3). */
+  trust?: number;
+  /** Credibility level (integer); ≤ 2 scores ×1.25. */
+  credibility?: number;
+  /** Relevance score; > 0 scores ×1.2. */
+  relevance?: number;
+  /** Classification level (integer); recall's `maxClassification` hides higher levels. */
+  classification?: number;
+  /** Creation time; defaults to now. */
+  createdAt?: TimeInput;
+  /** Last update time; defaults to `createdAt`. */
+  updatedAt?: TimeInput;
+  /** Event-time validity start. */
+  validFrom?: TimeInput;
+  /** Event-time validity end. */
+  validTo?: TimeInput;
+  /** Expiry; expired memories are hidden from recall unless `includeExpired`. */
+  expiresAt?: TimeInput;
+  /** Entity names the memory mentions. */
+  entities?: string[];
+}
+
+/** A stored memory. Times are milliseconds since the epoch. */
+export interface Memory {
+  id: string;
+  text: string;
+  textEn?: string;
+  keywords?: string[];
+  userId?: string;
+  topic?: string;
+  tags?: string[];
+  type?: string;
+  tier?: string;
+  emotion: number;
+  emotionTags?: string[];
+  importance?: number;
+  confidence?: number;
+  trust?: number;
+  credibility?: number;
+  relevance: number;
+  classification: number;
+  createdAt: number;
+  updatedAt: number;
+  validFrom?: number;
+  validTo?: number;
+  expiresAt?: number;
+  entities?: string[];
+  /** How many recalls returned this memory. */
+  recallCount: number;
+  /** When a recall last returned it. */
+  lastRecalledAt?: number;
+  /** The last 20 recall times. */
+  recallTimestamps?: number[];
+}
+
+/** Fields {@link MemoryStore.update} may change; `null` clears an optional field. */
+export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
+
+/** Options of {@link MemoryStore.open}. */
+export interface OpenOptions {
+  /** Where records live. Only `"memory"` exists so far (durable storage is coming). */
+  storage?: "memory";
+  /** Days until the recency factor reaches its floor (default 365). */
+  decayDays?: number;
+  /** Minimum recency factor (default 0.3). */
+  decayFloor?: number;
+  /** `|emotion| ×` this is added to the recency factor (default 0.1). */
+  emotionBoost?: number;
+  /** The clock for default timestamps and recall's default `now` (default `Date.now`). */
+  clock?: () => number;
+}
+
+/** Options of {@link MemoryStore.recall}. */
+export interface RecallOptions {
+  /** Most results (default 10; values above 100 are clamped to 100). */
+  limit?: number;
+  /** Only this user's memories. */
+  userId?: string;
+  /** Hide memories classified above this level. */
+  maxClassification?: number;
+  /** Earliest `createdAt` (inclusive). */
+  start?: TimeInput;
+  /** Latest `createdAt` (inclusive). */
+  end?: TimeInput;
+  /** Only this topic. */
+  topic?: string;
+  /** Only this tier. */
+  tier?: string;
+  /** Also return expired memories. */
+  includeExpired?: boolean;
+  /** The time recency and expiry are judged against (default: the store's clock). */
+  now?: TimeInput;
+  /** Update the returned memories' recall count and timestamps (default true). */
+  trackRecalls?: boolean;
+}
+
+/** Every factor of a stage Sf score (seed 000's formula). */
+export interface ScoreComponents {
+  /** Raw text score: FTS5 bm25 (porter) or trigram BM25. */
+  bm25: number;
+  /** `0.5·ln(1+|emotion|)`, added to bm25. */
+  emotionBoost: number;
+  /** `0.1·recallCount`; score ×(1 + recallBoost). */
+  recallBoost: number;
+  /** 0.2 when relevance > 0; score ×(1 + relevanceBoost). */
+  relevanceBoost: number;
+  /** `0.5 + 0.5·trust/3`. */
+  trustFactor: number;
+  /** 1.25 when credibility ≤ 2. */
+  credibilityFactor: number;
+  /** 1.3 for tier "core". */
+  tierBoost: number;
+  /** `max(floor, 1 − ageDays/decayDays)·(1 + |emotion|·emotionBoost)`. */
+  recency: number;
+}
+
+/** The stage that found a result. */
+export type Stage = "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig";
+
+/** One recall result. */
+export interface RecallHit {
+  id: string;
+  /** The memory's text. */
+  text: string;
+  score: number;
+  stage: Stage;
+  components: ScoreComponents;
+  /** The whole memory, as stored after this recall. */
+  memory: Memory;
+}
+
+/** What one stage did. */
+export interface StageReport {
+  name: "Sf" | "Se" | "Ss" | "S6" | "S8";
+  hits: number;
+  ms: number;
+  skipped?: boolean;
+  reason?: string;
+}
+
+/** The answer of {@link MemoryStore.recall}. */
+export interface RecallResult {
+  results: RecallHit[];
+  stages: StageReport[];
+}

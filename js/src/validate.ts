@@ -1,0 +1,162 @@
+/**
+ * Input validation and conversion for the public API. Types and shapes are checked here, with
+ * messages naming the field and the bad value; ranges and sizes are checked by the engine,
+ * whose answer is final.
+ * @module
+ */
+import { RecallError } from "./errors.js";
+import type { MemoryInput, MemoryPatch, RecallOptions, TimeInput } from "./types.js";
+import type { MemoryRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
+
+type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean";
+
+const MEMORY_FIELDS: Record<string, Kind> = {
+  id: "string", text: "string", textEn: "string", keywords: "keywords", userId: "string",
+  topic: "string", tags: "strings", type: "string", tier: "string", emotion: "number",
+  emotionTags: "strings", importance: "number", confidence: "number", trust: "number",
+  credibility: "integer", relevance: "number", classification: "integer", createdAt: "time",
+  updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "strings",
+};
+
+const RECALL_FIELDS: Record<string, Kind> = {
+  limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
+  topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
+};
+
+/** Default number of recall results. */
+export const DEFAULT_LIMIT = 10;
+/** Largest recall limit; larger values are clamped. */
+export const MAX_LIMIT = 100;
+/** Largest query, in UTF-16 code units. */
+export const MAX_QUERY_LENGTH = 16_384;
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean" || value == null) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+function invalid(where: string, field: string, expected: string, value: unknown): RecallError {
+  return new RecallError("invalid_argument", `${where}${field} must be ${expected}, got ${describe(value)}`);
+}
+
+/** Converts a {@link TimeInput} to milliseconds since the epoch. */
+export function toMillis(value: TimeInput, field: string, where = ""): number {
+  let ms: number;
+  if (typeof value === "number") ms = value;
+  else if (value instanceof Date) ms = value.getTime();
+  else if (typeof value === "string") ms = Date.parse(value);
+  else throw invalid(where, field, "a time (ms number, Date or ISO string)", value);
+  if (!Number.isFinite(ms)) throw invalid(where, field, "a valid time (ms number, Date or ISO string)", value);
+  return ms;
+}
+
+function convert(kind: Kind, value: unknown, field: string, where: string): unknown {
+  switch (kind) {
+    case "string":
+      if (typeof value !== "string") throw invalid(where, field, "a string", value);
+      return value;
+    case "strings":
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+        throw invalid(where, field, "an array of strings", value);
+      }
+      return [...value];
+    case "keywords":
+      if (typeof value === "string") return [value];
+      return convert("strings", value, field, where);
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value)) throw invalid(where, field, "a finite number", value);
+      return value;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(where, field, "an integer", value);
+      return value;
+    case "boolean":
+      if (typeof value !== "boolean") throw invalid(where, field, "a boolean", value);
+      return value;
+    case "time":
+      return toMillis(value as TimeInput, field, where);
+  }
+}
+
+function checkObject(value: unknown, what: string, where: string): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new RecallError("invalid_argument", `${where}${what} must be an object, got ${describe(value)}`);
+  }
+}
+
+function convertFields(
+  input: Record<string, unknown>, fields: Record<string, Kind>, where: string, out: Record<string, unknown>,
+): void {
+  for (const [field, value] of Object.entries(input)) {
+    const kind = fields[field];
+    if (kind === undefined) {
+      throw new RecallError("invalid_argument", `${where}unknown field ${JSON.stringify(field)}`);
+    }
+    if (value === undefined || value === null) continue;
+    out[field] = convert(kind, value, field, where);
+  }
+}
+
+/** Validates a new memory and fills in `id`, `createdAt` and `updatedAt`. */
+export function toRecord(input: unknown, now: number, newId: () => string, where = ""): MemoryRecord {
+  checkObject(input, "a memory", where);
+  const out: Record<string, unknown> = {};
+  convertFields(input, MEMORY_FIELDS, where, out);
+  if (typeof out.text !== "string") throw invalid(where, "text", "a string", input.text);
+  out.id ??= newId();
+  out.createdAt ??= now;
+  out.updatedAt ??= out.createdAt;
+  return out as unknown as MemoryRecord;
+}
+
+/** Applies a patch to a stored record: `null` clears a field; `id` cannot change. */
+export function applyPatch(record: MemoryRecord, patch: unknown, now: number): MemoryRecord {
+  checkObject(patch, "a patch", "");
+  if ("id" in patch && patch.id !== record.id) {
+    throw new RecallError("invalid_argument", `the id of a memory cannot change (got ${describe(patch.id)})`);
+  }
+  const { id: _ignored, ...rest } = patch as MemoryPatch & { id?: unknown };
+  const out: Record<string, unknown> = { ...record };
+  convertFields(rest, MEMORY_FIELDS, "", out);
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === null) {
+      if (field === "text") throw invalid("", "text", "a string", null);
+      delete out[field];
+    }
+  }
+  if (!("updatedAt" in rest) || rest.updatedAt == null) out.updatedAt = now;
+  return out as unknown as MemoryRecord;
+}
+
+/** Validates recall options and fills in defaults. */
+export function toRecallOptions(options: unknown, now: number): RecallOptionsJs {
+  if (options === undefined) options = {};
+  checkObject(options, "recall options", "");
+  const out: Record<string, unknown> = {};
+  convertFields(options, RECALL_FIELDS, "", out);
+  const limit = (out.limit as number | undefined) ?? DEFAULT_LIMIT;
+  if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
+  return {
+    ...out,
+    limit: Math.min(limit, MAX_LIMIT),
+    now: (out.now as number | undefined) ?? now,
+    trackRecalls: (out.trackRecalls as boolean | undefined) ?? true,
+    includeExpired: (out.includeExpired as boolean | undefined) ?? false,
+  } as RecallOptionsJs;
+}
+
+/** Validates a query string. */
+export function checkQuery(query: unknown): string {
+  if (typeof query !== "string") throw invalid("", "query", "a string", query);
+  if (query.length > MAX_QUERY_LENGTH) {
+    throw new RecallError("too_large", `query is ${query.length} characters, more than ${MAX_QUERY_LENGTH}`);
+  }
+  return query;
+}
+
+/** Validates an id argument. */
+export function checkId(id: unknown): string {
+  if (typeof id !== "string" || id.length === 0) throw invalid("", "id", "a non-empty string", id);
+  return id;
+}

@@ -1,0 +1,332 @@
+// Node tests of the public API against the built package (real WebAssembly).
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryStore, RecallError } from "../dist/index.js";
+
+const DAY = 86_400_000;
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+
+async function open(options = {}) {
+  return MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+}
+
+async function rejectsWith(promise, code, pattern) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
+    assert.equal(e.code, code, e.message);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+describe("remember, get, update, forget", () => {
+  test("remember returns a generated id and stores defaults", async () => {
+    const store = await open();
+    const id = await store.remember({ text: "The project uses SQLite" });
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    const m = await store.get(id);
+    assert.equal(m.text, "The project uses SQLite");
+    assert.equal(m.createdAt, NOW);
+    assert.equal(m.updatedAt, NOW);
+    assert.equal(m.recallCount, 0);
+    assert.equal(store.size, 1);
+  });
+
+  test("remember keeps every field and converts times", async () => {
+    const store = await open();
+    const input = {
+      id: "m1", text: "Le projet utilise SQLite", textEn: "The project uses SQLite", keywords: ["sqlite", "fts5"],
+      userId: "alice", topic: "work", tags: ["db"], type: "fact", tier: "core", emotion: -2, emotionTags: ["calm"],
+      importance: 0.8, confidence: 0.9, trust: 2, credibility: 1, relevance: 0.5, classification: 2,
+      createdAt: "2026-01-01T00:00:00Z", validFrom: new Date("2025-01-01T00:00:00Z"), expiresAt: NOW + DAY,
+      entities: ["sqlite"],
+    };
+    assert.equal(await store.remember(input), "m1");
+    const m = await store.get("m1");
+    assert.equal(m.createdAt, Date.parse("2026-01-01T00:00:00Z"));
+    assert.equal(m.updatedAt, m.createdAt);
+    assert.equal(m.validFrom, Date.parse("2025-01-01T00:00:00Z"));
+    assert.deepEqual(m.keywords, ["sqlite", "fts5"]);
+    assert.equal(m.type, "fact");
+    assert.equal(m.tier, "core");
+    assert.equal(m.credibility, 1);
+    assert.equal(m.classification, 2);
+  });
+
+  test("a single keyword string is accepted", async () => {
+    const store = await open();
+    await store.remember({ id: "k", text: "x", keywords: "zebra" });
+    assert.deepEqual((await store.get("k")).keywords, ["zebra"]);
+  });
+
+  test("get of an unknown id is undefined", async () => {
+    const store = await open();
+    assert.equal(await store.get("nope"), undefined);
+  });
+
+  test("update changes fields, re-indexes the text and stamps updatedAt", async () => {
+    let now = NOW;
+    const store = await open({ clock: () => now });
+    await store.remember({ id: "a", text: "apples are red", topic: "food" });
+    now += 1000;
+    const m = await store.update("a", { text: "bananas are yellow", topic: null });
+    assert.equal(m.text, "bananas are yellow");
+    assert.equal(m.topic, undefined);
+    assert.equal(m.updatedAt, NOW + 1000);
+    assert.equal(m.createdAt, NOW);
+    assert.equal((await store.recall("apples")).results.length, 0);
+    assert.equal((await store.recall("bananas")).results[0].id, "a");
+  });
+
+  test("forget removes the memory from get and recall", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "the quick brown fox" });
+    const gone = await store.forget("a");
+    assert.equal(gone.id, "a");
+    assert.equal(await store.get("a"), undefined);
+    assert.equal((await store.recall("fox")).results.length, 0);
+    assert.equal(store.size, 0);
+    await rejectsWith(store.forget("a"), "not_found", /"a"/);
+  });
+
+  test("ids lists memories in insertion order", async () => {
+    const store = await open();
+    await store.rememberMany([{ id: "b", text: "one" }, { id: "a", text: "two" }]);
+    assert.deepEqual(await store.ids(), ["b", "a"]);
+  });
+});
+
+describe("rememberMany is atomic", () => {
+  test("stores every item and returns the ids", async () => {
+    const store = await open();
+    const ids = await store.rememberMany([{ text: "one" }, { id: "two", text: "two" }]);
+    assert.equal(ids.length, 2);
+    assert.equal(ids[1], "two");
+    assert.equal(store.size, 2);
+  });
+
+  test("one bad item stores nothing and the error names the item", async () => {
+    const store = await open();
+    await rejectsWith(store.rememberMany([{ text: "fine" }, { text: "bad", emotion: 9 }]), "invalid_argument", /item 1: emotion/);
+    await rejectsWith(store.rememberMany([{ text: "fine" }, { text: 42 }]), "invalid_argument", /item 1: text/);
+    await rejectsWith(store.rememberMany([{ id: "x", text: "a" }, { id: "x", text: "b" }]), "already_exists", /item 1/);
+    assert.equal(store.size, 0);
+  });
+
+  test("an id already in the store fails the whole batch", async () => {
+    const store = await open();
+    await store.remember({ id: "x", text: "first" });
+    await rejectsWith(store.rememberMany([{ id: "y", text: "a" }, { id: "x", text: "b" }]), "already_exists", /item 1/);
+    assert.deepEqual(await store.ids(), ["x"]);
+  });
+});
+
+describe("recall", () => {
+  async function corpus(options) {
+    const store = await open(options);
+    await store.rememberMany([
+      { id: "db", text: "We migrated the project database to SQLite with FTS5", topic: "work", createdAt: NOW - 10 * DAY },
+      { id: "deploy", text: "The deployment pipeline runs every Friday", topic: "work", createdAt: NOW - 5 * DAY },
+      { id: "cat", text: "Miso the cat sleeps on the keyboard", topic: "home", tier: "core", createdAt: NOW - DAY },
+      { id: "fr", text: "Nous avons choisi PostgreSQL pour l'entrepôt", textEn: "We chose PostgreSQL for the warehouse", topic: "work" },
+    ]);
+    return store;
+  }
+
+  test("finds a memory by porter stems and reports the Sf stage", async () => {
+    const store = await corpus();
+    const res = await store.recall("what database does the project use?");
+    assert.equal(res.results[0].id, "db");
+    assert.equal(res.results[0].stage, "Sf:porter");
+    assert.equal(res.results[0].text, res.results[0].memory.text);
+    assert.equal(res.stages.length, 1);
+    assert.equal(res.stages[0].name, "Sf");
+    assert.equal(res.stages[0].hits, res.results.length);
+    assert.ok(res.stages[0].ms >= 0);
+    const c = res.results[0].components;
+    for (const k of ["bm25", "emotionBoost", "recallBoost", "relevanceBoost", "trustFactor", "credibilityFactor", "tierBoost", "recency"]) {
+      assert.equal(typeof c[k], "number", k);
+    }
+    assert.ok(c.bm25 > 0);
+  });
+
+  test("stemming matches inflections (migrating → migrated)", async () => {
+    const store = await corpus();
+    assert.equal((await store.recall("migrating databases")).results[0].id, "db");
+  });
+
+  test("substring and typo matches come from the trigram sub-query", async () => {
+    const store = await corpus();
+    const sub = await store.recall("deploy");
+    assert.equal(sub.results[0].id, "deploy");
+    assert.equal(sub.results[0].stage, "Sf:trigram_en");
+    for (const typo of ["pipelnie", "piepline", "pipeliine", "pipelxne"]) {
+      const res = await store.recall(typo);
+      assert.equal(res.results[0]?.id, "deploy", typo);
+    }
+  });
+
+  test("the original-language text is searched when textEn differs", async () => {
+    const store = await corpus();
+    const res = await store.recall("entrepôt");
+    assert.equal(res.results[0].id, "fr");
+    assert.equal(res.results[0].stage, "Sf:trigram_orig");
+    assert.equal((await store.recall("warehouse")).results[0].id, "fr");
+  });
+
+  test("diacritics and case are folded", async () => {
+    const store = await open();
+    await store.remember({ id: "c", text: "Crème Brûlée at the CAFÉ" });
+    assert.equal((await store.recall("creme brulee cafe")).results[0].id, "c");
+  });
+
+  test("limit caps the results and is clamped to 100", async () => {
+    const store = await open();
+    await store.rememberMany(Array.from({ length: 150 }, (_, i) => ({ text: `note number ${i} about tea` })));
+    assert.equal((await store.recall("tea", { limit: 3 })).results.length, 3);
+    assert.equal((await store.recall("tea", { limit: 1000 })).results.length, 100);
+    assert.equal((await store.recall("tea")).results.length, 10);
+  });
+
+  test("filters: userId, maxClassification, start/end, topic, tier, expiry", async () => {
+    const store = await open();
+    await store.rememberMany([
+      { id: "u1", text: "coffee notes", userId: "alice", classification: 1, topic: "food", tier: "core", createdAt: NOW - 3 * DAY },
+      { id: "u2", text: "coffee notes", userId: "bob", classification: 3, topic: "work", createdAt: NOW - DAY },
+      { id: "u3", text: "coffee notes", expiresAt: NOW - 1, createdAt: NOW - 2 * DAY },
+    ]);
+    const ids = async (o) => (await store.recall("coffee", { trackRecalls: false, ...o })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids({}), ["u1", "u2"]);
+    assert.deepEqual(await ids({ includeExpired: true }), ["u1", "u2", "u3"]);
+    assert.deepEqual(await ids({ userId: "alice" }), ["u1"]);
+    assert.deepEqual(await ids({ maxClassification: 2 }), ["u1"]);
+    assert.deepEqual(await ids({ start: NOW - 2 * DAY }), ["u2"]);
+    assert.deepEqual(await ids({ end: new Date(NOW - 2 * DAY), includeExpired: true }), ["u1", "u3"]);
+    assert.deepEqual(await ids({ topic: "work" }), ["u2"]);
+    assert.deepEqual(await ids({ tier: "core" }), ["u1"]);
+    assert.deepEqual(await ids({ now: NOW - 10 * DAY }), ["u1", "u2", "u3"]);
+  });
+
+  test("filters apply before the limit, so a filter never starves the results", async () => {
+    const store = await open();
+    await store.rememberMany(Array.from({ length: 300 }, (_, i) => ({ text: `meeting notes ${i}`, topic: i === 299 ? "rare" : "common" })));
+    const res = await store.recall("meeting", { topic: "rare", limit: 5 });
+    assert.deepEqual(res.results.map((r) => r.id).length, 1);
+    assert.equal(res.results[0].memory.topic, "rare");
+  });
+
+  test("score follows the seed formula: tier, trust, credibility, relevance, emotion, recency", async () => {
+    const store = await open();
+    await store.rememberMany([
+      { id: "plain", text: "alpha beta", createdAt: NOW },
+      { id: "core", text: "alpha beta", tier: "core", createdAt: NOW },
+      { id: "old", text: "alpha beta", createdAt: NOW - 730 * DAY },
+      { id: "lowtrust", text: "alpha beta", trust: 0, createdAt: NOW },
+    ]);
+    const res = await store.recall("alpha", { trackRecalls: false });
+    const by = Object.fromEntries(res.results.map((r) => [r.id, r]));
+    const base = by.plain.score;
+    assert.ok(Math.abs(by.core.score - base * 1.3) < 1e-9);
+    assert.ok(Math.abs(by.old.score - base * 0.3) < 1e-9);
+    assert.ok(Math.abs(by.lowtrust.score - base * 0.5) < 1e-9);
+    assert.equal(res.results[0].id, "core");
+    const c = by.plain.components;
+    const product = (c.bm25 + c.emotionBoost) * (1 + c.recallBoost) * (1 + c.relevanceBoost) * c.trustFactor
+      * c.credibilityFactor * c.tierBoost * c.recency;
+    assert.ok(Math.abs(product - base) < 1e-9);
+  });
+
+  test("decay parameters are configurable at open", async () => {
+    const store = await open({ decayDays: 10, decayFloor: 0.5 });
+    await store.remember({ id: "a", text: "gamma", createdAt: NOW - 5 * DAY });
+    await store.remember({ id: "b", text: "gamma", createdAt: NOW - 50 * DAY });
+    const by = Object.fromEntries((await store.recall("gamma")).results.map((r) => [r.id, r.components.recency]));
+    assert.ok(Math.abs(by.a - 0.5) < 1e-9);
+    assert.ok(Math.abs(by.b - 0.5) < 1e-9);
+  });
+
+  test("recall tracking updates count and timestamps unless turned off", async () => {
+    let now = NOW;
+    const store = await open({ clock: () => now });
+    await store.remember({ id: "a", text: "delta" });
+    await store.recall("delta", { trackRecalls: false });
+    assert.equal((await store.get("a")).recallCount, 0);
+    for (let i = 0; i < 25; i++) {
+      now += 1000;
+      await store.recall("delta");
+    }
+    const m = await store.get("a");
+    assert.equal(m.recallCount, 25);
+    assert.equal(m.lastRecalledAt, now);
+    assert.equal(m.recallTimestamps.length, 20);
+    assert.equal(m.recallTimestamps.at(-1), now);
+    const res = await store.recall("delta", { trackRecalls: false });
+    assert.ok(Math.abs(res.results[0].components.recallBoost - 2.5) < 1e-12);
+  });
+
+  test("an empty or punctuation-only query returns nothing", async () => {
+    const store = await corpus();
+    assert.equal((await store.recall("")).results.length, 0);
+    assert.equal((await store.recall("?!")).results.length, 0);
+  });
+});
+
+describe("errors", () => {
+  test("invalid_argument names the bad value", async () => {
+    const store = await open();
+    await rejectsWith(store.remember({ text: "" }), "invalid_argument", /text/);
+    await rejectsWith(store.remember({ text: "x", emotion: 7 }), "invalid_argument", /emotion must be between -5 and 5, got 7/);
+    await rejectsWith(store.remember({ text: "x", trust: 4 }), "invalid_argument", /trust/);
+    await rejectsWith(store.remember({ text: "x", importance: 2 }), "invalid_argument", /importance/);
+    await rejectsWith(store.remember({ text: "x", classification: 1.5 }), "invalid_argument", /classification must be an integer, got 1.5/);
+    await rejectsWith(store.remember({ text: "x", createdAt: "not a date" }), "invalid_argument", /createdAt/);
+    await rejectsWith(store.remember({ text: "x", tags: "one" }), "invalid_argument", /tags must be an array of strings/);
+    await rejectsWith(store.remember({ text: "x", textEN: "typo" }), "invalid_argument", /unknown field "textEN"/);
+    await rejectsWith(store.remember(null), "invalid_argument", /memory must be an object/);
+    await rejectsWith(store.remember({ text: "x", emotion: NaN }), "invalid_argument", /emotion/);
+    await rejectsWith(store.recall("x", { limit: 0 }), "invalid_argument", /limit/);
+    await rejectsWith(store.recall("x", { limit: 2.5 }), "invalid_argument", /limit/);
+    await rejectsWith(store.recall("x", { start: NOW, end: NOW - 1 }), "invalid_argument", /start/);
+    await rejectsWith(store.recall("x", { topics: "a" }), "invalid_argument", /unknown field "topics"/);
+    await rejectsWith(store.recall(42), "invalid_argument", /query must be a string/);
+    await rejectsWith(store.update("missing", { text: "y" }), "not_found", /missing/);
+    await rejectsWith(MemoryStore.open({ storage: "disk" }), "invalid_argument", /storage/);
+    await rejectsWith(MemoryStore.open({ decayFloor: 2 }), "invalid_argument", /decayFloor/);
+    await rejectsWith(MemoryStore.open({ colour: 1 }), "invalid_argument", /colour/);
+    assert.equal(store.size, 0);
+  });
+
+  test("already_exists for a duplicate id", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "x" });
+    await rejectsWith(store.remember({ id: "a", text: "y" }), "already_exists", /"a"/);
+    assert.equal((await store.get("a")).text, "x");
+  });
+
+  test("too_large for oversize text and queries", async () => {
+    const store = await open();
+    await rejectsWith(store.remember({ text: "a".repeat(300_000) }), "too_large", /text/);
+    await rejectsWith(store.recall("a".repeat(20_000)), "too_large", /query/);
+    assert.equal(store.size, 0);
+  });
+
+  test("a failed update leaves the memory unchanged", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "stable text", emotion: 1 });
+    await rejectsWith(store.update("a", { text: "new", emotion: 99 }), "invalid_argument", /emotion/);
+    await rejectsWith(store.update("a", { id: "b" }), "invalid_argument", /id/);
+    await rejectsWith(store.update("a", { text: null }), "invalid_argument", /text/);
+    assert.equal((await store.get("a")).text, "stable text");
+    assert.equal((await store.recall("stable")).results[0].id, "a");
+  });
+
+  test("closed after close()", async () => {
+    const store = await open();
+    await store.close();
+    await store.close();
+    await rejectsWith(store.remember({ text: "x" }), "closed");
+    await rejectsWith(store.recall("x"), "closed");
+    await rejectsWith(store.get("x"), "closed");
+    assert.throws(() => store.size, (e) => e.code === "closed");
+  });
+});

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Builds the package from source: the Rust core to wasm32 (release profile), wasm-bindgen
+// bindings into pkg/, wasm-opt from the binaryen npm package, then the TypeScript wrapper
+// into js/dist/. Run `node scripts/setup.mjs` first (npm run build does).
+import { spawnSync } from "node:child_process";
+import { copyFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const wasmOut = join(root, "target", "wasm32-unknown-unknown", "release", "recallkit.wasm");
+const bgWasm = join(root, "pkg", "recallkit_bg.wasm");
+
+function run(cmd, args, env = {}) {
+  console.error(`build: ${cmd} ${args.join(" ")}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    console.error(`build: ${cmd} failed`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+// simd128 for the vector scan; the other features are rustc's defaults for this target,
+// listed so wasm-opt accepts them.
+const features = ["+simd128"];
+run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown"], {
+  RUSTFLAGS: `${process.env.RUSTFLAGS ?? ""} -C target-feature=${features.join(",")}`.trim(),
+});
+run("wasm-bindgen", [wasmOut, "--out-dir", join(root, "pkg"), "--target", "web"]);
+const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
+const optimised = join(root, "pkg", "recallkit_bg.opt.wasm");
+run("node", [
+  wasmOpt, bgWasm, "-O3", "-o", optimised,
+  "--enable-simd", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext", "--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types",
+]);
+copyFileSync(optimised, bgWasm);
+rmSync(optimised);
+run("node", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "js", "tsconfig.json")]);
+console.error(`build: pkg/recallkit_bg.wasm is ${statSync(bgWasm).size} bytes`);

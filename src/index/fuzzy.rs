@@ -1,0 +1,170 @@
+//! Fuzzy text index: the documents' unstemmed, folded terms in an [`InvertedIndex`], plus a
+//! [`TrigramIndex`] over the vocabulary of distinct terms.
+//!
+//! A query word is expanded through the vocabulary to the terms it matches exactly, as a
+//! substring (prefix included) or within one typo (see `trigram.rs` for the match kinds and
+//! their weights `w ∈ (0, 1]`). Candidates are then scored with BM25 over those terms:
+//!
+//! ```text
+//! score(d) = Σ_word  max_{term ∈ expand(word)}  w(word, term) · bm25_term(term, d)
+//! ```
+//!
+//! where `bm25_term` is the FTS5 BM25 contribution of one term (the same `idf` and length
+//! normalisation as the porter sub-query, over this index's own statistics). Taking the
+//! maximum per query word keeps a document that contains both "deploy" and "deployment" from
+//! counting the word twice; summing over words rewards documents that match more of the
+//! query, just as the porter sub-query does. So a document matching every word, one of them
+//! through a typo, outranks documents matching only some words exactly.
+//!
+//! Indexing the vocabulary instead of every document keeps lookups fast as the corpus grows:
+//! the vocabulary grows far slower than the number of documents.
+
+use crate::error::Result;
+use crate::index::bm25::{self, Bm25Params, ScoredDoc};
+use crate::index::postings::InvertedIndex;
+use crate::index::trigram::{LookupScratch, TermMatch, TrigramIndex};
+use crate::store::DocId;
+
+/// Most vocabulary terms one query word expands to (the best-weighted are kept).
+pub const MAX_EXPANSIONS: usize = 24;
+
+/// Unstemmed inverted index plus a trigram index over its vocabulary.
+#[derive(Debug, Default)]
+pub struct FuzzyIndex {
+    terms: InvertedIndex,
+    vocab: TrigramIndex,
+}
+
+/// Reusable per-query buffers: dense score arrays indexed by `DocId` plus the list of
+/// touched entries, so a query costs time proportional to the postings it reads.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    total: Vec<f64>,
+    word: Vec<f64>,
+    touched_total: Vec<u32>,
+    touched_word: Vec<u32>,
+    matches: Vec<TermMatch>,
+    lookup: LookupScratch,
+    /// Buffer of the porter sub-query's [`bm25::search_with`].
+    pub bm25: bm25::SearchBuffer,
+}
+
+impl FuzzyIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds document `doc` with its folded terms, in order. Fails as
+    /// [`InvertedIndex::insert`] does (a `doc` already present, or sizes beyond `u32`).
+    pub fn insert<'a>(
+        &mut self,
+        doc: DocId,
+        terms: impl IntoIterator<Item = &'a str> + Clone,
+    ) -> Result<()> {
+        self.terms.insert(doc, terms.clone())?;
+        for term in terms {
+            self.vocab.insert(term);
+        }
+        Ok(())
+    }
+
+    /// Removes document `doc`, given the same terms it was inserted with. Vocabulary terms
+    /// stay (an unused term only costs a lookup).
+    pub fn remove<'a>(&mut self, doc: DocId, terms: impl IntoIterator<Item = &'a str>) -> bool {
+        self.terms.remove(doc, terms)
+    }
+
+    /// Number of documents.
+    pub fn doc_count(&self) -> u32 {
+        self.terms.doc_count()
+    }
+
+    /// Number of distinct terms in the vocabulary.
+    pub fn vocabulary_len(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// The top `k` documents for the query `words` (folded, unstemmed) that `accept` keeps,
+    /// by score descending, ties by ascending `DocId`.
+    pub fn search(
+        &self,
+        words: &[&str],
+        params: &Bm25Params,
+        k: usize,
+        scratch: &mut Scratch,
+        mut accept: impl FnMut(DocId) -> bool,
+    ) -> Vec<ScoredDoc> {
+        let n_docs = self.terms.doc_count();
+        if n_docs == 0 || k == 0 || words.is_empty() {
+            return Vec::new();
+        }
+        let avgdl = self.terms.total_terms() as f64 / f64::from(n_docs);
+        for word in words {
+            self.vocab.lookup_with(
+                word,
+                MAX_EXPANSIONS,
+                &mut scratch.lookup,
+                &mut scratch.matches,
+            );
+            for m in &scratch.matches {
+                let Some(term) = self.terms.term_id(self.vocab.term(m.term)) else {
+                    continue;
+                };
+                let postings = self.terms.postings(term);
+                if postings.is_empty() {
+                    continue;
+                }
+                let idf = bm25::idf(n_docs, postings.len() as u32);
+                for p in postings {
+                    let d = p.doc.0 as usize;
+                    if d >= scratch.word.len() {
+                        scratch.word.resize(d + 1, 0.0);
+                        scratch.total.resize(d + 1, 0.0);
+                    }
+                    let norm = bm25::length_norm(self.terms.doc_len(p.doc), avgdl, params);
+                    let s = m.weight * bm25::term_score(idf, f64::from(p.tf), norm, params);
+                    if scratch.word[d] == 0.0 {
+                        scratch.touched_word.push(p.doc.0);
+                    }
+                    if s > scratch.word[d] {
+                        scratch.word[d] = s;
+                    }
+                }
+            }
+            for &d in &scratch.touched_word {
+                let d = d as usize;
+                if scratch.total[d] == 0.0 {
+                    scratch.touched_total.push(d as u32);
+                }
+                scratch.total[d] += scratch.word[d];
+                scratch.word[d] = 0.0;
+            }
+            scratch.touched_word.clear();
+        }
+        let mut hits: Vec<ScoredDoc> = Vec::with_capacity(scratch.touched_total.len().min(4096));
+        for &d in &scratch.touched_total {
+            let score = scratch.total[d as usize];
+            scratch.total[d as usize] = 0.0;
+            if score > 0.0 && accept(DocId(d)) {
+                hits.push(ScoredDoc {
+                    doc: DocId(d),
+                    score,
+                });
+            }
+        }
+        scratch.touched_total.clear();
+        top_k(hits, k)
+    }
+}
+
+/// The best `k` hits by score descending, ties by ascending `DocId`.
+fn top_k(mut hits: Vec<ScoredDoc>, k: usize) -> Vec<ScoredDoc> {
+    let order = |a: &ScoredDoc, b: &ScoredDoc| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k, order);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(order);
+    hits
+}

@@ -1,0 +1,163 @@
+//! Stage Sf, fuzzy search: three sub-queries, deduplicated by memory (seed 000, SPEC §4).
+//!
+//! 1. `Sf:porter`: FTS5-exact BM25 over the stemmed terms of `textEn`, the query's terms OR-ed.
+//! 2. `Sf:trigram_en`: the fuzzy index over the unstemmed terms of `textEn` + `keywords`
+//!    (substring and one-typo matches, see `index/fuzzy.rs`).
+//! 3. `Sf:trigram_orig`: the fuzzy index over `text` (original language), run only when the
+//!    first two found fewer than `limit` memories. It holds only memories whose `text` differs
+//!    from `textEn`; the others' original text is already covered by sub-query 2.
+//!
+//! Every sub-query applies the recall's [`Filter`] before taking its top candidates, and takes
+//! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (seed 000 does the same with
+//! SQL `LIMIT` before re-ranking). Each candidate then gets the seed's full score
+//! ([`SfComponents`]). A memory found by several sub-queries appears once, with the highest of
+//! its scores and the label of the sub-query that gave it (ties: the earlier sub-query). The
+//! stage returns up to `limit` hits by score descending, ties by ascending `DocId`.
+
+use std::collections::HashMap;
+
+use crate::index::bm25::{self, Bm25Params, ScoredDoc};
+use crate::index::fuzzy::{FuzzyIndex, Scratch};
+use crate::index::postings::InvertedIndex;
+use crate::recall::filter::Filter;
+use crate::recall::score::{ScoreParams, SfComponents};
+use crate::store::{DocId, Memory};
+use crate::text;
+
+/// Each sub-query keeps `limit ×` this many candidates before the seed's factors re-rank them.
+pub const OVERFETCH: usize = 4;
+/// … and at least this many.
+pub const MIN_CANDIDATES: usize = 50;
+
+/// Which Sf sub-query found a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SfSource {
+    /// Porter BM25 over `textEn`.
+    Porter,
+    /// Trigram over `textEn` + `keywords`.
+    TrigramEn,
+    /// Trigram over `text`.
+    TrigramOrig,
+}
+
+impl SfSource {
+    /// The stage label results carry: `Sf:porter`, `Sf:trigram_en` or `Sf:trigram_orig`.
+    pub fn label(self) -> &'static str {
+        match self {
+            SfSource::Porter => "Sf:porter",
+            SfSource::TrigramEn => "Sf:trigram_en",
+            SfSource::TrigramOrig => "Sf:trigram_orig",
+        }
+    }
+}
+
+/// One Sf hit with its score breakdown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SfHit {
+    /// The memory.
+    pub doc: DocId,
+    /// The sub-query that gave the best score.
+    pub source: SfSource,
+    /// The final Sf score (`components.score()`).
+    pub score: f64,
+    /// Every factor of the score.
+    pub components: SfComponents,
+}
+
+/// The indexes stage Sf reads.
+#[derive(Debug, Clone, Copy)]
+pub struct SfIndexes<'a> {
+    /// Stemmed terms of `textEn`.
+    pub porter: &'a InvertedIndex,
+    /// Unstemmed terms of `textEn` + `keywords`.
+    pub trigram_en: &'a FuzzyIndex,
+    /// Unstemmed terms of `text`, for memories whose `text` differs from `textEn`.
+    pub trigram_orig: &'a FuzzyIndex,
+}
+
+/// Everything one Sf run needs besides the indexes.
+#[derive(Debug, Clone, Copy)]
+pub struct SfQuery<'a> {
+    /// The query text.
+    pub text: &'a str,
+    /// Hits to return.
+    pub limit: usize,
+    /// Filters applied inside every sub-query.
+    pub filter: &'a Filter,
+    /// Recency and emotion parameters.
+    pub params: &'a ScoreParams,
+}
+
+/// Runs stage Sf. `memory` resolves a `DocId` to its live record (`None` for removed ones).
+pub fn run<'m>(
+    indexes: SfIndexes<'_>,
+    query: SfQuery<'_>,
+    memory: impl Fn(DocId) -> Option<&'m Memory>,
+    scratch: &mut Scratch,
+) -> Vec<SfHit> {
+    if query.limit == 0 {
+        return Vec::new();
+    }
+    let k = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
+    let bm25_params = Bm25Params::default();
+    let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
+    let mut best: HashMap<DocId, SfHit> = HashMap::new();
+    let keep = |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>| {
+        for hit in found {
+            let Some(m) = memory(hit.doc) else { continue };
+            let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
+            let candidate = SfHit {
+                doc: hit.doc,
+                source,
+                score: components.score(),
+                components,
+            };
+            match best.get(&hit.doc) {
+                Some(old) if old.score >= candidate.score => {}
+                _ => {
+                    best.insert(hit.doc, candidate);
+                }
+            }
+        }
+    };
+
+    let mut stems = String::new();
+    text::for_each_term(query.text, |t| push_term(&mut stems, t));
+    let stems: Vec<&str> = stems.split_terminator('\0').collect();
+    let found = bm25::search_with(
+        &mut scratch.bm25,
+        indexes.porter,
+        &stems,
+        &bm25_params,
+        k,
+        accept,
+    );
+    keep(&mut best, SfSource::Porter, found);
+
+    let mut words = String::new();
+    text::tokenize::for_each_token(query.text, |t| push_term(&mut words, t));
+    let words: Vec<&str> = words.split_terminator('\0').collect();
+    let found = indexes
+        .trigram_en
+        .search(&words, &bm25_params, k, scratch, accept);
+    keep(&mut best, SfSource::TrigramEn, found);
+
+    if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {
+        let found = indexes
+            .trigram_orig
+            .search(&words, &bm25_params, k, scratch, accept);
+        keep(&mut best, SfSource::TrigramOrig, found);
+    }
+
+    let mut hits: Vec<SfHit> = best.into_values().collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    hits.truncate(query.limit);
+    hits
+}
+
+/// Appends `term` and a NUL separator: terms never contain NUL (it is not a token character),
+/// so one reusable buffer holds a whole term list without a `String` per term.
+pub fn push_term(buffer: &mut String, term: &str) {
+    buffer.push_str(term);
+    buffer.push('\0');
+}
