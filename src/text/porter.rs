@@ -732,10 +732,11 @@ mod tests {
         }
     }
 
-    /// Path of the FTS5 reference vocabulary (word TAB stem, from SQLite 3.51).
+    /// Path of the FTS5 reference vocabulary (word TAB stem, from SQLite 3.51), a copy of
+    /// `shared/testdata/porter/fts5_porter.tsv` kept in the repository so CI needs nothing else.
     const REFERENCE_TSV: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/porter/fts5_porter.tsv"
+        "/tests/fixtures/porter/fts5_porter.tsv"
     );
 
     #[test]
