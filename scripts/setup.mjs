@@ -30,7 +30,9 @@ function fail(message) {
 
 // 1. npm dependencies.
 if (!existsSync(join(root, "node_modules", "typescript")) || !existsSync(join(root, "node_modules", "binaryen"))) {
-  if (!run("npm", ["ci", "--no-audit", "--no-fund"])) fail("npm ci failed");
+  // `npm install` rather than `npm ci`: the lock records only this platform's optional deno
+  // binary package, which `npm ci` rejects as out of sync.
+  if (!run("npm", ["install", "--no-audit", "--no-fund"])) fail("npm install failed");
 }
 
 // 2. The wasm32 target.
