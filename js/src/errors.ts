@@ -14,11 +14,20 @@ export type ErrorCode =
   | "corrupt"
   | "closed"
   | "not_initialized"
-  | "internal";
+  | "internal"
+  /** Another writer holds the store (a file store's lock file names a live process). */
+  | "locked"
+  /** An IndexedDB open or upgrade stayed blocked by another connection past its timeout. */
+  | "blocked"
+  /** The browser's storage quota or the disk is full; the failed write stored nothing. */
+  | "quota_exceeded"
+  /** The storage backend is unavailable or failed (private mode, I/O error, closed by the host). */
+  | "storage_failed";
 
 const CODES: ReadonlySet<string> = new Set<ErrorCode>([
   "invalid_argument", "not_found", "already_exists", "too_large", "dimension_mismatch",
   "invalid_embedding", "corrupt", "closed", "not_initialized", "internal",
+  "locked", "blocked", "quota_exceeded", "storage_failed",
 ]);
 
 /** An error with a stable machine-readable `code` and a message naming the bad value. */
