@@ -17,7 +17,9 @@
 
 pub mod engine;
 pub mod error;
+pub mod graph;
 pub mod index;
+pub mod notes;
 pub mod recall;
 pub mod store;
 pub mod text;

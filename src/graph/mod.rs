@@ -1,0 +1,30 @@
+//! The entity graph: named entities with aliases, directed labelled edges between them, and
+//! stage S8, which answers a query with the relations of the first entity it mentions
+//! (seed 000, SPEC §3–§4).
+//!
+//! | file | role |
+//! |---|---|
+//! | [`names`] | normal forms of names and relations; edge ids |
+//! | [`records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
+//! | [`store`] | [`Graph`]: entities, edges, the name index, and the writes |
+//! | [`search`] | stage S8: [`Graph::search`], [`GraphMatch`], [`EdgeHit`] |
+//!
+//! ```
+//! use recallkit::graph::{Entity, Graph};
+//! let mut g = Graph::new();
+//! let mut ny = Entity::new("New York", 0.0);
+//! ny.aliases = vec!["NYC".into()];
+//! g.add_entity(ny).unwrap();
+//! g.relate("Alice", "lives_in", "nyc", None, &["m1".to_string()], 10.0).unwrap();
+//! let found = g.search("What happened in New York?", None, None, 5);
+//! assert_eq!(found.hits[0].text, "Alice —[lives_in]→ New York");
+//! ```
+
+pub mod names;
+pub mod records;
+pub mod search;
+pub mod store;
+
+pub use records::{Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES, MAX_NAME_WORDS};
+pub use search::{EdgeHit, GraphMatch, S8_LABEL, S8_SCORE};
+pub use store::Graph;

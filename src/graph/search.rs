@@ -1,0 +1,457 @@
+//! Stage S8, entity graph lookup: find the first known entity the query mentions and return
+//! its relations (seed 000, SPEC §4).
+//!
+//! Algorithm:
+//!
+//! 1. Tokenise the query with [`crate::text::tokens`] (folded: case and diacritics removed,
+//!    split on non-alphanumerics, so "Alice's" gives `alice`, `s`).
+//! 2. Scan start positions left to right. At each, try spans of 1 up to `W` tokens, where `W`
+//!    is the most words of any known name or alias, looking each span's normal form (tokens
+//!    joined by a space) up in the name index. The longest span naming a *visible* entity
+//!    wins at that position; the first position with a match ends the scan. So the leftmost
+//!    mention wins, and "new york" beats "new" when both are entities.
+//! 3. The matched entity's edges, outgoing and incoming, that are visible and whose other
+//!    endpoint is visible, ordered by strength descending, then `lastSeenAt` descending, then
+//!    id ascending; the first `max` become hits with score [`S8_SCORE`] and the text
+//!    `from —[relation]→ to` in display names.
+//!
+//! Visibility: a record with `userId` `Some(u)` is visible only to a recall for user `u`; a
+//! record without one is shared and visible to every recall (unlike memories, whose `userId`
+//! filter also hides unowned ones: names and relations are common vocabulary). A record whose
+//! `classification` exceeds `maxClassification` is hidden. Hidden entities are never matched,
+//! so a recall cannot learn that they exist.
+//!
+//! Cost: O(query tokens × W) hash lookups until the first match (`W ≤`
+//! [`MAX_NAME_WORDS`](super::records::MAX_NAME_WORDS)), plus a sort of one entity's edges.
+
+use std::cmp::Ordering;
+
+use crate::graph::records::{Edge, Entity};
+use crate::graph::store::Graph;
+use crate::text;
+
+/// The fixed score of every S8 hit (seed 000).
+pub const S8_SCORE: f64 = 0.6;
+/// The stage label S8 hits carry.
+pub const S8_LABEL: &str = "S8";
+
+/// What stage S8 found: the matched entity, if any, and its edges as hits.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphMatch {
+    /// Display name of the entity the query mentions first; `None` when no visible entity is
+    /// mentioned. It may be `Some` with no hits when none of its edges is visible.
+    pub entity: Option<String>,
+    /// Its edges, best first.
+    pub hits: Vec<EdgeHit>,
+}
+
+/// One S8 hit: an edge of the matched entity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeHit {
+    /// The edge's id (`from|relation|to`).
+    pub edge_id: String,
+    /// `from —[relation]→ to`, with the entities' display names, for example
+    /// `Alice —[works_with]→ Bob`.
+    pub text: String,
+    /// Always [`S8_SCORE`].
+    pub score: f64,
+    /// The edge's strength.
+    pub strength: f64,
+}
+
+/// Who is asking: the recall's user and classification ceiling.
+#[derive(Debug, Clone, Copy)]
+struct Viewer<'a> {
+    user_id: Option<&'a str>,
+    max_classification: Option<i64>,
+}
+
+impl Viewer<'_> {
+    fn sees(&self, user_id: Option<&str>, classification: i64) -> bool {
+        user_id.map_or(true, |u| self.user_id == Some(u))
+            && self
+                .max_classification
+                .map_or(true, |max| classification <= max)
+    }
+
+    fn sees_entity(&self, e: &Entity) -> bool {
+        self.sees(e.user_id.as_deref(), e.classification)
+    }
+
+    fn sees_edge(&self, e: &Edge) -> bool {
+        self.sees(e.user_id.as_deref(), e.classification)
+    }
+}
+
+impl Graph {
+    /// Stage S8: the edges of the first visible entity `query` mentions, for a recall by
+    /// `user_id` that hides classifications above `max_classification`, at most `max` (see
+    /// the module doc).
+    ///
+    /// ```
+    /// use recallkit::graph::Graph;
+    /// let mut g = Graph::new();
+    /// g.relate("Alice", "works with", "Bob", Some(0.8), &[], 0.0).unwrap();
+    /// let found = g.search("what is alice's team doing?", None, None, 5);
+    /// assert_eq!(found.entity.as_deref(), Some("Alice"));
+    /// assert_eq!(found.hits[0].text, "Alice —[works_with]→ Bob");
+    /// assert_eq!((found.hits[0].score, found.hits[0].strength), (0.6, 0.8));
+    /// ```
+    pub fn search(
+        &self,
+        query: &str,
+        user_id: Option<&str>,
+        max_classification: Option<i64>,
+        max: usize,
+    ) -> GraphMatch {
+        let viewer = Viewer {
+            user_id,
+            max_classification,
+        };
+        let Some(key) = self.first_mention(query, viewer) else {
+            return GraphMatch::default();
+        };
+        let Some(node) = self.entities.get(key) else {
+            return GraphMatch::default();
+        };
+        let mut edges: Vec<&Edge> = node
+            .edges
+            .iter()
+            .filter_map(|id| self.edges.get(id))
+            .filter(|e| viewer.sees_edge(e) && self.endpoints_visible(e, viewer))
+            .collect();
+        edges.sort_by(|a, b| rank(a, b));
+        let hits = edges.into_iter().take(max).map(|e| self.hit(e)).collect();
+        GraphMatch {
+            entity: Some(node.entity.name.clone()),
+            hits,
+        }
+    }
+
+    /// The key of the first visible entity mentioned in `query` (leftmost, then longest).
+    fn first_mention(&self, query: &str, viewer: Viewer<'_>) -> Option<&str> {
+        let max_words = self.words.keys().next_back().copied().unwrap_or(0);
+        let tokens = text::tokens(query);
+        let mut span = String::new();
+        for start in 0..tokens.len() {
+            span.clear();
+            let mut best = None;
+            for token in tokens[start..].iter().take(max_words) {
+                if !span.is_empty() {
+                    span.push(' ');
+                }
+                span.push_str(token);
+                if let Some(key) = self.lookup.get(&span) {
+                    if self
+                        .entities
+                        .get(key)
+                        .is_some_and(|n| viewer.sees_entity(&n.entity))
+                    {
+                        best = Some(key.as_str());
+                    }
+                }
+            }
+            if best.is_some() {
+                return best;
+            }
+        }
+        None
+    }
+
+    fn endpoints_visible(&self, e: &Edge, viewer: Viewer<'_>) -> bool {
+        [&e.from, &e.to].iter().all(|end| {
+            self.entities
+                .get(*end)
+                .is_some_and(|n| viewer.sees_entity(&n.entity))
+        })
+    }
+
+    fn hit(&self, e: &Edge) -> EdgeHit {
+        let name = |key: &str| {
+            self.entities
+                .get(key)
+                .map_or(key, |n| n.entity.name.as_str())
+                .to_owned()
+        };
+        EdgeHit {
+            edge_id: e.id.clone(),
+            text: format!("{} —[{}]→ {}", name(&e.from), e.relation, name(&e.to)),
+            score: S8_SCORE,
+            strength: e.strength,
+        }
+    }
+}
+
+/// Strength descending, then last seen descending, then id ascending.
+fn rank(a: &Edge, b: &Edge) -> Ordering {
+    b.strength
+        .total_cmp(&a.strength)
+        .then(b.last_seen_at.total_cmp(&a.last_seen_at))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::records::MAX_NAME_WORDS;
+
+    fn graph(edges: &[(&str, &str, &str, f64, f64)]) -> Graph {
+        let mut g = Graph::new();
+        for &(from, relation, to, strength, now) in edges {
+            g.relate(from, relation, to, Some(strength), &[], now)
+                .unwrap();
+        }
+        g
+    }
+
+    fn add(g: &mut Graph, name: &str, aliases: &[&str]) {
+        let e = Entity {
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            ..Entity::new(name, 0.0)
+        };
+        g.add_entity(e).unwrap();
+    }
+
+    fn texts(m: &GraphMatch) -> Vec<&str> {
+        m.hits.iter().map(|h| h.text.as_str()).collect()
+    }
+
+    #[test]
+    fn multi_word_names_match_across_query_words() {
+        let mut g = graph(&[("Alice", "visited", "New York", 0.5, 0.0)]);
+        add(&mut g, "New", &[]);
+        let m = g.search("what happened in new york?", None, None, 10);
+        assert_eq!(m.entity.as_deref(), Some("New York"));
+        assert_eq!(texts(&m), ["Alice —[visited]→ New York"]);
+        assert_eq!(m.hits[0].edge_id, "alice|visited|new york");
+        assert_eq!(m.hits[0].score, S8_SCORE);
+    }
+
+    #[test]
+    fn aliases_find_their_entity() {
+        let mut g = graph(&[("Robert", "works_with", "Carol", 0.5, 0.0)]);
+        add(&mut g, "Robert", &["Bob", "Bobby T"]);
+        assert_eq!(
+            g.search("did bob call?", None, None, 10).entity.as_deref(),
+            Some("Robert")
+        );
+        assert_eq!(
+            texts(&g.search("BOBBY   t", None, None, 10)),
+            ["Robert —[works_with]→ Carol"]
+        );
+    }
+
+    #[test]
+    fn possessives_and_diacritics_do_not_hide_a_name() {
+        let g = graph(&[("José", "manages", "Zoë", 0.5, 0.0)]);
+        assert_eq!(
+            g.search("what is Jose's role", None, None, 10)
+                .entity
+                .as_deref(),
+            Some("José")
+        );
+        assert_eq!(g.search("JOSÉ", None, None, 10).hits.len(), 1);
+        assert_eq!(
+            g.search("zoe", None, None, 10).entity.as_deref(),
+            Some("Zoë")
+        );
+    }
+
+    #[test]
+    fn the_leftmost_mention_wins_then_the_longest() {
+        let mut g = graph(&[
+            ("bob", "knows", "x", 0.5, 0.0),
+            ("alice", "knows", "y", 0.5, 0.0),
+            ("alice smith", "knows", "z", 0.5, 0.0),
+        ]);
+        add(&mut g, "smith", &[]);
+        assert_eq!(
+            g.search("bob and alice", None, None, 10).entity.as_deref(),
+            Some("bob")
+        );
+        assert_eq!(
+            g.search("alice and bob", None, None, 10).entity.as_deref(),
+            Some("alice")
+        );
+        assert_eq!(
+            g.search("alice smith and bob", None, None, 10)
+                .entity
+                .as_deref(),
+            Some("alice smith")
+        );
+        assert_eq!(
+            texts(&g.search("Alice Smith", None, None, 10)),
+            ["alice smith —[knows]→ z"]
+        );
+    }
+
+    #[test]
+    fn no_mention_gives_no_entity_and_no_hits() {
+        let g = graph(&[("alice", "knows", "bob", 0.5, 0.0)]);
+        assert_eq!(
+            g.search("nothing relevant here", None, None, 10),
+            GraphMatch::default()
+        );
+        assert_eq!(g.search("", None, None, 10), GraphMatch::default());
+        assert_eq!(
+            Graph::new().search("alice", None, None, 10),
+            GraphMatch::default()
+        );
+    }
+
+    #[test]
+    fn hits_include_incoming_edges_ordered_by_strength_then_recency() {
+        let g = graph(&[
+            ("alice", "knows", "bob", 0.5, 10.0),
+            ("carol", "manages", "alice", 0.9, 5.0),
+            ("alice", "likes", "dave", 0.5, 20.0),
+            ("bob", "knows", "carol", 1.0, 30.0),
+        ]);
+        let m = g.search("alice", None, None, 10);
+        assert_eq!(
+            texts(&m),
+            [
+                "carol —[manages]→ alice",
+                "alice —[likes]→ dave",
+                "alice —[knows]→ bob"
+            ]
+        );
+        assert_eq!(m.hits[0].strength, 0.9);
+        assert_eq!(g.search("alice", None, None, 2).hits.len(), 2);
+        assert_eq!(g.search("alice", None, None, 0).hits.len(), 0);
+    }
+
+    #[test]
+    fn user_scoped_edges_are_seen_only_by_their_user() {
+        let mut g = graph(&[("alice", "knows", "bob", 0.5, 0.0)]);
+        let scoped = Edge {
+            id: String::new(),
+            from: "alice".into(),
+            relation: "dates".into(),
+            to: "carol".into(),
+            strength: 0.9,
+            created_at: 0.0,
+            last_seen_at: 0.0,
+            memory_ids: vec![],
+            user_id: Some("u1".into()),
+            classification: 0,
+        };
+        g.upsert_edge(scoped).unwrap();
+        assert_eq!(g.search("alice", None, None, 10).hits.len(), 1);
+        assert_eq!(g.search("alice", Some("u2"), None, 10).hits.len(), 1);
+        assert_eq!(
+            texts(&g.search("alice", Some("u1"), None, 10)),
+            ["alice —[dates]→ carol", "alice —[knows]→ bob"]
+        );
+    }
+
+    #[test]
+    fn hidden_entities_are_not_matched_and_hide_their_edges() {
+        let mut g = graph(&[
+            ("alice", "knows", "bob", 0.5, 0.0),
+            ("bob", "knows", "carol", 0.5, 0.0),
+        ]);
+        let secret = Entity {
+            user_id: Some("u1".into()),
+            ..Entity::new("Bob", 0.0)
+        };
+        g.add_entity(secret).unwrap();
+        let m = g.search("bob and alice", None, None, 10);
+        assert_eq!(m.entity.as_deref(), Some("alice"));
+        assert!(m.hits.is_empty());
+        assert_eq!(
+            g.search("bob and alice", Some("u1"), None, 10)
+                .entity
+                .as_deref(),
+            Some("Bob")
+        );
+    }
+
+    #[test]
+    fn classification_above_the_ceiling_is_hidden() {
+        let mut g = graph(&[("alice", "knows", "bob", 0.5, 0.0)]);
+        let classified = Edge {
+            classification: 3,
+            ..g.edges().next().unwrap().clone()
+        };
+        g.upsert_edge(classified).unwrap();
+        assert_eq!(g.search("alice", None, Some(2), 10).hits.len(), 0);
+        assert_eq!(g.search("alice", None, Some(3), 10).hits.len(), 1);
+        assert_eq!(g.search("alice", None, None, 10).hits.len(), 1);
+        g.add_entity(Entity {
+            classification: 5,
+            ..Entity::new("alice", 0.0)
+        })
+        .unwrap();
+        assert_eq!(g.search("alice", None, Some(4), 10).entity, None);
+    }
+
+    #[test]
+    fn a_longer_hidden_name_falls_back_to_a_shorter_visible_one() {
+        let mut g = graph(&[("new", "rhymes_with", "few", 0.5, 0.0)]);
+        g.add_entity(Entity {
+            classification: 9,
+            ..Entity::new("New York", 0.0)
+        })
+        .unwrap();
+        assert_eq!(
+            g.search("new york", None, Some(0), 10).entity.as_deref(),
+            Some("new")
+        );
+    }
+
+    #[test]
+    fn the_scan_bound_follows_removals() {
+        let mut g = Graph::new();
+        let long = vec!["w"; MAX_NAME_WORDS].join(" ");
+        add(&mut g, &long, &[]);
+        add(&mut g, "a", &[]);
+        assert_eq!(g.words.keys().next_back(), Some(&MAX_NAME_WORDS));
+        g.remove_entity(&long).unwrap();
+        assert_eq!(g.words.keys().next_back(), Some(&1));
+        assert_eq!(
+            g.search(&format!("{long} a"), None, None, 1)
+                .entity
+                .as_deref(),
+            Some("a")
+        );
+    }
+
+    /// splitmix64, for the seeded property test below.
+    fn splitmix64(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn the_scan_agrees_with_a_brute_force_oracle() {
+        const WORDS: [&str; 6] = ["ann", "bo", "cy", "di", "ed", "fa"];
+        for seed in 0..200u64 {
+            let mut state = seed;
+            let mut pick = |n: u64| (splitmix64(&mut state) % n) as usize;
+            let mut g = Graph::new();
+            for _ in 0..6 {
+                let len = 1 + pick(3);
+                let name: Vec<_> = (0..len).map(|_| WORDS[pick(6)]).collect();
+                let _ = g.add_entity(Entity::new(name.join(" "), 0.0));
+            }
+            let query: Vec<_> = (0..8).map(|_| WORDS[pick(6)]).collect();
+            // Oracle: every (start, length) with a known name, leftmost then longest.
+            let mut expected = None;
+            'outer: for start in 0..query.len() {
+                for len in (1..=query.len() - start).rev() {
+                    let span = query[start..start + len].join(" ");
+                    if let Some(e) = g.entity(&span) {
+                        expected = Some(e.name.clone());
+                        break 'outer;
+                    }
+                }
+            }
+            let got = g.search(&query.join(" "), None, None, 10).entity;
+            assert_eq!(got, expected, "seed {seed}, query {query:?}");
+        }
+    }
+}
