@@ -10,8 +10,10 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::postings::InvertedIndex;
+use crate::notes::{Note, NoteStore};
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
 use crate::recall::sf::{self, push_term, SfIndexes, SfQuery};
@@ -118,6 +120,8 @@ pub struct Engine {
     trigram_orig: FuzzyIndex,
     scratch: Scratch,
     terms: String,
+    notes: NoteStore,
+    graph: Graph,
 }
 
 impl Engine {
@@ -291,6 +295,71 @@ impl Engine {
             results,
             stages: vec![sf_report],
         })
+    }
+
+    /// Adds a consolidation note. Fails with `already_exists` or a validation error.
+    pub fn add_note(&mut self, note: Note) -> Result<()> {
+        self.notes.insert(note)
+    }
+
+    /// Replaces the note with the same id. Fails with `not_found` or a validation error.
+    pub fn replace_note(&mut self, note: Note) -> Result<()> {
+        self.notes.replace(note)
+    }
+
+    /// Removes a note and returns it. Fails with `not_found`.
+    pub fn remove_note(&mut self, id: &str) -> Result<Note> {
+        self.notes.remove(id)
+    }
+
+    /// The note with this id.
+    pub fn note(&self, id: &str) -> Option<&Note> {
+        self.notes.get(id)
+    }
+
+    /// Every note.
+    pub fn notes(&self) -> impl Iterator<Item = &Note> {
+        self.notes.iter()
+    }
+
+    /// The entity graph (read-only).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Adds an entity, or merges it into the one with the same name.
+    pub fn add_entity(&mut self, entity: Entity) -> Result<()> {
+        self.graph.add_entity(entity)
+    }
+
+    /// Removes an entity and its edges.
+    pub fn remove_entity(&mut self, name: &str) -> Result<Entity> {
+        self.graph.remove_entity(name)
+    }
+
+    /// Relates two entities (created if unknown); relating again updates the edge.
+    pub fn relate(
+        &mut self,
+        from: &str,
+        relation: &str,
+        to: &str,
+        strength: Option<f64>,
+        memory_ids: &[String],
+        now: f64,
+    ) -> Result<Edge> {
+        self.graph
+            .relate(from, relation, to, strength, memory_ids, now)
+            .cloned()
+    }
+
+    /// Stores a whole edge record (used when loading persisted edges).
+    pub fn upsert_edge(&mut self, edge: Edge) -> Result<Edge> {
+        self.graph.upsert_edge(edge).cloned()
+    }
+
+    /// Removes the edges `from —[relation]→ to` (any relation when `None`); returns how many.
+    pub fn unrelate(&mut self, from: &str, relation: Option<&str>, to: &str) -> Result<usize> {
+        self.graph.unrelate(from, relation, to)
     }
 
     fn memory(&self, doc: DocId) -> Option<&Memory> {

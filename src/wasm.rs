@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{self, EngineConfig, RecallOptions};
+use crate::graph::{Edge, Entity};
+use crate::notes::{Note, Period};
 use crate::recall::{Filter, ScoreParams};
 use crate::store::Memory;
 
@@ -48,6 +50,18 @@ export interface RecallHitJs { id: string; stage: string; score: number; compone
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
 export interface RecallOutputJs { results: RecallHitJs[]; stages: StageReportJs[] }
+/** A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months). */
+export interface NoteRecord {
+  id: string; period: "daily" | "weekly" | "quarterly"; start: number; end?: number; text: string;
+  createdAt: number; updatedAt: number;
+}
+/** A named entity of the graph. */
+export interface EntityRecord { name: string; type?: string; aliases?: string[]; userId?: string; classification?: number; createdAt?: number }
+/** A directed, labelled edge between two entities (names are normalised). */
+export interface EdgeRecord {
+  id: string; from: string; relation: string; to: string; strength: number; createdAt: number; lastSeenAt: number;
+  memoryIds?: string[]; userId?: string; classification?: number;
+}
 /** Store statistics. */
 export interface EngineStatsJs { memories: number; porterTerms: number; fuzzyTerms: number }
 "#;
@@ -78,6 +92,27 @@ extern "C" {
     /// An array of ids.
     #[wasm_bindgen(typescript_type = "string[]")]
     pub type JsStringArray;
+    /// A note record.
+    #[wasm_bindgen(typescript_type = "NoteRecord")]
+    pub type JsNote;
+    /// A note record or undefined.
+    #[wasm_bindgen(typescript_type = "NoteRecord | undefined")]
+    pub type JsMaybeNote;
+    /// Every note.
+    #[wasm_bindgen(typescript_type = "NoteRecord[]")]
+    pub type JsNoteArray;
+    /// An entity record.
+    #[wasm_bindgen(typescript_type = "EntityRecord")]
+    pub type JsEntity;
+    /// Every entity.
+    #[wasm_bindgen(typescript_type = "EntityRecord[]")]
+    pub type JsEntityArray;
+    /// An edge record.
+    #[wasm_bindgen(typescript_type = "EdgeRecord")]
+    pub type JsEdge;
+    /// Every edge.
+    #[wasm_bindgen(typescript_type = "EdgeRecord[]")]
+    pub type JsEdgeArray;
 
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> f64;
@@ -104,6 +139,34 @@ struct RecallOptionsShape {
     end: Option<f64>,
     topic: Option<String>,
     tier: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct NoteShape {
+    id: String,
+    period: Period,
+    start: f64,
+    end: Option<f64>,
+    text: String,
+    created_at: f64,
+    updated_at: f64,
+}
+
+impl NoteShape {
+    fn into_note(self) -> Note {
+        Note {
+            end: self
+                .end
+                .unwrap_or_else(|| self.period.default_end(self.start)),
+            id: self.id,
+            period: self.period,
+            start: self.start,
+            text: self.text,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
 }
 
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
@@ -199,6 +262,105 @@ impl Engine {
             .recall(query, &options, &performance_now)
             .map_err(to_js)?;
         Ok(to_value(&output)?.unchecked_into())
+    }
+
+    /// Adds a note.
+    #[wasm_bindgen(js_name = addNote)]
+    pub fn add_note(&mut self, note: JsNote) -> Result<(), JsError> {
+        let note: NoteShape = from_js(note.into())?;
+        self.inner.add_note(note.into_note()).map_err(to_js)
+    }
+
+    /// Replaces the note with the same id.
+    #[wasm_bindgen(js_name = replaceNote)]
+    pub fn replace_note(&mut self, note: JsNote) -> Result<(), JsError> {
+        let note: NoteShape = from_js(note.into())?;
+        self.inner.replace_note(note.into_note()).map_err(to_js)
+    }
+
+    /// Removes a note and returns it.
+    #[wasm_bindgen(js_name = removeNote)]
+    pub fn remove_note(&mut self, id: &str) -> Result<JsNote, JsError> {
+        let note = self.inner.remove_note(id).map_err(to_js)?;
+        Ok(to_value(&note)?.unchecked_into())
+    }
+
+    /// The note with this id, or undefined.
+    pub fn note(&self, id: &str) -> Result<JsMaybeNote, JsError> {
+        match self.inner.note(id) {
+            Some(n) => Ok(to_value(n)?.unchecked_into()),
+            None => Ok(JsValue::UNDEFINED.unchecked_into()),
+        }
+    }
+
+    /// Every note.
+    pub fn notes(&self) -> Result<JsNoteArray, JsError> {
+        let notes: Vec<&Note> = self.inner.notes().collect();
+        Ok(to_value(&notes)?.unchecked_into())
+    }
+
+    /// Adds an entity or merges it into the one with the same name.
+    #[wasm_bindgen(js_name = addEntity)]
+    pub fn add_entity(&mut self, entity: JsEntity) -> Result<(), JsError> {
+        let entity: Entity = from_js(entity.into())?;
+        self.inner.add_entity(entity).map_err(to_js)
+    }
+
+    /// Removes an entity and its edges; returns it.
+    #[wasm_bindgen(js_name = removeEntity)]
+    pub fn remove_entity(&mut self, name: &str) -> Result<JsEntity, JsError> {
+        let entity = self.inner.remove_entity(name).map_err(to_js)?;
+        Ok(to_value(&entity)?.unchecked_into())
+    }
+
+    /// Every entity.
+    pub fn entities(&self) -> Result<JsEntityArray, JsError> {
+        let all: Vec<&Entity> = self.inner.graph().entities().collect();
+        Ok(to_value(&all)?.unchecked_into())
+    }
+
+    /// Every edge.
+    pub fn edges(&self) -> Result<JsEdgeArray, JsError> {
+        let all: Vec<&Edge> = self.inner.graph().edges().collect();
+        Ok(to_value(&all)?.unchecked_into())
+    }
+
+    /// Relates two entities; returns the edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn relate(
+        &mut self,
+        from: &str,
+        relation: &str,
+        to: &str,
+        strength: Option<f64>,
+        memory_ids: Vec<String>,
+        now: f64,
+    ) -> Result<JsEdge, JsError> {
+        let edge = self
+            .inner
+            .relate(from, relation, to, strength, &memory_ids, now)
+            .map_err(to_js)?;
+        Ok(to_value(&edge)?.unchecked_into())
+    }
+
+    /// Stores a whole edge record.
+    #[wasm_bindgen(js_name = upsertEdge)]
+    pub fn upsert_edge(&mut self, edge: JsEdge) -> Result<JsEdge, JsError> {
+        let edge: Edge = from_js(edge.into())?;
+        let edge = self.inner.upsert_edge(edge).map_err(to_js)?;
+        Ok(to_value(&edge)?.unchecked_into())
+    }
+
+    /// Removes edges; returns how many.
+    pub fn unrelate(
+        &mut self,
+        from: &str,
+        relation: Option<String>,
+        to: &str,
+    ) -> Result<usize, JsError> {
+        self.inner
+            .unrelate(from, relation.as_deref(), to)
+            .map_err(to_js)
     }
 
     /// Counts of memories and index terms.

@@ -16,5 +16,5 @@ export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, RecallHit, RecallOptions, RecallResult, ScoreComponents,
-  Stage, StageReport, TimeInput,
+  Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput,
 } from "./types.js";

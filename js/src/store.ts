@@ -6,8 +6,13 @@
 import { Engine } from "../../pkg/recallkit.js";
 import type { MemoryRecord } from "../../pkg/recallkit.js";
 import { RecallError, fromEngineError } from "./errors.js";
-import type { Memory, MemoryInput, MemoryPatch, OpenOptions, RecallOptions, RecallResult } from "./types.js";
-import { applyPatch, checkId, checkQuery, toRecallOptions, toRecord } from "./validate.js";
+import type {
+  Edge, Entity, EntityInput, Memory, MemoryInput, MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult,
+  RelationInput,
+} from "./types.js";
+import {
+  applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
+} from "./validate.js";
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set(["storage", "decayDays", "decayFloor", "emotionBoost", "clock"]);
@@ -158,6 +163,86 @@ export class MemoryStore {
         })) as RecallResult["results"],
         stages: out.stages as RecallResult["stages"],
       };
+    } catch (e) {
+      throw fromEngineError(e);
+    }
+  }
+
+  /** Adds a consolidation note (searched by stage S6) and returns its id. */
+  async addNote(note: NoteInput): Promise<string> {
+    const engine = this.#live();
+    const record = toNote(note, this.#now(), randomId);
+    this.#call(() => engine.addNote(record));
+    return record.id;
+  }
+
+  /** Changes fields of a note and returns it. */
+  async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
+    const engine = this.#live();
+    const current = engine.note(checkId(id));
+    if (current === undefined) throw new RecallError("not_found", `no note with id ${JSON.stringify(id)}`);
+    const record = toNote(patch, this.#now(), randomId, current);
+    this.#call(() => engine.replaceNote(record));
+    return engine.note(id) as Note;
+  }
+
+  /** Deletes a note and returns it; `not_found` if there is none. */
+  async forgetNote(id: string): Promise<Note> {
+    const engine = this.#live();
+    return this.#call(() => engine.removeNote(checkId(id))) as Note;
+  }
+
+  /** The note with this id, or `undefined`. */
+  async getNote(id: string): Promise<Note | undefined> {
+    return this.#live().note(checkId(id)) as Note | undefined;
+  }
+
+  /** Every note. */
+  async notes(): Promise<Note[]> {
+    return this.#live().notes() as Note[];
+  }
+
+  /** Adds an entity to the graph, or merges aliases into the entity of the same name. */
+  async addEntity(entity: EntityInput): Promise<void> {
+    const engine = this.#live();
+    const record = toEntity(entity, this.#now());
+    this.#call(() => engine.addEntity(record));
+  }
+
+  /** Removes an entity and its edges and returns it. */
+  async forgetEntity(name: string): Promise<Entity> {
+    const engine = this.#live();
+    return this.#call(() => engine.removeEntity(checkId(name))) as Entity;
+  }
+
+  /** Every entity. */
+  async entities(): Promise<Entity[]> {
+    return this.#live().entities() as Entity[];
+  }
+
+  /** Every edge. */
+  async edges(): Promise<Edge[]> {
+    return this.#live().edges() as Edge[];
+  }
+
+  /** Relates two entities (unknown names become entities); relating again updates the edge. */
+  async relate(relation: RelationInput): Promise<Edge> {
+    const engine = this.#live();
+    const r = toRelation(relation);
+    const now = this.#now();
+    return this.#call(() => engine.relate(r.from, r.relation, r.to, r.strength, r.memoryIds, now)) as Edge;
+  }
+
+  /** Removes `from —[relation]→ to` (every relation between them when `relation` is absent); returns how many. */
+  async unrelate(relation: { from: string; relation?: string; to: string }): Promise<number> {
+    const engine = this.#live();
+    const r = toUnrelation(relation);
+    return this.#call(() => engine.unrelate(r.from, r.relation, r.to));
+  }
+
+  #call<T>(f: () => T): T {
+    try {
+      return f();
     } catch (e) {
       throw fromEngineError(e);
     }

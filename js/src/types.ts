@@ -179,3 +179,75 @@ export interface RecallResult {
   results: RecallHit[];
   stages: StageReport[];
 }
+
+/** Consolidation period of a note. */
+export type NotePeriod = "daily" | "weekly" | "quarterly";
+
+/** What {@link MemoryStore.addNote} accepts: a markdown summary of a period. */
+export interface NoteInput {
+  /** Id; generated when absent. */
+  id?: string;
+  period: NotePeriod;
+  /** Start of the period. */
+  start: TimeInput;
+  /** End of the period; defaults to start + 1 day, 7 days or 3 months. */
+  end?: TimeInput;
+  /** Markdown text; each paragraph is searched by stage S6. */
+  text: string;
+}
+
+/** A stored note. */
+export interface Note {
+  id: string;
+  period: NotePeriod;
+  start: number;
+  end: number;
+  text: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What {@link MemoryStore.addEntity} accepts. */
+export interface EntityInput {
+  name: string;
+  type?: string;
+  aliases?: string[];
+  /** Only recalls with this userId see it (absent: shared). */
+  userId?: string;
+  classification?: number;
+}
+
+/** A stored entity. */
+export interface Entity {
+  name: string;
+  type?: string;
+  aliases?: string[];
+  userId?: string;
+  classification: number;
+  createdAt: number;
+}
+
+/** What {@link MemoryStore.relate} accepts. */
+export interface RelationInput {
+  from: string;
+  relation: string;
+  to: string;
+  /** 0..1, default 0.5. */
+  strength?: number;
+  /** Memories that support the relation. */
+  memoryIds?: string[];
+}
+
+/** A stored edge; `from` and `to` are normalised entity names. */
+export interface Edge {
+  id: string;
+  from: string;
+  relation: string;
+  to: string;
+  strength: number;
+  createdAt: number;
+  lastSeenAt: number;
+  memoryIds?: string[];
+  userId?: string;
+  classification?: number;
+}

@@ -6,7 +6,7 @@
  */
 import { RecallError } from "./errors.js";
 import type { MemoryInput, MemoryPatch, RecallOptions, TimeInput } from "./types.js";
-import type { MemoryRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
+import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
 
 type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean";
 
@@ -159,4 +159,65 @@ export function checkQuery(query: unknown): string {
 export function checkId(id: unknown): string {
   if (typeof id !== "string" || id.length === 0) throw invalid("", "id", "a non-empty string", id);
   return id;
+}
+
+const NOTE_FIELDS: Record<string, Kind> = { id: "string", period: "string", start: "time", end: "time", text: "string" };
+const ENTITY_FIELDS: Record<string, Kind> = {
+  name: "string", type: "string", aliases: "strings", userId: "string", classification: "integer",
+};
+const RELATION_FIELDS: Record<string, Kind> = {
+  from: "string", relation: "string", to: "string", strength: "number", memoryIds: "strings",
+};
+const PERIODS = new Set(["daily", "weekly", "quarterly"]);
+
+function required(out: Record<string, unknown>, field: string, what: string, input: Record<string, unknown>): void {
+  if (out[field] === undefined) throw invalid("", field, what, input[field]);
+}
+
+/** Validates a note (new, or a patched copy) and fills in id and timestamps. */
+export function toNote(input: unknown, now: number, newId: () => string, base?: NoteRecord): NoteRecord {
+  checkObject(input, base ? "a note patch" : "a note", "");
+  const out: Record<string, unknown> = base ? { ...base } : {};
+  convertFields(input, NOTE_FIELDS, "", out);
+  if (base && input.id !== undefined && input.id !== base.id) {
+    throw new RecallError("invalid_argument", `the id of a note cannot change (got ${describe(input.id)})`);
+  }
+  if (typeof out.period !== "string" || !PERIODS.has(out.period)) {
+    throw invalid("", "period", '"daily", "weekly" or "quarterly"', out.period);
+  }
+  required(out, "start", "a time", input);
+  required(out, "text", "a string", input);
+  if (base && "start" in input && !("end" in input)) delete out.end;
+  out.id ??= newId();
+  out.createdAt ??= now;
+  out.updatedAt = now;
+  return out as unknown as NoteRecord;
+}
+
+/** Validates an entity. */
+export function toEntity(input: unknown, now: number): EntityRecord {
+  checkObject(input, "an entity", "");
+  const out: Record<string, unknown> = {};
+  convertFields(input, ENTITY_FIELDS, "", out);
+  required(out, "name", "a string", input);
+  out.createdAt = now;
+  return out as unknown as EntityRecord;
+}
+
+/** Validates a relation. */
+export function toRelation(input: unknown): { from: string; relation: string; to: string; strength?: number; memoryIds: string[] } {
+  checkObject(input, "a relation", "");
+  const out: Record<string, unknown> = {};
+  convertFields(input, RELATION_FIELDS, "", out);
+  for (const f of ["from", "relation", "to"]) required(out, f, "a string", input);
+  return { ...(out as { from: string; relation: string; to: string; strength?: number }), memoryIds: (out.memoryIds as string[] | undefined) ?? [] };
+}
+
+/** Validates an unrelate request (`relation` optional: all relations between the two). */
+export function toUnrelation(input: unknown): { from: string; relation?: string; to: string } {
+  checkObject(input, "a relation", "");
+  const out: Record<string, unknown> = {};
+  convertFields(input, { from: "string", relation: "string", to: "string" }, "", out);
+  for (const f of ["from", "to"]) required(out, f, "a string", input);
+  return out as { from: string; relation?: string; to: string };
 }

@@ -1,0 +1,469 @@
+/**
+ * {@link FileAdapter}: a {@link StorageAdapter} over an append-only log in a directory, for
+ * Node and Deno (`node:fs`). The directory holds:
+ *
+ * - `data.log`: the log (format in `log.ts`): a header, then one checksummed frame per `write()`;
+ * - `lock`: the single-writer lock (`lock.ts`), absent while no writer has the store open;
+ * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed.
+ *
+ * Durability and atomicity:
+ * - `write` appends one frame at the end of the valid log and `fsync`s before resolving, so an
+ *   acknowledged batch is on disk and a batch is all-or-nothing.
+ * - Open replays frames in order. A torn or checksum-failing LAST frame (a crash mid-append) is
+ *   dropped, and cut off before the next append. A bad frame with more data after it is not a
+ *   crash artefact: open fails with `corrupt` rather than lose acknowledged data. (A damaged
+ *   length field that points past the end of the file cannot be told from a torn append.)
+ * - Compaction, when the log is over {@link COMPACT_RATIO}× the live data and at least
+ *   {@link COMPACT_MIN_BYTES}: live entries go to `data.log.compact`, which is fsync'd, renamed
+ *   over `data.log`, and the directory fsync'd. A crash leaves the old or the new log, both whole.
+ * - One writer per store (the lock); `readOnly` opens take no lock, read a snapshot of the log
+ *   as of open, and never write.
+ *
+ * The live entries are held in memory (reads never touch the disk); the log is only replayed
+ * on open. References: LevelDB's log format (`doc/log_format.md`), SQLite's `atomic commit`.
+ * @module
+ */
+import { constants } from "node:fs";
+import { mkdir, open, rename, unlink } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { RecallError } from "../errors.js";
+import type { StorageAdapter, StorageOp } from "./adapter.js";
+import { crc32 } from "./crc32.js";
+import { acquireLock, releaseLock } from "./lock.js";
+import {
+  FRAME_HEADER_BYTES, LOG_HEADER_BYTES, checkLogHeader, decodeBatch, encodeBatch, encodeLogHeader, putBytes,
+} from "./log.js";
+import type { DecodedOp } from "./log.js";
+import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
+
+/** The log file's name inside the store directory. */
+export const LOG_FILE = "data.log";
+/** The lock file's name inside the store directory. */
+export const LOCK_FILE = "lock";
+/** The temporary file a compaction writes before renaming it over the log. */
+export const COMPACT_FILE = "data.log.compact";
+/** Compaction runs when the log exceeds this many times the live data... */
+export const COMPACT_RATIO = 2;
+/** ...and is at least this large (1 MiB), so small stores never rewrite. */
+export const COMPACT_MIN_BYTES = 1 << 20;
+/** Target payload size of the frames a compaction writes (4 MiB), bounding its memory use. */
+const COMPACT_FRAME_BYTES = 4 << 20;
+/** Read size while replaying (1 MiB). */
+const READ_CHUNK_BYTES = 1 << 20;
+/** Largest single read/write call (1 GiB), under Node's 2 GiB per-call limit. */
+const MAX_IO_BYTES = 1 << 30;
+
+/** Options of {@link FileAdapter.open}. */
+export interface FileAdapterOptions {
+  /** The store's directory; created (with parents) by a writer. */
+  path: string;
+  /** Open without the lock, never write, see the log as of open. */
+  readOnly?: boolean;
+}
+
+/** Sizes of a file store, for monitoring and tests. */
+export interface FileStoreStats {
+  /** Bytes of the valid log (header and frames). */
+  logBytes: number;
+  /** Bytes the log would take after compaction (header and live entries, frame headers excluded). */
+  liveBytes: number;
+  /** Number of live keys. */
+  keys: number;
+  /** Compactions this handle has completed. */
+  compactions: number;
+}
+
+interface Entry {
+  value: Uint8Array;
+  /** The entry's size as a put in a payload. */
+  bytes: number;
+}
+
+/** Maps a file-system error to a {@link RecallError}. */
+export function toFileError(e: unknown, doing: string): RecallError {
+  if (e instanceof RecallError) return e;
+  const code = (e as { code?: unknown })?.code;
+  const message = `${doing}: ${(e as Error)?.message ?? String(e)}`;
+  if (code === "ENOSPC" || code === "EDQUOT") return new RecallError("quota_exceeded", message, { cause: e });
+  return new RecallError("storage_failed", message, { cause: e });
+}
+
+async function writeAll(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.length;) {
+    const { bytesWritten } = await fh.write(bytes, done, Math.min(bytes.length - done, MAX_IO_BYTES), position + done);
+    done += bytesWritten;
+  }
+}
+
+/** Reads up to `length` bytes at `position`; fewer only at the end of the file. */
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await fh.read(out, done, Math.min(length - done, MAX_IO_BYTES), position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === length ? out : out.subarray(0, done);
+}
+
+/** Buffered sequential reads over `[0, size)` of a file. */
+class Reader {
+  #buffer: Uint8Array = new Uint8Array(0);
+  #start = 0;
+
+  constructor(readonly fh: FileHandle, readonly size: number) {}
+
+  /** `length` bytes at `position` (fewer only past `size`), served from the buffer when possible. */
+  async at(position: number, length: number): Promise<Uint8Array> {
+    const offset = position - this.#start;
+    if (offset >= 0 && offset + length <= this.#buffer.length) return this.#buffer.subarray(offset, offset + length);
+    const want = Math.min(Math.max(length, READ_CHUNK_BYTES), this.size - position);
+    this.#buffer = await readAt(this.fh, position, Math.max(want, 0));
+    this.#start = position;
+    return this.#buffer.subarray(0, Math.min(length, this.#buffer.length));
+  }
+
+  /** Whether every byte in `[position, size)` is zero (a file extended but never written). */
+  async zeroFrom(position: number): Promise<boolean> {
+    for (let at = position; at < this.size; at += READ_CHUNK_BYTES) {
+      const chunk = await this.at(at, Math.min(READ_CHUNK_BYTES, this.size - at));
+      if (chunk.some((b) => b !== 0)) return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * Replays the frames of a log into `apply`. Returns the end of the last valid frame; bytes
+ * after it are a torn append. Throws `corrupt` for a bad frame that is not the last one.
+ */
+async function replay(fh: FileHandle, path: string, apply: (ops: DecodedOp[]) => void): Promise<number> {
+  const { size } = await fh.stat();
+  const reader = new Reader(fh, size);
+  checkLogHeader(await reader.at(0, LOG_HEADER_BYTES), path);
+  let offset = LOG_HEADER_BYTES;
+  while (size - offset >= FRAME_HEADER_BYTES) {
+    const head = await reader.at(offset, FRAME_HEADER_BYTES);
+    const view = new DataView(head.buffer, head.byteOffset, FRAME_HEADER_BYTES);
+    const length = view.getUint32(0, true);
+    const end = offset + FRAME_HEADER_BYTES + length;
+    if (end > size) break; // the last append was cut short
+    const payload = await reader.at(offset + FRAME_HEADER_BYTES, length);
+    if (length < 4 || crc32(payload) !== view.getUint32(4, true)) {
+      if (end === size || (await reader.zeroFrom(offset))) break; // the last append was damaged
+      throw new RecallError("corrupt",
+        `${path}: the frame at byte ${offset} fails its checksum and ${size - end} bytes follow it; ` +
+        "refusing to drop acknowledged writes (restore a backup or export what can be read)");
+    }
+    apply(decodeBatch(payload, `${path}: frame at byte ${offset}`));
+    offset = end;
+  }
+  return offset;
+}
+
+/** fsyncs a directory so a rename in it is durable; a no-op where directories cannot be opened (Windows). */
+async function syncDirectory(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(dir, constants.O_RDONLY);
+    await fh.sync();
+  } catch {
+    // Best effort: some platforms refuse to open or fsync a directory.
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/** Writes `bytes` pieces to a new file at `path`, fsyncs it and returns its open handle and size. */
+async function writeNewFile(path: string, pieces: Iterable<Uint8Array>): Promise<{ fh: FileHandle; size: number }> {
+  const fh = await open(path, "w+");
+  try {
+    let size = 0;
+    for (const piece of pieces) {
+      await writeAll(fh, piece, size);
+      size += piece.length;
+    }
+    await fh.sync();
+    return { fh, size };
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** A {@link StorageAdapter} over an append-only log file. Open it with {@link FileAdapter.open}. */
+export class FileAdapter implements StorageAdapter {
+  readonly #dir: string;
+  readonly #readOnly: boolean;
+  readonly #entries = new Map<string, Entry>();
+  #sorted: string[] | undefined;
+  #liveBytes = LOG_HEADER_BYTES;
+  #fh: FileHandle | undefined;
+  /** End of the valid log: where the next frame goes. */
+  #end = 0;
+  /** Bytes after `#end` (a torn append or a failed write) must be cut off before appending. */
+  #dirtyTail = false;
+  #queue: Promise<unknown> = Promise.resolve();
+  #compactQueued = false;
+  #compactions = 0;
+  #failed: RecallError | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(dir: string, readOnly: boolean) {
+    this.#dir = dir;
+    this.#readOnly = readOnly;
+  }
+
+  /**
+   * Opens the store in `options.path`, creating it for a writer. Rejects with `locked` when
+   * another live writer holds it, `corrupt` for an unreadable log or unknown format version,
+   * `not_found` for a read-only open of a directory that does not exist.
+   */
+  static async open(options: FileAdapterOptions): Promise<FileAdapter> {
+    if (typeof options?.path !== "string" || options.path === "") {
+      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options?.path)}`);
+    }
+    const adapter = new FileAdapter(resolve(options.path), options.readOnly === true);
+    await (adapter.#readOnly ? adapter.#openReader() : adapter.#openWriter());
+    return adapter;
+  }
+
+  get #logPath(): string {
+    return join(this.#dir, LOG_FILE);
+  }
+
+  get #lockPath(): string {
+    return join(this.#dir, LOCK_FILE);
+  }
+
+  async #openReader(): Promise<void> {
+    let fh: FileHandle;
+    try {
+      fh = await open(this.#logPath, "r");
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") throw toFileError(e, `cannot open ${this.#logPath}`);
+      try {
+        await (await open(this.#dir, constants.O_RDONLY)).close();
+      } catch {
+        throw new RecallError("not_found", `no recallkit store at ${this.#dir}`);
+      }
+      return; // a writer created the directory but not yet the log: empty
+    }
+    try {
+      this.#end = await replay(fh, this.#logPath, (ops) => this.#apply(ops));
+    } catch (e) {
+      throw toFileError(e, `cannot read ${this.#logPath}`);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async #openWriter(): Promise<void> {
+    try {
+      await mkdir(this.#dir, { recursive: true });
+    } catch (e) {
+      throw toFileError(e, `cannot create store directory ${this.#dir}`);
+    }
+    await acquireLock(this.#lockPath);
+    try {
+      await unlink(join(this.#dir, COMPACT_FILE)).catch(() => undefined);
+      this.#fh = await this.#openLog();
+      this.#end = await replay(this.#fh, this.#logPath, (ops) => this.#apply(ops));
+      this.#dirtyTail = (await this.#fh.stat()).size > this.#end;
+    } catch (e) {
+      await this.#fh?.close().catch(() => undefined);
+      this.#fh = undefined;
+      await releaseLock(this.#lockPath).catch(() => undefined);
+      throw toFileError(e, `cannot open ${this.#logPath}`);
+    }
+  }
+
+  /** Opens the log for writing, creating it atomically (header written, fsync'd, renamed) if missing. */
+  async #openLog(): Promise<FileHandle> {
+    try {
+      return await open(this.#logPath, "r+");
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") throw e;
+    }
+    const temp = join(this.#dir, COMPACT_FILE);
+    const { fh } = await writeNewFile(temp, [encodeLogHeader()]);
+    try {
+      await rename(temp, this.#logPath);
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      throw e;
+    }
+    await syncDirectory(this.#dir);
+    return fh;
+  }
+
+  #apply(ops: ReadonlyArray<StorageOp & { keyBytes: number }>): void {
+    for (const op of ops) {
+      const old = this.#entries.get(op.key);
+      if (old !== undefined) this.#liveBytes -= old.bytes;
+      if (op.op === "put") {
+        const bytes = putBytes(op.keyBytes, op.value.length);
+        this.#entries.set(op.key, { value: op.value, bytes });
+        this.#liveBytes += bytes;
+        if (old === undefined) this.#sorted = undefined;
+      } else if (old !== undefined) {
+        this.#entries.delete(op.key);
+        this.#sorted = undefined;
+      }
+    }
+  }
+
+  #live(): void {
+    if (this.#closing !== undefined) throw new RecallError("closed", `the store at ${this.#dir} is closed`);
+    if (this.#failed !== undefined) throw this.#failed;
+  }
+
+  #keys(prefix: string): string[] {
+    this.#sorted ??= sortKeys(this.#entries.keys());
+    return keysWithPrefix(this.#sorted, prefix);
+  }
+
+  /** Runs `task` after every earlier write and compaction. */
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** {@inheritDoc StorageAdapter.get} */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.#live();
+    return this.#entries.get(checkKey(key))?.value.slice();
+  }
+
+  /** {@inheritDoc StorageAdapter.keys} */
+  async keys(prefix?: string): Promise<string[]> {
+    this.#live();
+    return this.#keys(checkPrefix(prefix));
+  }
+
+  /** {@inheritDoc StorageAdapter.entries} */
+  async entries(prefix?: string): Promise<Array<[string, Uint8Array]>> {
+    this.#live();
+    return this.#keys(checkPrefix(prefix)).map((k) => [k, this.#entries.get(k)!.value.slice()]);
+  }
+
+  /** {@inheritDoc StorageAdapter.write} */
+  async write(ops: StorageOp[]): Promise<void> {
+    this.#live();
+    const batch = checkOps(ops);
+    if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true");
+    if (batch.length === 0) return;
+    const { frame, keyBytes } = encodeBatch(batch);
+    await this.#enqueue(async () => {
+      await this.#append(frame);
+      this.#apply(batch.map((op, i) => ({ ...op, keyBytes: keyBytes[i]! })));
+      if (!this.#compactQueued && this.#end >= COMPACT_MIN_BYTES && this.#end > COMPACT_RATIO * this.#liveBytes) {
+        this.#compactQueued = true;
+        // A failed compaction leaves the old log in use; the next write past the threshold retries.
+        void this.#enqueue(() => this.#compact().catch(() => undefined).finally(() => { this.#compactQueued = false; }));
+      }
+    });
+  }
+
+  async #append(frame: Uint8Array): Promise<void> {
+    if (this.#failed !== undefined) throw this.#failed;
+    const fh = this.#fh!;
+    try {
+      if (this.#dirtyTail) {
+        // Cut the torn tail off durably before appending, so it can never reappear behind a new frame.
+        await fh.truncate(this.#end);
+        await fh.sync();
+        this.#dirtyTail = false;
+      }
+      await writeAll(fh, frame, this.#end);
+    } catch (e) {
+      this.#dirtyTail = true;
+      throw toFileError(e, `cannot append to ${this.#logPath}`);
+    }
+    try {
+      await fh.sync();
+    } catch (e) {
+      // After a failed fsync the kernel may have dropped the dirty pages: nothing written since
+      // the last good fsync can be trusted, so this handle stops (reopen to replay the log).
+      this.#failed = toFileError(e, `cannot fsync ${this.#logPath}; reopen the store`);
+      throw this.#failed;
+    }
+    this.#end += frame.length;
+  }
+
+  /** The live entries as frames of puts, in key order, each payload about {@link COMPACT_FRAME_BYTES}. */
+  *#liveFrames(): Generator<Uint8Array> {
+    let ops: StorageOp[] = [];
+    let bytes = 0;
+    for (const key of this.#keys("")) {
+      const entry = this.#entries.get(key)!;
+      ops.push({ op: "put", key, value: entry.value });
+      bytes += entry.bytes;
+      if (bytes >= COMPACT_FRAME_BYTES) {
+        yield encodeBatch(ops).frame;
+        ops = [];
+        bytes = 0;
+      }
+    }
+    if (ops.length > 0) yield encodeBatch(ops).frame;
+  }
+
+  /** Rewrites the log with only the live entries (see the module docs). Runs in the write queue. */
+  async #compact(): Promise<void> {
+    if (this.#failed !== undefined || this.#fh === undefined) return;
+    const temp = join(this.#dir, COMPACT_FILE);
+    const pieces = function* (frames: Iterable<Uint8Array>): Generator<Uint8Array> {
+      yield encodeLogHeader();
+      yield* frames;
+    };
+    const { fh, size } = await writeNewFile(temp, pieces(this.#liveFrames()));
+    try {
+      await rename(temp, this.#logPath);
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw e;
+    }
+    await syncDirectory(this.#dir);
+    const old = this.#fh;
+    this.#fh = fh;
+    this.#end = size;
+    this.#dirtyTail = false;
+    this.#compactions++;
+    await old.close().catch(() => undefined);
+  }
+
+  /**
+   * Compacts now, whatever the log's size, after pending writes. Rejects with `storage_failed`
+   * (or `quota_exceeded`) when it cannot; the old log then stays in use, unharmed.
+   */
+  async compact(): Promise<void> {
+    this.#live();
+    if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true");
+    await this.#enqueue(() => this.#compact()).catch((e) => {
+      throw toFileError(e, `cannot compact ${this.#logPath}`);
+    });
+  }
+
+  /** Log and live sizes (see {@link FileStoreStats}). */
+  stats(): FileStoreStats {
+    return { logBytes: this.#end, liveBytes: this.#liveBytes, keys: this.#entries.size, compactions: this.#compactions };
+  }
+
+  /** {@inheritDoc StorageAdapter.close} */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#queue;
+      await this.#fh?.close().catch(() => undefined);
+      this.#fh = undefined;
+      this.#entries.clear();
+      this.#sorted = undefined;
+      if (!this.#readOnly) await releaseLock(this.#lockPath);
+    })();
+    return this.#closing;
+  }
+}

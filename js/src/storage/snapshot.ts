@@ -1,0 +1,65 @@
+/**
+ * Snapshot framing: wraps the engine's index snapshot bytes in a checked header so a stale,
+ * foreign or damaged snapshot is recognised and ignored (the index is then rebuilt from the
+ * records), never half-trusted.
+ *
+ * Layout (integers little-endian):
+ *
+ * | offset | size | field |
+ * |---|---|---|
+ * | 0 | 8 | magic `"RKSNAP\r\n"` |
+ * | 8 | 4 | container format (1) |
+ * | 12 | 4 | payload version (the caller's, e.g. the engine's index format) |
+ * | 16 | 8 | payload length in bytes (u64) |
+ * | 24 | 4 | CRC-32 of the payload |
+ * | 28 | 4 | CRC-32 of bytes 0–27 |
+ * | 32 | n | payload |
+ * @module
+ */
+import { RecallError } from "../errors.js";
+import { crc32 } from "./crc32.js";
+
+const MAGIC = new Uint8Array([0x52, 0x4b, 0x53, 0x4e, 0x41, 0x50, 0x0d, 0x0a]); // "RKSNAP\r\n"
+const CONTAINER_VERSION = 1;
+/** Bytes before the payload. */
+export const SNAPSHOT_HEADER_BYTES = 32;
+
+/** Frames `payload` (copied) with a header naming `version`. Throws `invalid_argument` on a bad version. */
+export function encodeSnapshot(version: number, payload: Uint8Array): Uint8Array {
+  if (!Number.isInteger(version) || version < 0 || version > 0xffffffff) {
+    throw new RecallError("invalid_argument", `snapshot version must be an integer 0..4294967295, got ${String(version)}`);
+  }
+  if (!(payload instanceof Uint8Array)) throw new RecallError("invalid_argument", "snapshot payload must be a Uint8Array");
+  const out = new Uint8Array(SNAPSHOT_HEADER_BYTES + payload.length);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint32(8, CONTAINER_VERSION, true);
+  view.setUint32(12, version, true);
+  view.setUint32(16, payload.length % 2 ** 32, true);
+  view.setUint32(20, Math.floor(payload.length / 2 ** 32), true);
+  view.setUint32(24, crc32(payload), true);
+  view.setUint32(28, crc32(out.subarray(0, 28)), true);
+  out.set(payload, SNAPSHOT_HEADER_BYTES);
+  return out;
+}
+
+/**
+ * The payload of a snapshot made by {@link encodeSnapshot} with `expectedVersion`, as a view
+ * into `bytes` (no copy). Returns `undefined` — "ignore it and rebuild" — for anything else:
+ * another version, a truncated or damaged snapshot, garbage, a non-`Uint8Array`. Never throws.
+ */
+export function decodeSnapshot(bytes: Uint8Array, expectedVersion: number): Uint8Array | undefined {
+  try {
+    if (!(bytes instanceof Uint8Array) || bytes.length < SNAPSHOT_HEADER_BYTES) return undefined;
+    if (!MAGIC.every((b, i) => bytes[i] === b)) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (view.getUint32(28, true) !== crc32(bytes.subarray(0, 28))) return undefined;
+    if (view.getUint32(8, true) !== CONTAINER_VERSION || view.getUint32(12, true) !== expectedVersion) return undefined;
+    const length = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
+    if (length !== bytes.length - SNAPSHOT_HEADER_BYTES) return undefined;
+    const payload = bytes.subarray(SNAPSHOT_HEADER_BYTES);
+    return view.getUint32(24, true) === crc32(payload) ? payload : undefined;
+  } catch {
+    return undefined;
+  }
+}
