@@ -20,6 +20,7 @@ pub mod error;
 pub mod graph;
 pub mod index;
 pub mod notes;
+pub mod rank;
 pub mod recall;
 pub mod store;
 pub mod text;
