@@ -9,7 +9,7 @@
 //! local = ms + offset · 60 000
 //! days  = ⌊local / 86 400 000⌋                 days since 1970-01-01 (local)
 //! hour  = ⌊(local − days · 86 400 000) / 3 600 000⌋
-//! weekday = (days + 4) mod 7                   0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday)
+//! weekday = (days + 4) mod 7                   0 = Sunday … 6 = Saturday (1970-01-01: Thursday)
 //! ```
 //!
 //! and `days` becomes a proleptic Gregorian date with Howard Hinnant's `civil_from_days`

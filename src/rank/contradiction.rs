@@ -73,15 +73,12 @@ pub enum ConflictKind {
 }
 
 /// Negation cues (see the module doc). `nor` is not one: "neither … nor" negates once.
-const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "cannot", "without", "neither", "none", "nothing", "nobody", "nowhere",
-    "stopped", "quit", "ceased",
-];
+const NEGATIONS: &str = "\
+    not no never cannot without neither none nothing nobody nowhere stopped quit ceased";
 /// Tokens that, followed by the token `t`, spell an `n't` contraction.
-const CONTRACTIONS: &[&str] = &[
-    "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "wouldn", "can", "couldn",
-    "shouldn", "haven", "hasn", "hadn", "mustn", "needn", "ain", "shan", "mightn",
-];
+const CONTRACTIONS: &str = "\
+    don doesn didn isn aren wasn weren won wouldn can couldn shouldn haven hasn hadn mustn \
+    needn ain shan mightn";
 /// Negated antonyms and the positive form they stand for.
 const ANTONYMS: &[(&str, &str)] = &[
     ("disabled", "enabled"),
@@ -106,164 +103,21 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("unhappy", "happy"),
 ];
 /// Words that start a new clause and are dropped.
-const CONTRASTS: &[&str] = &["but", "however", "although", "though", "whereas", "instead"];
+const CONTRASTS: &str = "but however although though whereas instead";
 /// Words that carry no subject, predicate or value.
-const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "am",
-    "do",
-    "does",
-    "did",
-    "doing",
-    "has",
-    "have",
-    "had",
-    "having",
-    "will",
-    "would",
-    "shall",
-    "should",
-    "can",
-    "could",
-    "may",
-    "might",
-    "must",
-    "i",
-    "me",
-    "my",
-    "mine",
-    "we",
-    "us",
-    "our",
-    "ours",
-    "you",
-    "your",
-    "he",
-    "him",
-    "his",
-    "she",
-    "her",
-    "it",
-    "its",
-    "they",
-    "them",
-    "their",
-    "this",
-    "that",
-    "these",
-    "those",
-    "to",
-    "of",
-    "in",
-    "on",
-    "at",
-    "for",
-    "with",
-    "by",
-    "from",
-    "as",
-    "and",
-    "or",
-    "nor",
-    "so",
-    "than",
-    "then",
-    "there",
-    "here",
-    "s",
-    "t",
-    "d",
-    "ll",
-    "re",
-    "ve",
-    "m",
-    "any",
-    "anymore",
-    "longer",
-    "still",
-    "also",
-    "just",
-    "really",
-    "very",
-    "now",
-    "currently",
-    "actually",
-    "already",
-    "too",
-    "yet",
-    "every",
-    "each",
-    "about",
-    "into",
-    "onto",
-    "over",
-    "up",
-    "out",
-    "what",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "when",
-    "where",
-    "how",
-    "all",
-    "some",
-    "more",
-    "most",
-    "much",
-    "many",
-    "only",
-    "even",
-    "ever",
-    "again",
-    "if",
-];
+const STOPWORDS: &str = "\
+    a an the is are was were be been being am do does did doing has have had having will would \
+    shall should can could may might must i me my mine we us our ours you your he him his she \
+    her it its they them their this that these those to of in on at for with by from as and or \
+    nor so than then there here s t d ll re ve m any anymore longer still also just really \
+    very now currently actually already too yet every each about into onto over up out what \
+    which who whom whose when where how all some more most much many only even ever again if";
 /// Month names and abbreviations (`may` is handled apart: it is also a verb).
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
+const MONTHS: &str = "\
+    january february march april june july august september october november december jan feb \
+    mar apr jun jul aug sep sept oct nov dec";
 /// Weekday names.
-const WEEKDAYS: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+const WEEKDAYS: &str = "monday tuesday wednesday thursday friday saturday sunday";
 
 /// A content word (stemmed) or a value slot (its tokens).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -298,7 +152,7 @@ impl Statement {
                     push_clause(&mut clauses, &mut tokens);
                 }
                 for token in part_tokens {
-                    if CONTRASTS.contains(&token.as_str()) {
+                    if listed(CONTRASTS, &token) {
                         push_clause(&mut clauses, &mut tokens);
                     } else {
                         tokens.push(token);
@@ -379,8 +233,8 @@ fn opens_clause(tokens: &[String]) -> bool {
     let first = tokens.first().map(String::as_str);
     let second = tokens.get(1).map(String::as_str);
     match first {
-        Some(t) if NEGATIONS.contains(&t) || CONTRASTS.contains(&t) => true,
-        Some(t) => second == Some("t") && CONTRACTIONS.contains(&t),
+        Some(t) if listed(NEGATIONS, t) || listed(CONTRASTS, t) => true,
+        Some(t) => second == Some("t") && listed(CONTRACTIONS, t),
         None => false,
     }
 }
@@ -405,12 +259,12 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
         let prev = i.checked_sub(1).map(|p| tokens[p].as_str());
         let next = tokens.get(i + 1).map(String::as_str);
         i += 1;
-        if next == Some("t") && CONTRACTIONS.contains(&token) {
+        if next == Some("t") && listed(CONTRACTIONS, token) {
             negations += 1;
             i += 1;
             continue;
         }
-        if NEGATIONS.contains(&token) {
+        if listed(NEGATIONS, token) {
             negations += 1;
             continue;
         }
@@ -421,7 +275,7 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
             }
             continue;
         }
-        if STOPWORDS.contains(&token) {
+        if listed(STOPWORDS, token) {
             continue;
         }
         let positive = match ANTONYMS.iter().find(|(neg, _)| *neg == token) {
@@ -440,6 +294,11 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
     })
 }
 
+/// Whether `word` is one of the space-separated words of `list`.
+fn listed(list: &str, word: &str) -> bool {
+    list.split_ascii_whitespace().any(|w| w == word)
+}
+
 fn has_digit(token: &str) -> bool {
     token.chars().any(|c| c.is_ascii_digit())
 }
@@ -447,8 +306,8 @@ fn has_digit(token: &str) -> bool {
 fn is_value(token: &str, prev: Option<&str>, next: Option<&str>) -> bool {
     let near_number = prev.is_some_and(has_digit) || next.is_some_and(has_digit);
     has_digit(token)
-        || MONTHS.contains(&token)
-        || WEEKDAYS.contains(&token)
+        || listed(MONTHS, token)
+        || listed(WEEKDAYS, token)
         || (token == "may" && near_number)
         || ((token == "am" || token == "pm") && prev.is_some_and(has_digit))
 }
