@@ -1,0 +1,310 @@
+// Record codec, JSON Lines export format, readLines, snapshot framing and CRC-32.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Readable } from "node:stream";
+import { crc32 as zlibCrc32 } from "node:zlib";
+import {
+  CODEC_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine,
+} from "../../dist/storage/codec.js";
+import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "../../dist/storage/snapshot.js";
+import { crc32 } from "../../dist/storage/crc32.js";
+import { RecallError } from "../../dist/errors.js";
+
+function splitmix(seed) {
+  let s = BigInt(seed);
+  return () => {
+    s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
+    let z = s;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
+    return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
+  };
+}
+
+function throwsCode(fn, code, pattern) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
+    assert.equal(e.code, code, e.message);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+/** The raw 32-bit patterns of a Float32Array. */
+const bitsOf = (f32) => [...new Uint32Array(f32.buffer, f32.byteOffset, f32.length)];
+
+/** Float32 values that are easy to lose: signed zeros, denormals, extremes, NaN payloads. */
+function trickyFloats() {
+  const bits = [
+    0x00000000, 0x80000000, // +0, -0
+    0x00000001, 0x80000001, 0x007fffff, 0x00400000, // smallest and largest denormals
+    0x00800000, 0x7f7fffff, 0xff7fffff, // smallest normal, largest finite
+    0x3f800000, 0x3dcccccd, 0xbeaaaaab, // 1, 0.1f, -1/3f
+    0x33800000, 0x4b800000, // 2^-24, 2^24
+  ];
+  return new Float32Array(new Uint32Array(bits).buffer);
+}
+
+const sample = () => ({
+  kind: "memory",
+  data: { id: "m1", text: "naïve café 👋 \u0000 \"quoted\"", tags: ["a", "b"], importance: 0.8, nested: { x: [1, null] } },
+  embedding: trickyFloats(),
+  signature: Uint8Array.from({ length: 32 }, (_, i) => (i * 37) & 0xff),
+});
+
+describe("binary records", () => {
+  test("a record round-trips, embedding bit for bit (-0, denormals, extremes, NaN payloads)", () => {
+    const record = sample();
+    const withNaN = new Float32Array(new Uint32Array([0x7fc00001, 0xffbfffff, 0x7f800000]).buffer); // NaNs with payloads, +inf
+    for (const embedding of [record.embedding, withNaN, new Float32Array(0)]) {
+      const back = decodeRecord(encodeRecord({ ...record, embedding }));
+      assert.equal(back.kind, "memory");
+      assert.deepEqual(back.data, record.data);
+      assert.ok(back.embedding instanceof Float32Array);
+      assert.deepEqual(bitsOf(back.embedding), bitsOf(embedding));
+      assert.deepEqual(back.signature, record.signature);
+    }
+  });
+
+  test("every kind, and optional parts absent, round-trip", () => {
+    for (const kind of ["memory", "note", "entity", "edge", "meta"]) {
+      const back = decodeRecord(encodeRecord({ kind, data: { k: kind } }));
+      assert.deepEqual(back, { kind, data: { k: kind } });
+      assert.ok(!("embedding" in back) && !("signature" in back));
+    }
+  });
+
+  test("random records round-trip (property, seeded)", () => {
+    const seed = 99;
+    const rand = splitmix(seed);
+    for (let i = 0; i < 300; i++) {
+      const dims = Math.floor(rand() * 64);
+      const raw = new Uint32Array(dims).map(() => Math.floor(rand() * 2 ** 32));
+      const embedding = new Float32Array(raw.buffer);
+      const record = { kind: "note", data: { i, s: String.fromCodePoint(...Array.from({ length: 8 }, () => Math.floor(rand() * 0xd7ff))) }, embedding };
+      const back = decodeRecord(encodeRecord(record));
+      assert.deepEqual(bitsOf(back.embedding), [...raw], `seed ${seed} case ${i}`);
+      assert.deepEqual(back.data, record.data, `seed ${seed} case ${i}`);
+    }
+  });
+
+  test("an embedding that is a view into a larger buffer encodes only its own values", () => {
+    const big = new Float32Array([9, 1.5, -2.25, 9]);
+    const back = decodeRecord(encodeRecord({ kind: "memory", data: {}, embedding: big.subarray(1, 3) }));
+    assert.deepEqual([...back.embedding], [1.5, -2.25]);
+  });
+
+  test("the header carries the format version; an unknown version is corrupt", () => {
+    const bytes = encodeRecord(sample());
+    assert.deepEqual([...bytes.subarray(0, 3)], [0x52, 0x4b, CODEC_VERSION]);
+    const future = bytes.slice();
+    future[2] = 2;
+    throwsCode(() => decodeRecord(future), "corrupt", /record format version 2 is not supported/);
+  });
+
+  test("garbage, truncation and tampering are corrupt, never a wrong record", () => {
+    const good = encodeRecord(sample());
+    throwsCode(() => decodeRecord(new Uint8Array(0)), "corrupt", /not a recallkit record/);
+    throwsCode(() => decodeRecord(new TextEncoder().encode('{"kind":"memory"}')), "corrupt", /not a recallkit record/);
+    throwsCode(() => decodeRecord("RK"), "corrupt");
+    for (let cut = 0; cut < good.length; cut += 7) throwsCode(() => decodeRecord(good.subarray(0, cut)), "corrupt");
+    throwsCode(() => decodeRecord(Uint8Array.of(...good, 0)), "corrupt", /do not add up/);
+    const badKind = good.slice(); badKind[3] = 9;
+    throwsCode(() => decodeRecord(badKind), "corrupt", /unknown record kind 9/);
+    const badFlags = good.slice(); badFlags[4] |= 0x80;
+    throwsCode(() => decodeRecord(badFlags), "corrupt", /flags/);
+    const noJson = encodeRecord({ kind: "meta", data: { a: 1 } });
+    noJson[20] = 0x5b; // '{' becomes '[': still UTF-8, no longer an object
+    throwsCode(() => decodeRecord(noJson), "corrupt");
+    const badUtf8 = encodeRecord({ kind: "meta", data: { a: "é" } });
+    badUtf8[badUtf8.indexOf(0xc3)] = 0xff;
+    throwsCode(() => decodeRecord(badUtf8), "corrupt", /UTF-8 JSON/);
+    const rand = splitmix(5);
+    for (let i = 0; i < 500; i++) {
+      const junk = Uint8Array.from({ length: Math.floor(rand() * 100) }, () => Math.floor(rand() * 256));
+      if (i % 2 === 0 && junk.length >= 3) { junk[0] = 0x52; junk[1] = 0x4b; junk[2] = 1; }
+      throwsCode(() => decodeRecord(junk), "corrupt");
+    }
+  });
+
+  test("malformed records are invalid_argument at encode time", () => {
+    throwsCode(() => encodeRecord({ kind: "thing", data: {} }), "invalid_argument", /kind/);
+    throwsCode(() => encodeRecord({ kind: "memory", data: [] }), "invalid_argument", /data/);
+    throwsCode(() => encodeRecord({ kind: "memory", data: {}, embedding: [1, 2] }), "invalid_argument", /Float32Array/);
+    throwsCode(() => encodeRecord({ kind: "memory", data: {}, signature: "ab" }), "invalid_argument", /signature/);
+    throwsCode(() => encodeRecord({ kind: "memory", data: { n: 1n } }), "invalid_argument", /JSON/);
+    const cyclic = {}; cyclic.self = cyclic;
+    throwsCode(() => encodeRecord({ kind: "memory", data: cyclic }), "invalid_argument", /JSON/);
+  });
+});
+
+describe("JSON lines", () => {
+  test("a record round-trips through a JSON line, embedding exactly", () => {
+    const record = sample();
+    const line = toJsonLine(record);
+    assert.ok(!line.includes("\n"), "one line");
+    assert.match(line, /^\{"v":1,"kind":"memory","data":\{/);
+    assert.match(line, /"embedding":\[0,-0,1\.401298464324817e-45,/);
+    assert.match(line, /"signature":"00254a6f/);
+    const back = fromJsonLine(line);
+    assert.deepEqual(back.data, record.data);
+    assert.deepEqual(bitsOf(back.embedding), bitsOf(record.embedding));
+    assert.deepEqual(back.signature, record.signature);
+    assert.deepEqual(fromJsonLine(toJsonLine({ kind: "edge", data: {} })), { kind: "edge", data: {} });
+  });
+
+  test("random float32 embeddings survive the decimal text exactly (property, seeded)", () => {
+    const rand = splitmix(11);
+    for (let i = 0; i < 200; i++) {
+      const raw = new Uint32Array(16).map(() => {
+        let bits;
+        do bits = Math.floor(rand() * 2 ** 32); while (((bits >>> 23) & 0xff) === 0xff); // finite only
+        return bits;
+      });
+      const embedding = new Float32Array(raw.buffer);
+      assert.deepEqual(bitsOf(fromJsonLine(toJsonLine({ kind: "memory", data: {}, embedding })).embedding), [...raw], `case ${i}`);
+    }
+  });
+
+  test("NaN or infinite embeddings cannot be exported", () => {
+    throwsCode(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([1, Number.NaN]) }), "invalid_embedding", /NaN/);
+    throwsCode(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([Infinity]) }), "invalid_embedding");
+  });
+
+  test("lines that are not ours are corrupt with a clear message", () => {
+    throwsCode(() => fromJsonLine("not json"), "corrupt", /not a JSON line: "not json"/);
+    throwsCode(() => fromJsonLine("[1,2]"), "corrupt", /object/);
+    throwsCode(() => fromJsonLine('{"v":2,"kind":"memory","data":{}}'), "corrupt", /format version 2 is not supported/);
+    throwsCode(() => fromJsonLine('{"kind":"memory","data":{}}'), "corrupt", /format version undefined/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"blob","data":{}}'), "corrupt", /unknown record kind "blob"/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":"x"}'), "corrupt", /data must be an object/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"extra":1}'), "corrupt", /unknown field "extra"/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1,"2"]}'), "corrupt", /array of numbers/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1e39]}'), "corrupt", /float32 range/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"abc"}'), "corrupt", /not hex/);
+    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"zz"}'), "corrupt", /not hex/);
+  });
+});
+
+describe("readLines", () => {
+  const collect = async (source) => {
+    const out = [];
+    for await (const line of readLines(source)) out.push(line);
+    return out;
+  };
+  const expected = ["first", "", "second é", "third 👋"];
+
+  test("splits strings, string chunks, byte chunks and web streams alike", async () => {
+    const text = "\ufefffirst\r\n\nsecond é\nthird 👋\n";
+    const utf8 = new TextEncoder().encode(text);
+    assert.deepEqual(await collect(text), expected);
+    assert.deepEqual(await collect(text.slice(0, -1)), expected, "no final newline");
+    // Every split point, including inside multi-byte characters and between \r and \n.
+    for (let cut = 0; cut <= utf8.length; cut++) {
+      async function* pieces() { yield utf8.subarray(0, cut); yield utf8.subarray(cut); }
+      assert.deepEqual(await collect(pieces()), expected, `bytes cut at ${cut}`);
+    }
+    async function* oneByteAtATime() { for (const b of utf8) yield Uint8Array.of(b); }
+    assert.deepEqual(await collect(oneByteAtATime()), expected);
+    async function* strings() { yield "fir"; yield "st\r"; yield "\n\nsecond é\nthird"; yield " 👋"; }
+    assert.deepEqual(await collect(strings()), expected);
+    assert.deepEqual(await collect(Readable.from([Buffer.from(utf8)])), expected, "a Node stream");
+    const web = new ReadableStream({ start(c) { c.enqueue(utf8.subarray(0, 9)); c.enqueue(utf8.subarray(9)); c.close(); } });
+    assert.deepEqual(await collect(web), expected, "a web ReadableStream");
+    assert.deepEqual(await collect(""), []);
+  });
+
+  test("stopping early cancels a web stream", async () => {
+    let cancelled = false;
+    const web = new ReadableStream({
+      pull(c) { c.enqueue(new TextEncoder().encode("a line\n")); },
+      cancel() { cancelled = true; },
+    });
+    for await (const line of readLines(web)) {
+      assert.equal(line, "a line");
+      break;
+    }
+    assert.ok(cancelled);
+  });
+
+  test("holds one line at a time: 200k lines stream through in small chunks", async () => {
+    let produced = 0;
+    async function* many() {
+      for (let i = 0; i < 2000; i++) {
+        let chunk = "";
+        for (let j = 0; j < 100; j++) chunk += `{"n":${produced++}}\n`;
+        yield chunk;
+      }
+    }
+    let count = 0;
+    for await (const line of readLines(many())) {
+      assert.equal(line, `{"n":${count}}`);
+      count++;
+      assert.ok(produced - count <= 100, "lines are yielded as their chunk arrives");
+    }
+    assert.equal(count, 200_000);
+  });
+
+  test("invalid UTF-8 is corrupt; a non-source is invalid_argument", async () => {
+    async function* bad() { yield Uint8Array.of(0x61, 0xff, 0x0a); }
+    await assert.rejects(collect(bad()), (e) => e.code === "corrupt" && /UTF-8/.test(e.message));
+    await assert.rejects(collect(42), (e) => e.code === "invalid_argument");
+  });
+});
+
+describe("snapshots", () => {
+  test("a snapshot round-trips for its version only", () => {
+    const payload = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) & 0xff);
+    const snap = encodeSnapshot(3, payload);
+    assert.equal(snap.length, SNAPSHOT_HEADER_BYTES + payload.length);
+    assert.deepEqual(decodeSnapshot(snap, 3), payload);
+    assert.equal(decodeSnapshot(snap, 4), undefined, "another version: ignore and rebuild");
+    assert.deepEqual(decodeSnapshot(encodeSnapshot(0, new Uint8Array(0)), 0), new Uint8Array(0));
+  });
+
+  test("every truncation and every single-bit flip is detected", () => {
+    const payload = Uint8Array.from({ length: 100 }, (_, i) => i);
+    const snap = encodeSnapshot(1, payload);
+    for (let cut = 0; cut < snap.length; cut++) assert.equal(decodeSnapshot(snap.subarray(0, cut), 1), undefined, `cut ${cut}`);
+    assert.equal(decodeSnapshot(Uint8Array.of(...snap, 0), 1), undefined, "trailing byte");
+    for (let i = 0; i < snap.length; i++) {
+      for (let bit = 0; bit < 8; bit++) {
+        const bad = snap.slice();
+        bad[i] ^= 1 << bit;
+        assert.equal(decodeSnapshot(bad, 1), undefined, `byte ${i} bit ${bit}`);
+      }
+    }
+  });
+
+  test("decodeSnapshot never throws on garbage", () => {
+    const rand = splitmix(3);
+    for (const junk of [undefined, null, "RKSNAP", 42, {}, [1, 2], new ArrayBuffer(40), new Uint8Array(0)]) {
+      assert.equal(decodeSnapshot(junk, 1), undefined);
+    }
+    for (let i = 0; i < 300; i++) {
+      const junk = Uint8Array.from({ length: Math.floor(rand() * 80) }, () => Math.floor(rand() * 256));
+      if (i % 2 === 0) junk.set(encodeSnapshot(1, new Uint8Array(0)).subarray(0, Math.min(junk.length, 12)));
+      assert.equal(decodeSnapshot(junk, 1), undefined);
+    }
+  });
+
+  test("encodeSnapshot rejects a bad version", () => {
+    throwsCode(() => encodeSnapshot(-1, new Uint8Array(1)), "invalid_argument", /version/);
+    throwsCode(() => encodeSnapshot(1.5, new Uint8Array(1)), "invalid_argument", /version/);
+    throwsCode(() => encodeSnapshot(1, [1]), "invalid_argument", /payload/);
+  });
+});
+
+describe("crc32", () => {
+  test("matches the standard check value and zlib on random inputs of every length mod 8", () => {
+    assert.equal(crc32(new TextEncoder().encode("123456789")), 0xcbf43926);
+    assert.equal(crc32(new Uint8Array(0)), 0);
+    const rand = splitmix(8);
+    for (let len = 0; len < 300; len++) {
+      const data = Uint8Array.from({ length: len }, () => Math.floor(rand() * 256));
+      assert.equal(crc32(data), zlibCrc32(data), `length ${len}`);
+      const cut = Math.floor(len / 3);
+      assert.equal(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), zlibCrc32(data), `incremental, length ${len}`);
+    }
+  });
+});

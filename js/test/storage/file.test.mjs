@@ -1,0 +1,299 @@
+// FileAdapter specifics: the on-disk format, torn and corrupt frames, compaction, the
+// single-writer lock (across processes) and read-only sharing. Crash safety under SIGKILL is
+// crash.test.mjs.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { crc32 as zlibCrc32 } from "node:zlib";
+import { COMPACT_FILE, COMPACT_MIN_BYTES, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
+import { RecallError } from "../../dist/errors.js";
+
+const root = mkdtempSync(join(tmpdir(), "recallkit-file-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshDir = (label) => join(root, `${label}-${n++}`);
+const bytes = (s) => new TextEncoder().encode(s);
+const text = (b) => new TextDecoder().decode(b);
+const put = (key, value) => ({ op: "put", key, value: typeof value === "string" ? bytes(value) : value });
+const fileUrl = new URL("../../dist/storage/file.js", import.meta.url).href;
+
+async function rejectsWith(fn, code, pattern) {
+  await assert.rejects(fn, (e) => {
+    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
+    assert.equal(e.code, code, e.message);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+/** Writes batches, closes, and returns the log's path and each frame's start offset. */
+async function writeBatches(dir, batches) {
+  const s = await FileAdapter.open({ path: dir });
+  const starts = [];
+  for (const b of batches) {
+    starts.push(s.stats().logBytes);
+    await s.write(b);
+  }
+  starts.push(s.stats().logBytes);
+  await s.close();
+  return { log: join(dir, LOG_FILE), starts };
+}
+
+async function contents(dir) {
+  const s = await FileAdapter.open({ path: dir, readOnly: true });
+  const out = (await s.entries()).map(([k, v]) => `${k}=${text(v)}`);
+  await s.close();
+  return out;
+}
+
+describe("on-disk format", () => {
+  test("the log is a versioned header then [u32 length][u32 crc32][payload] per batch", async () => {
+    const dir = freshDir("format");
+    const { log } = await writeBatches(dir, [[put("ab", "xyz"), { op: "delete", key: "q" }]]);
+    const file = readFileSync(log);
+    assert.deepEqual([...file.subarray(0, 8)], [0x52, 0x4b, 0x4c, 0x4f, 0x47, 0x0d, 0x0a, 0x1a], "magic");
+    assert.equal(file.readUInt32LE(8), 1, "format version");
+    assert.equal(file.readUInt32LE(12), zlibCrc32(file.subarray(0, 12)), "header checksum");
+    const length = file.readUInt32LE(16);
+    const payload = file.subarray(24, 24 + length);
+    assert.equal(file.length, 24 + length, "exactly one frame for one write");
+    assert.equal(file.readUInt32LE(20), zlibCrc32(payload), "frame checksum is CRC-32 of the payload");
+    const expected = Buffer.concat([
+      Buffer.from([2, 0, 0, 0]), // two ops
+      Buffer.from([1, 2, 0, 0, 0]), Buffer.from("ab"), Buffer.from([3, 0, 0, 0]), Buffer.from("xyz"), // put
+      Buffer.from([2, 1, 0, 0, 0]), Buffer.from("q"), // delete
+    ]);
+    assert.deepEqual(payload, expected);
+  });
+
+  test("an unknown format version or a foreign file fails with corrupt and a clear message", async () => {
+    const dir = freshDir("version");
+    const { log } = await writeBatches(dir, [[put("k", "v")]]);
+    const file = readFileSync(log);
+    file.writeUInt32LE(2, 8);
+    file.writeUInt32LE(zlibCrc32(file.subarray(0, 12)), 12);
+    writeFileSync(log, file);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /log format version 2.*reads version 1/);
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /log format version 2/);
+    writeFileSync(log, "id,name\n1,alice\n");
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /not a recallkit log/);
+    assert.ok(!existsSync(join(dir, LOCK_FILE)), "a failed open releases the lock");
+  });
+
+  test("a reader open of a missing store is not_found; a writer creates it", async () => {
+    const dir = freshDir("missing");
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "not_found", /no recallkit store/);
+    const s = await FileAdapter.open({ path: join(dir, "nested") });
+    assert.ok(existsSync(join(dir, "nested", LOG_FILE)));
+    await s.close();
+  });
+});
+
+describe("torn and corrupt frames", () => {
+  const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
+
+  test("a torn last frame is dropped at every cut point, and cut off by the next write", async () => {
+    const dir = freshDir("torn-template");
+    const { log, starts } = await writeBatches(dir, batches);
+    const whole = readFileSync(log);
+    const last = starts[2];
+    for (let cut = last + 1; cut < whole.length; cut++) {
+      const copy = freshDir("torn");
+      mkdirSync(copy);
+      writeFileSync(join(copy, LOG_FILE), whole.subarray(0, cut));
+      assert.deepEqual(await contents(copy), ["b=2", "c=3"], `cut at ${cut}`);
+      const s = await FileAdapter.open({ path: copy });
+      assert.equal(s.stats().logBytes, last, `cut at ${cut}: the valid log ends before the torn frame`);
+      await s.write([put("f", "6")]);
+      await s.close();
+      assert.deepEqual(await contents(copy), ["b=2", "c=3", "f=6"], `cut at ${cut}, then a write`);
+      const reread = readFileSync(join(copy, LOG_FILE));
+      assert.deepEqual(reread.subarray(0, last), whole.subarray(0, last), "the acknowledged frames are untouched");
+      assert.equal(reread.readUInt32LE(last) + 8 + last, reread.length, "the torn bytes are gone: the new frame ends the file");
+    }
+  });
+
+  test("a checksum-failing last frame is dropped", async () => {
+    const dir = freshDir("bad-last");
+    const { log, starts } = await writeBatches(dir, batches);
+    const file = readFileSync(log);
+    file[starts[2] + 12] ^= 0x40;
+    writeFileSync(log, file);
+    assert.deepEqual(await contents(dir), ["b=2", "c=3"]);
+  });
+
+  test("a zero-filled tail (file grown but never written) is dropped", async () => {
+    const dir = freshDir("zeros");
+    const { log } = await writeBatches(dir, batches);
+    writeFileSync(log, Buffer.concat([readFileSync(log), Buffer.alloc(4096)]));
+    assert.deepEqual(await contents(dir), ["b=2", "c=3", "d=4", "e=5"]);
+  });
+
+  test("a bad frame in the middle fails with corrupt and changes nothing on disk", async () => {
+    const dir = freshDir("bad-middle");
+    const { log, starts } = await writeBatches(dir, batches);
+    const file = readFileSync(log);
+    file[starts[1] + 10] ^= 0x01;
+    writeFileSync(log, file);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", new RegExp(`frame at byte ${starts[1]} fails its checksum`));
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /refusing to drop acknowledged writes/);
+    assert.deepEqual(readFileSync(log), file, "the log is left as it was");
+    assert.ok(!existsSync(join(dir, LOCK_FILE)), "the lock is released");
+  });
+
+  test("a frame whose checksum holds but whose payload is malformed is corrupt", async () => {
+    const dir = freshDir("malformed");
+    const { log, starts } = await writeBatches(dir, batches);
+    const file = readFileSync(log);
+    const at = starts[0] + 8;
+    file.writeUInt32LE(5, at); // claims five ops; the payload holds two
+    const length = file.readUInt32LE(starts[0]);
+    file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
+    writeFileSync(log, file);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /op 2 runs past the payload/);
+  });
+});
+
+describe("compaction", () => {
+  test("overwrites trigger compaction, which keeps the data and shrinks the file", async () => {
+    const dir = freshDir("compact");
+    const s = await FileAdapter.open({ path: dir });
+    const value = (i) => new Uint8Array(20_000).fill(i % 251);
+    let written = 0;
+    for (let i = 0; i < 200; i++) {
+      await s.write([put(`k${i % 5}`, value(i)), put(`stable${i % 3}`, `s${i}`)]);
+      written += 20_000;
+    }
+    await s.write([]);
+    const stats = s.stats();
+    assert.ok(stats.compactions >= 1, `compacted ${stats.compactions} times`);
+    await s.close();
+    const size = statSync(join(dir, LOG_FILE)).size;
+    assert.ok(size < written / 2, `log is ${size} bytes after writing ${written}`);
+    assert.ok(!existsSync(join(dir, COMPACT_FILE)));
+    const again = await FileAdapter.open({ path: dir, readOnly: true });
+    for (let j = 0; j < 5; j++) {
+      const last = 195 + j;
+      assert.deepEqual(await again.get(`k${j}`), value(last), `k${j} holds its last value`);
+    }
+    assert.deepEqual(await again.keys("stable"), ["stable0", "stable1", "stable2"]);
+    assert.equal(text(await again.get("stable1")), "s199");
+    await again.close();
+  });
+
+  test("compact() rewrites to the live size; a leftover compaction file is ignored and removed", async () => {
+    const dir = freshDir("compact-now");
+    const s = await FileAdapter.open({ path: dir });
+    for (let i = 0; i < 50; i++) await s.write([put("k", `value ${i}`), put(`gone${i}`, "x")]);
+    for (let i = 0; i < 50; i++) await s.write([{ op: "delete", key: `gone${i}` }]);
+    const before = statSync(join(dir, LOG_FILE)).size;
+    await s.compact();
+    const after = statSync(join(dir, LOG_FILE)).size;
+    assert.ok(after < before / 10, `${before} -> ${after} bytes`);
+    assert.equal(after, s.stats().logBytes);
+    assert.equal(after, s.stats().liveBytes + 8 + 4, "the header and live entries plus one frame header and op count");
+    await s.write([put("after", "compaction")]);
+    await s.close();
+    writeFileSync(join(dir, COMPACT_FILE), "half-written garbage from a crashed compaction");
+    assert.deepEqual(await contents(dir), ["after=compaction", "k=value 49"]);
+    const w = await FileAdapter.open({ path: dir });
+    assert.ok(!existsSync(join(dir, COMPACT_FILE)), "the writer removes the leftover");
+    await w.close();
+    assert.ok(COMPACT_MIN_BYTES >= 1 << 20);
+  });
+});
+
+describe("the single-writer lock", () => {
+  function runChild(code) {
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  }
+
+  test("a second writer in another process gets locked; after close it can open", async () => {
+    const dir = freshDir("lock");
+    const s = await FileAdapter.open({ path: dir });
+    await s.write([put("k", "v")]);
+    const code = `
+      import { FileAdapter } from ${JSON.stringify(fileUrl)};
+      try { const s = await FileAdapter.open({ path: ${JSON.stringify(dir)} }); console.log("opened", (await s.keys()).join()); await s.close(); }
+      catch (e) { console.log(e.code, e.message); }`;
+    const out = runChild(code);
+    assert.match(out, new RegExp(`^locked .*held by pid ${process.pid} on `));
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", /held by pid/);
+    const lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8"));
+    assert.equal(lock.pid, process.pid);
+    assert.equal(lock.hostname, hostname());
+    await s.close();
+    assert.ok(!existsSync(join(dir, LOCK_FILE)), "close removes the lock");
+    assert.equal(runChild(code), "opened k");
+  });
+
+  test("readOnly opens share with a writer, take no lock, never write, and see the log as of open", async () => {
+    const dir = freshDir("shared");
+    const w = await FileAdapter.open({ path: dir });
+    await w.write([put("a", "1")]);
+    const lockBefore = readFileSync(join(dir, LOCK_FILE));
+    const r1 = await FileAdapter.open({ path: dir, readOnly: true });
+    const r2 = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.deepEqual(await r1.keys(), ["a"]);
+    await rejectsWith(() => r1.write([put("b", "2")]), "invalid_argument", /readOnly/);
+    await rejectsWith(() => r1.compact(), "invalid_argument", /readOnly/);
+    await w.write([put("b", "2")]);
+    assert.deepEqual(await r2.keys(), ["a"], "a reader sees the store as of its open");
+    await r1.close();
+    await r2.close();
+    assert.deepEqual(readFileSync(join(dir, LOCK_FILE)), lockBefore, "readers leave the writer's lock alone");
+    const r3 = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.deepEqual(await r3.keys(), ["a", "b"]);
+    await r3.close();
+    await w.write([put("c", "3")]);
+    await w.close();
+    const out = runChild(`
+      import { FileAdapter } from ${JSON.stringify(fileUrl)};
+      const s = await FileAdapter.open({ path: ${JSON.stringify(dir)}, readOnly: true });
+      console.log((await s.keys()).join()); await s.close();`);
+    assert.equal(out, "a,b,c");
+  });
+
+  function deadPid() {
+    const r = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+    return Number(r.stdout.trim());
+  }
+
+  test("a stale lock from a dead process on this host is taken over", async () => {
+    const dir = freshDir("stale");
+    const first = await FileAdapter.open({ path: dir });
+    await first.write([put("k", "v")]);
+    await first.close();
+    const pid = deadPid();
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, hostname: hostname(), createdAt: "2020-01-01T00:00:00Z" }));
+    const s = await FileAdapter.open({ path: dir });
+    assert.deepEqual(await s.keys(), ["k"]);
+    assert.equal(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid, process.pid, "the lock now names us");
+    await s.close();
+  });
+
+  test("a lock held by a live process, another host, or a writer still creating it is respected", async () => {
+    const dir = freshDir("live");
+    await (await FileAdapter.open({ path: dir })).close();
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: child.pid, hostname: hostname(), createdAt: "x" }));
+      await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", new RegExp(`pid ${child.pid}`));
+    } finally {
+      child.kill("SIGKILL");
+    }
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), hostname: `not-${hostname()}`, createdAt: "x" }));
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", /another host/);
+    writeFileSync(join(dir, LOCK_FILE), "");
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", /still creating it/);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, LOCK_FILE), old, old);
+    const s = await FileAdapter.open({ path: dir });
+    await s.close();
+  });
+});
