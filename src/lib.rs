@@ -22,8 +22,10 @@ pub mod index;
 pub mod notes;
 pub mod rank;
 pub mod recall;
+pub mod signature;
 pub mod store;
 pub mod text;
+pub mod vector;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
