@@ -65,8 +65,10 @@ export function toStorageError(e: unknown, doing: string): RecallError {
   if (e instanceof RecallError) return e;
   const name = typeof (e as { name?: unknown })?.name === "string" ? (e as { name: string }).name : "Error";
   const message = typeof (e as { message?: unknown })?.message === "string" ? (e as { message: string }).message : String(e);
-  const detail = `${doing}: ${name}: ${message}`;
-  if (name === "QuotaExceededError") return new RecallError("quota_exceeded", detail, { cause: e });
+  const detail = message === "" ? `${doing}: ${name}` : `${doing}: ${name}: ${message}`;
+  if (name === "QuotaExceededError") {
+    return new RecallError("quota_exceeded", `${detail} (the origin's storage quota is used up; nothing in this transaction was stored)`, { cause: e });
+  }
   if (name === "VersionError") {
     return new RecallError("corrupt", `${detail} (the database was created by a newer recallkit)`, { cause: e });
   }

@@ -3,7 +3,7 @@
 // acknowledged. Usage: node crash-writer.mjs <dir> <firstId> <seed>
 //
 // Batch <id> puts b/<id>/0..2 (values whose bytes derive from id and index, so a damaged value
-// is detectable), meta/last = id and a 16-48 KiB scratch value (overwritten every time, so the
+// is detectable), meta/last = id and a 64-128 KiB scratch value (overwritten every time, so the
 // log fills with dead bytes and compacts). When id % 5 === 0 it also deletes batch id - 1.
 import { pathToFileURL } from "node:url";
 import { FileAdapter } from "../../dist/storage/file.js";
@@ -39,7 +39,7 @@ if (dir !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
       ops.push({ op: "put", key: `b/${id}/${j}`, value: batchValue(id, j, length) });
     }
     ops.push({ op: "put", key: "meta/last", value: new TextEncoder().encode(String(id)) });
-    ops.push({ op: "put", key: "scratch", value: new Uint8Array(16_384 + Math.floor(rand() * 32_768)).fill(id & 0xff) });
+    ops.push({ op: "put", key: "scratch", value: new Uint8Array(65_536 + Math.floor(rand() * 65_536)).fill(id & 0xff) });
     if (id % 5 === 0 && id - 1 >= first) {
       for (let j = 0; j < 3; j++) ops.push({ op: "delete", key: `b/${id - 1}/${j}` });
     }

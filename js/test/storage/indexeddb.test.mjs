@@ -132,7 +132,8 @@ describe("failing transactions store nothing", () => {
   test("QuotaExceededError maps to quota_exceeded; other errors to storage_failed", () => {
     const quota = toStorageError(new DOMException("full", "QuotaExceededError"), "cannot write");
     assert.equal(quota.code, "quota_exceeded");
-    assert.match(quota.message, /cannot write: QuotaExceededError: full/);
+    assert.match(quota.message, /cannot write: QuotaExceededError: full \(.*nothing in this transaction was stored\)/);
+    assert.match(toStorageError(new DOMException("", "QuotaExceededError"), "cannot write").message, /cannot write: QuotaExceededError \(/);
     assert.equal(toStorageError(new DOMException("newer", "VersionError"), "open").code, "corrupt");
     assert.equal(toStorageError(new DOMException("x", "UnknownError"), "open").code, "storage_failed");
     assert.equal(toStorageError("weird", "open").code, "storage_failed");
