@@ -184,9 +184,11 @@ export class IndexedDbAdapter implements StorageAdapter {
   #shut(reason: RecallError): void {
     if (this.#dead !== undefined) return;
     this.#dead = reason;
+    // Transactions already started still complete after close(); their writes still notify.
     this.#db.close();
-    this.#channel?.close();
     this.#listeners.clear();
+    const channel = this.#channel;
+    void Promise.allSettled([...this.#pending]).then(() => channel?.close());
   }
 
   #notify(data: unknown): void {
@@ -299,7 +301,11 @@ export class IndexedDbAdapter implements StorageAdapter {
       }
       return () => undefined;
     });
-    this.#channel?.postMessage({ keys: changedKeys(batch) });
+    try {
+      this.#channel?.postMessage({ keys: changedKeys(batch) });
+    } catch {
+      // The batch is committed; a notification that cannot be posted must not fail the write.
+    }
   }
 
   /** {@inheritDoc StorageAdapter.subscribe} */

@@ -65,6 +65,21 @@ describe("notifications between handles", () => {
     await b.close();
   });
 
+  test("closing while a write is in flight lets it commit and notify", async () => {
+    const name = fresh("notify-close");
+    const a = await IndexedDbAdapter.open({ name });
+    const b = await IndexedDbAdapter.open({ name });
+    const seen = [];
+    b.subscribe((keys) => seen.push(...keys));
+    const pending = a.write([{ op: "put", key: "late", value: bytes("v") }]);
+    const closing = a.close();
+    await pending;
+    await closing;
+    assert.ok(await waitFor(() => seen.includes("late")), "b heard the write that raced close()");
+    assert.equal(text(await b.get("late")), "v");
+    await b.close();
+  });
+
   test("a failed write posts nothing", async () => {
     const name = fresh("notify-fail");
     const a = await IndexedDbAdapter.open({ name });
