@@ -10,9 +10,10 @@
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{self, EngineConfig, RecallOptions};
+use crate::engine::{self, EmbeddingUpdate, EngineConfig, RecallOptions, SearchMode};
 use crate::graph::{Edge, Entity};
 use crate::notes::{Note, Period};
+use crate::rank::Context;
 use crate::recall::{Filter, ScoreParams};
 use crate::store::Memory;
 
@@ -24,7 +25,10 @@ fn start() {
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
 /** Engine parameters (all optional; defaults from seed 000). */
-export interface EngineConfigJs { decayDays?: number; decayFloor?: number; emotionBoost?: number }
+export interface EngineConfigJs {
+  decayDays?: number; decayFloor?: number; emotionBoost?: number; dimensions?: number;
+  similarityThreshold?: number; signatureSeed?: bigint; shortCircuitFloor?: number; mmrLambda?: number;
+}
 /** A memory as the engine stores it; times are ms since the epoch. */
 export interface MemoryRecord {
   id: string; text: string; textEn?: string; keywords?: string[]; userId?: string; topic?: string;
@@ -38,6 +42,8 @@ export interface MemoryRecord {
 export interface RecallOptionsJs {
   limit: number; now: number; trackRecalls: boolean; includeExpired: boolean; userId?: string;
   maxClassification?: number; start?: number; end?: number; topic?: string; tier?: string;
+  searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
+  context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -45,7 +51,13 @@ export interface SfComponentsJs {
   credibilityFactor: number; tierBoost: number; recency: number;
 }
 /** One result row. */
-export interface RecallHitJs { id: string; stage: string; score: number; components: SfComponentsJs; memory: MemoryRecord }
+export interface RecallHitJs {
+  id: string; kind: "memory" | "note" | "edge"; stage: string; score: number; text: string;
+  components: Record<string, number>; memory?: MemoryRecord;
+  metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
+  note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
+  edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
+}
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
@@ -124,6 +136,20 @@ struct ConfigShape {
     decay_days: Option<f64>,
     decay_floor: Option<f64>,
     emotion_boost: Option<f64>,
+    dimensions: Option<usize>,
+    similarity_threshold: Option<f64>,
+    signature_seed: Option<u64>,
+    short_circuit_floor: Option<f64>,
+    mmr_lambda: Option<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct ContextShape {
+    hour: Option<u8>,
+    day_of_week: Option<u8>,
+    topic: Option<String>,
+    utc_offset_minutes: Option<i32>,
 }
 
 #[derive(Deserialize)]
@@ -139,6 +165,9 @@ struct RecallOptionsShape {
     end: Option<f64>,
     topic: Option<String>,
     tier: Option<String>,
+    search_mode: String,
+    mmr_lambda: Option<f64>,
+    context: Option<ContextShape>,
 }
 
 #[derive(Deserialize)]
@@ -181,13 +210,22 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsEngineConfig) -> Result<Engine, JsError> {
         let shape: ConfigShape = from_js(config.into())?;
-        let defaults = ScoreParams::default();
+        let d = EngineConfig::default();
         let score = ScoreParams {
-            decay_days: shape.decay_days.unwrap_or(defaults.decay_days),
-            decay_floor: shape.decay_floor.unwrap_or(defaults.decay_floor),
-            emotion_boost: shape.emotion_boost.unwrap_or(defaults.emotion_boost),
+            decay_days: shape.decay_days.unwrap_or(d.score.decay_days),
+            decay_floor: shape.decay_floor.unwrap_or(d.score.decay_floor),
+            emotion_boost: shape.emotion_boost.unwrap_or(d.score.emotion_boost),
         };
-        let inner = engine::Engine::new(EngineConfig { score }).map_err(to_js)?;
+        let config = EngineConfig {
+            score,
+            dims: shape.dimensions,
+            se_threshold: shape.similarity_threshold.unwrap_or(d.se_threshold),
+            signature_seed: shape.signature_seed.unwrap_or(d.signature_seed),
+            short_circuit_floor: shape.short_circuit_floor.unwrap_or(d.short_circuit_floor),
+            mmr_lambda: shape.mmr_lambda.unwrap_or(d.mmr_lambda),
+            ..d
+        };
+        let inner = engine::Engine::new(config).map_err(to_js)?;
         Ok(Engine { inner })
     }
 
@@ -197,17 +235,56 @@ impl Engine {
         self.inner.len()
     }
 
-    /// Adds one memory.
-    pub fn insert(&mut self, memory: JsMemory) -> Result<(), JsError> {
-        let memory: Memory = from_js(memory.into())?;
-        self.inner.insert(memory).map_err(to_js)
+    /// The embedding dimension, once known.
+    #[wasm_bindgen(getter)]
+    pub fn dimensions(&self) -> Option<usize> {
+        self.inner.dims()
     }
 
-    /// Adds every memory of the array, or none.
+    /// Adds one memory, with its embedding if any.
+    pub fn insert(&mut self, memory: JsMemory, embedding: Option<Vec<f32>>) -> Result<(), JsError> {
+        let memory: Memory = from_js(memory.into())?;
+        self.inner
+            .insert(memory, embedding.as_deref())
+            .map_err(to_js)
+    }
+
+    /// Adds every memory of the array, or none. `vectors` holds, row after row, the
+    /// embeddings of the items whose `has_embedding` byte is 1.
     #[wasm_bindgen(js_name = insertMany)]
-    pub fn insert_many(&mut self, memories: JsMemoryArray) -> Result<(), JsError> {
+    pub fn insert_many(
+        &mut self,
+        memories: JsMemoryArray,
+        vectors: &[f32],
+        has_embedding: &[u8],
+    ) -> Result<(), JsError> {
         let memories: Vec<Memory> = from_js(memories.into())?;
-        self.inner.insert_many(memories).map_err(to_js)
+        let rows = has_embedding.iter().filter(|&&b| b != 0).count();
+        if rows == 0 {
+            return self.inner.insert_many(memories, &[]).map_err(to_js);
+        }
+        if has_embedding.len() != memories.len() || vectors.len() % rows != 0 {
+            return Err(JsError::new(
+                "invalid_argument: embeddings do not match the memories",
+            ));
+        }
+        let dims = vectors.len() / rows;
+        let mut chunks = vectors.chunks_exact(dims.max(1));
+        let embeddings: Vec<Option<&[f32]>> = has_embedding
+            .iter()
+            .map(|&b| if b != 0 { chunks.next() } else { None })
+            .collect();
+        self.inner.insert_many(memories, &embeddings).map_err(to_js)
+    }
+
+    /// The stored embedding of a memory.
+    pub fn embedding(&self, id: &str) -> Option<Vec<f32>> {
+        self.inner.embedding(id).map(<[f32]>::to_vec)
+    }
+
+    /// The 32-byte signature of a memory.
+    pub fn signature(&self, id: &str) -> Option<Vec<u8>> {
+        self.inner.signature(id).map(|s| s.to_bytes().to_vec())
     }
 
     /// The memory with this id, or undefined.
@@ -224,10 +301,21 @@ impl Engine {
         Ok(to_value(&ids)?.unchecked_into())
     }
 
-    /// Replaces the stored memory with the same id.
-    pub fn replace(&mut self, memory: JsMemory) -> Result<(), JsError> {
+    /// Replaces the stored memory with the same id. `embedding` is stored when given;
+    /// otherwise `remove_embedding` says whether the old one is dropped.
+    pub fn replace(
+        &mut self,
+        memory: JsMemory,
+        embedding: Option<Vec<f32>>,
+        remove_embedding: bool,
+    ) -> Result<(), JsError> {
         let memory: Memory = from_js(memory.into())?;
-        self.inner.replace(memory).map_err(to_js)
+        let update = match (&embedding, remove_embedding) {
+            (Some(e), _) => EmbeddingUpdate::Set(e),
+            (None, true) => EmbeddingUpdate::Remove,
+            (None, false) => EmbeddingUpdate::Keep,
+        };
+        self.inner.replace(memory, update).map_err(to_js)
     }
 
     /// Removes a memory and returns it.
@@ -236,16 +324,25 @@ impl Engine {
         Ok(to_value(&memory)?.unchecked_into())
     }
 
-    /// Runs a recall.
-    pub fn recall(
+    /// Phase 1 of a recall: validates options and runs stage Sf.
+    #[wasm_bindgen(js_name = beginRecall)]
+    pub fn begin_recall(
         &mut self,
         query: &str,
         options: JsRecallOptions,
-    ) -> Result<JsRecallOutput, JsError> {
+    ) -> Result<PendingRecall, JsError> {
         let o: RecallOptionsShape = from_js(options.into())?;
         let options = RecallOptions {
             limit: o.limit,
             track_recalls: o.track_recalls,
+            mode: SearchMode::parse(&o.search_mode).map_err(to_js)?,
+            mmr_lambda: o.mmr_lambda,
+            context: o.context.map(|c| Context {
+                hour: c.hour,
+                day_of_week: c.day_of_week,
+                topic: c.topic,
+                utc_offset_minutes: c.utc_offset_minutes.unwrap_or(0),
+            }),
             filter: Filter {
                 user_id: o.user_id,
                 max_classification: o.max_classification,
@@ -257,9 +354,29 @@ impl Engine {
                 now: o.now,
             },
         };
+        let inner = self
+            .inner
+            .begin_recall(query, options, &performance_now)
+            .map_err(to_js)?;
+        Ok(PendingRecall { inner })
+    }
+
+    /// Phase 2: the other stages, post-processing and tracking. Consumes `pending`.
+    #[wasm_bindgen(js_name = finishRecall)]
+    pub fn finish_recall(
+        &mut self,
+        pending: PendingRecall,
+        embedding: Option<Vec<f32>>,
+        se_skip_reason: Option<String>,
+    ) -> Result<JsRecallOutput, JsError> {
         let output = self
             .inner
-            .recall(query, &options, &performance_now)
+            .finish_recall(
+                pending.inner,
+                embedding.as_deref(),
+                se_skip_reason.as_deref(),
+                &performance_now,
+            )
             .map_err(to_js)?;
         Ok(to_value(&output)?.unchecked_into())
     }
@@ -366,6 +483,27 @@ impl Engine {
     /// Counts of memories and index terms.
     pub fn stats(&self) -> Result<JsEngineStats, JsError> {
         Ok(to_value(&self.inner.stats())?.unchecked_into())
+    }
+}
+
+/// A recall between its two phases (see `Engine.beginRecall`).
+#[wasm_bindgen]
+pub struct PendingRecall {
+    inner: engine::PendingRecall,
+}
+
+#[wasm_bindgen]
+impl PendingRecall {
+    /// Whether Se and Ss will be skipped because Sf filled the limit.
+    #[wasm_bindgen(getter, js_name = shortCircuit)]
+    pub fn short_circuit(&self) -> bool {
+        self.inner.short_circuit()
+    }
+
+    /// Whether stage Se will use a query embedding.
+    #[wasm_bindgen(getter, js_name = wantsEmbedding)]
+    pub fn wants_embedding(&self) -> bool {
+        self.inner.wants_embedding()
     }
 }
 

@@ -22,12 +22,16 @@ export type ErrorCode =
   /** The browser's storage quota or the disk is full; the failed write stored nothing. */
   | "quota_exceeded"
   /** The storage backend is unavailable or failed (private mode, I/O error, closed by the host). */
-  | "storage_failed";
+  | "storage_failed"
+  /** The host's `embed` function rejected or returned an unusable vector while storing. */
+  | "embed_failed"
+  /** The host's `embed` function did not answer within `embedTimeoutMs` while storing. */
+  | "embed_timeout";
 
 const CODES: ReadonlySet<string> = new Set<ErrorCode>([
   "invalid_argument", "not_found", "already_exists", "too_large", "dimension_mismatch",
   "invalid_embedding", "corrupt", "closed", "not_initialized", "internal",
-  "locked", "blocked", "quota_exceeded", "storage_failed",
+  "locked", "blocked", "quota_exceeded", "storage_failed", "embed_failed", "embed_timeout",
 ]);
 
 /** An error with a stable machine-readable `code` and a message naming the bad value. */

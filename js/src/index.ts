@@ -16,5 +16,6 @@ export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, RecallHit, RecallOptions, RecallResult, ScoreComponents,
-  Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput,
+  Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
+  SearchMode, RecallContext, TimelineItem,
 } from "./types.js";

@@ -54,6 +54,8 @@ export interface MemoryInput {
   expiresAt?: TimeInput;
   /** Entity names the memory mentions. */
   entities?: string[];
+  /** The host's embedding of the text; when absent and the store has `embed`, the store embeds it. */
+  embedding?: Float32Array | number[];
 }
 
 /** A stored memory. Times are milliseconds since the epoch. */
@@ -89,6 +91,12 @@ export interface Memory {
   recallTimestamps?: number[];
 }
 
+/** The host's embedding function: one vector per text, all of the store's dimension. */
+export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number[][]>;
+
+/** Which stages run: all, lexical only (no Se/Ss), or semantic only (no Sf). */
+export type SearchMode = "hybrid" | "lexical" | "semantic";
+
 /** Fields {@link MemoryStore.update} may change; `null` clears an optional field. */
 export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
 
@@ -104,6 +112,25 @@ export interface OpenOptions {
   emotionBoost?: number;
   /** The clock for default timestamps and recall's default `now` (default `Date.now`). */
   clock?: () => number;
+  /** The host's embedding function; recallkit never calls a model itself. */
+  embed?: EmbedFunction;
+  /** Embedding dimension (default: fixed by the first vector stored). */
+  dimensions?: number;
+  /** Minimum cosine for stage Se (default 0.5). */
+  similarityThreshold?: number;
+  /** How long a recall waits for the query embedding before skipping Se (default 5000 ms). */
+  embedTimeoutMs?: number;
+  /** Texts per `embed` call in rememberMany (default 64). */
+  embedBatchSize?: number;
+  /** Default search mode (default "hybrid"). */
+  searchMode?: SearchMode;
+  /**
+   * Calibrated score (0..1) an Sf hit needs to count toward the short-circuit that skips Se and
+   * Ss (default 0: every hit counts, as in seed 000).
+   */
+  shortCircuitFloor?: number;
+  /** MMR λ: 1 = relevance only, 0 = diversity only (default 0.7). */
+  mmrLambda?: number;
 }
 
 /** Options of {@link MemoryStore.recall}. */
@@ -128,6 +155,26 @@ export interface RecallOptions {
   now?: TimeInput;
   /** Update the returned memories' recall count and timestamps (default true). */
   trackRecalls?: boolean;
+  /** A precomputed query vector (else the store's `embed` is called). */
+  embedding?: Float32Array | number[];
+  /** Which stages run for this recall (default: the store's). */
+  searchMode?: SearchMode;
+  /** The caller's context for the context boost. */
+  context?: RecallContext;
+  /** MMR λ for this recall. */
+  mmrLambda?: number;
+}
+
+/** The caller's context (seed 000 `currentContext`). */
+export interface RecallContext {
+  /** Local hour 0..23. */
+  hour?: number;
+  /** Local weekday, 0 = Sunday … 6 = Saturday. */
+  dayOfWeek?: number;
+  /** Current conversation topic. */
+  topic?: string;
+  /** Offset from UTC in minutes, positive east (`-new Date().getTimezoneOffset()`), to read memories' dates locally. */
+  utcOffsetMinutes?: number;
 }
 
 /** Every factor of a stage Sf score (seed 000's formula). */
@@ -151,18 +198,49 @@ export interface ScoreComponents {
 }
 
 /** The stage that found a result. */
-export type Stage = "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig";
+export type Stage =
+  | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8";
 
-/** One recall result. */
-export interface RecallHit {
+/** One entry of a topic timeline. */
+export interface TimelineItem {
   id: string;
-  /** The memory's text. */
+  createdAt: number;
+  /** `YYYY-MM-DD` in the context's UTC offset. */
+  date: string;
+}
+
+/** One recall result: a memory, a note paragraph (S6) or a graph relation (S8). */
+export interface RecallHit {
+  /** Memory id, `note:<id>#<paragraph>`, or edge id. */
+  id: string;
+  kind: "memory" | "note" | "edge";
+  /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
   text: string;
   score: number;
   stage: Stage;
-  components: ScoreComponents;
-  /** The whole memory, as stored after this recall. */
-  memory: Memory;
+  /**
+   * Every factor applied, in order: the stage's breakdown (Sf: {@link ScoreComponents}; Se:
+   * `cosine`; Ss: `signatureSimilarity`), `raw`, `calibrated`, then `crossStagePenalty`,
+   * `contextBoost`, `emotionTiebreak`, `spacingBoost` when applied, `rankBeforeMmr`, `rankAfterMmr`.
+   */
+  components: Partial<ScoreComponents> & Record<string, number>;
+  /** The whole memory, as stored after this recall (memory results). */
+  memory?: Memory;
+  /** Topic, type, tags, emotion tags, importance, confidence, createdAt (memory results). */
+  metadata?: {
+    topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number;
+    createdAt: number;
+  };
+  /** The note paragraph (S6 results). */
+  note?: { id: string; period: NotePeriod; start: number; paragraph: number };
+  /** The relation (S8 results). */
+  edge?: Edge;
+  /** The results sharing this result's topic, in time order. */
+  timeline?: TimelineItem[];
+  /** Ids of results this one contradicts. */
+  conflicts?: string[];
+  /** `"⚠️ Conflicts with another result"` when `conflicts` is set. */
+  warning?: string;
 }
 
 /** What one stage did. */
@@ -171,6 +249,7 @@ export interface StageReport {
   hits: number;
   ms: number;
   skipped?: boolean;
+  /** `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`, `embed_failed`, `embed_timeout`. */
   reason?: string;
 }
 

@@ -8,7 +8,7 @@ import { RecallError } from "./errors.js";
 import type { MemoryInput, MemoryPatch, RecallOptions, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
 
-type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean";
+type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context";
 
 const MEMORY_FIELDS: Record<string, Kind> = {
   id: "string", text: "string", textEn: "string", keywords: "keywords", userId: "string",
@@ -16,12 +16,21 @@ const MEMORY_FIELDS: Record<string, Kind> = {
   emotionTags: "strings", importance: "number", confidence: "number", trust: "number",
   credibility: "integer", relevance: "number", classification: "integer", createdAt: "time",
   updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "strings",
+  embedding: "vector",
 };
 
 const RECALL_FIELDS: Record<string, Kind> = {
   limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
   topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
+  embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
 };
+
+const CONTEXT_FIELDS: Record<string, Kind> = {
+  hour: "integer", dayOfWeek: "integer", topic: "string", utcOffsetMinutes: "integer",
+};
+
+/** Search modes (seed 000 `MEMORY_SEARCH_MODE`). */
+export const SEARCH_MODES: ReadonlySet<string> = new Set(["hybrid", "lexical", "semantic"]);
 
 /** Default number of recall results. */
 export const DEFAULT_LIMIT = 10;
@@ -76,6 +85,19 @@ function convert(kind: Kind, value: unknown, field: string, where: string): unkn
       return value;
     case "time":
       return toMillis(value as TimeInput, field, where);
+    case "vector":
+      return toVector(value, field, where);
+    case "mode":
+      if (typeof value !== "string" || !SEARCH_MODES.has(value)) {
+        throw invalid(where, field, '"hybrid", "lexical" or "semantic"', value);
+      }
+      return value;
+    case "context": {
+      checkObject(value, field, where);
+      const out: Record<string, unknown> = {};
+      convertFields(value, CONTEXT_FIELDS, `${where}${field}.`, out);
+      return out;
+    }
   }
 }
 
@@ -98,20 +120,55 @@ function convertFields(
   }
 }
 
+/**
+ * Converts a host vector (`Float32Array` or `number[]`) to a `Float32Array`, checking that every
+ * component is finite (`invalid_embedding`) and, when `dims` is known, its length
+ * (`dimension_mismatch`).
+ */
+export function toVector(value: unknown, field: string, where = "", dims?: number): Float32Array {
+  let v: Float32Array;
+  if (value instanceof Float32Array) v = new Float32Array(value);
+  else if (Array.isArray(value) && value.every((x) => typeof x === "number")) v = Float32Array.from(value as number[]);
+  else if (value instanceof Float64Array) v = Float32Array.from(value);
+  else throw invalid(where, field, "a Float32Array or an array of numbers", value);
+  const bad = v.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) {
+    throw new RecallError("invalid_embedding", `${where}${field}[${bad}] is ${String(v[bad])}, not a finite number`);
+  }
+  if (v.length === 0) throw new RecallError("invalid_embedding", `${where}${field} is empty`);
+  if (dims !== undefined && v.length !== dims) {
+    throw new RecallError("dimension_mismatch", `${where}${field}: expected ${dims}, got ${v.length}`);
+  }
+  return v;
+}
+
+/** A validated memory record and its embedding, if one was given. */
+export interface RecordInput {
+  record: MemoryRecord;
+  embedding: Float32Array | undefined;
+}
+
 /** Validates a new memory and fills in `id`, `createdAt` and `updatedAt`. */
-export function toRecord(input: unknown, now: number, newId: () => string, where = ""): MemoryRecord {
+export function toRecord(input: unknown, now: number, newId: () => string, where = ""): RecordInput {
   checkObject(input, "a memory", where);
   const out: Record<string, unknown> = {};
   convertFields(input, MEMORY_FIELDS, where, out);
   if (typeof out.text !== "string") throw invalid(where, "text", "a string", input.text);
+  const embedding = out.embedding as Float32Array | undefined;
+  delete out.embedding;
   out.id ??= newId();
   out.createdAt ??= now;
   out.updatedAt ??= out.createdAt;
-  return out as unknown as MemoryRecord;
+  return { record: out as unknown as MemoryRecord, embedding };
 }
 
-/** Applies a patch to a stored record: `null` clears a field; `id` cannot change. */
-export function applyPatch(record: MemoryRecord, patch: unknown, now: number): MemoryRecord {
+/**
+ * Applies a patch to a stored record: `null` clears a field; `id` cannot change. `embedding`
+ * is a new vector, `null` (remove it) or `undefined` (not in the patch).
+ */
+export function applyPatch(
+  record: MemoryRecord, patch: unknown, now: number,
+): { record: MemoryRecord; embedding: Float32Array | null | undefined } {
   checkObject(patch, "a patch", "");
   if ("id" in patch && patch.id !== record.id) {
     throw new RecallError("invalid_argument", `the id of a memory cannot change (got ${describe(patch.id)})`);
@@ -126,24 +183,41 @@ export function applyPatch(record: MemoryRecord, patch: unknown, now: number): M
     }
   }
   if (!("updatedAt" in rest) || rest.updatedAt == null) out.updatedAt = now;
-  return out as unknown as MemoryRecord;
+  const embedding = (rest as { embedding?: unknown }).embedding === null ? null : (out.embedding as Float32Array | undefined);
+  delete out.embedding;
+  return { record: out as unknown as MemoryRecord, embedding };
 }
 
-/** Validates recall options and fills in defaults. */
-export function toRecallOptions(options: unknown, now: number): RecallOptionsJs {
+/** Validates recall options and fills in defaults; the query vector, if any, comes apart. */
+export function toRecallOptions(
+  options: unknown, now: number, searchMode: string,
+): { options: RecallOptionsJs; embedding: Float32Array | undefined } {
   if (options === undefined) options = {};
   checkObject(options, "recall options", "");
   const out: Record<string, unknown> = {};
   convertFields(options, RECALL_FIELDS, "", out);
   const limit = (out.limit as number | undefined) ?? DEFAULT_LIMIT;
   if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
-  return {
+  const lambda = out.mmrLambda as number | undefined;
+  if (lambda !== undefined && (lambda < 0 || lambda > 1)) throw invalid("", "mmrLambda", "between 0 and 1", lambda);
+  const context = out.context as { hour?: number; dayOfWeek?: number } | undefined;
+  if (context?.hour !== undefined && (context.hour < 0 || context.hour > 23)) {
+    throw invalid("", "context.hour", "an integer 0..23", context.hour);
+  }
+  if (context?.dayOfWeek !== undefined && (context.dayOfWeek < 0 || context.dayOfWeek > 6)) {
+    throw invalid("", "context.dayOfWeek", "an integer 0 (Sunday)..6", context.dayOfWeek);
+  }
+  const embedding = out.embedding as Float32Array | undefined;
+  delete out.embedding;
+  const js = {
     ...out,
     limit: Math.min(limit, MAX_LIMIT),
     now: (out.now as number | undefined) ?? now,
     trackRecalls: (out.trackRecalls as boolean | undefined) ?? true,
     includeExpired: (out.includeExpired as boolean | undefined) ?? false,
+    searchMode: (out.searchMode as string | undefined) ?? searchMode,
   } as RecallOptionsJs;
+  return { options: js, embedding };
 }
 
 /** Validates a query string. */

@@ -139,9 +139,10 @@ describe("recall", () => {
     assert.equal(res.results[0].id, "db");
     assert.equal(res.results[0].stage, "Sf:porter");
     assert.equal(res.results[0].text, res.results[0].memory.text);
-    assert.equal(res.stages.length, 1);
-    assert.equal(res.stages[0].name, "Sf");
-    assert.equal(res.stages[0].hits, res.results.length);
+    assert.deepEqual(res.stages.map((s) => s.name), ["Sf", "Se", "Ss", "S6", "S8"]);
+    assert.ok(res.stages[0].hits >= 1);
+    assert.equal(res.stages[1].skipped, true);
+    assert.equal(res.stages[1].reason, "no_embedder");
     assert.ok(res.stages[0].ms >= 0);
     const c = res.results[0].components;
     for (const k of ["bm25", "emotionBoost", "recallBoost", "relevanceBoost", "trustFactor", "credibilityFactor", "tierBoost", "recency"]) {
@@ -225,15 +226,18 @@ describe("recall", () => {
     ]);
     const res = await store.recall("alpha", { trackRecalls: false });
     const by = Object.fromEntries(res.results.map((r) => [r.id, r]));
-    const base = by.plain.score;
-    assert.ok(Math.abs(by.core.score - base * 1.3) < 1e-9);
-    assert.ok(Math.abs(by.old.score - base * 0.3) < 1e-9);
-    assert.ok(Math.abs(by.lowtrust.score - base * 0.5) < 1e-9);
+    const base = by.plain.components.raw;
+    assert.ok(Math.abs(by.core.components.raw - base * 1.3) < 1e-9);
+    assert.ok(Math.abs(by.old.components.raw - base * 0.3) < 1e-9);
+    assert.ok(Math.abs(by.lowtrust.components.raw - base * 0.5) < 1e-9);
     assert.equal(res.results[0].id, "core");
     const c = by.plain.components;
     const product = (c.bm25 + c.emotionBoost) * (1 + c.recallBoost) * (1 + c.relevanceBoost) * c.trustFactor
       * c.credibilityFactor * c.tierBoost * c.recency;
     assert.ok(Math.abs(product - base) < 1e-9);
+    // The final score is the calibrated Sf score (monotone in raw), here without boosts.
+    assert.ok(Math.abs(by.plain.score - c.calibrated) < 1e-12);
+    assert.ok(by.core.score > by.plain.score && by.plain.score > by.lowtrust.score && by.lowtrust.score > by.old.score);
   });
 
   test("decay parameters are configurable at open", async () => {

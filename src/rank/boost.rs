@@ -53,7 +53,7 @@ pub const CROSS_STAGE_PENALTY_COMPONENT: &str = "crossStagePenalty";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const CONTEXT_BOOST_COMPONENT: &str = "contextBoost";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
-pub const EMOTION_BOOST_COMPONENT: &str = "emotionBoost";
+pub const EMOTION_BOOST_COMPONENT: &str = "emotionTiebreak";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const SPACING_BOOST_COMPONENT: &str = "spacingBoost";
 
@@ -399,7 +399,7 @@ mod tests {
         for (got, want) in boosts.iter().zip([0.0, 0.02, 0.06, 0.1, 0.1, 0.0, 0.0]) {
             assert_close!(*got, want);
         }
-        assert_close!(cands[2].component("emotionBoost").unwrap(), 0.06);
+        assert_close!(cands[2].component("emotionTiebreak").unwrap(), 0.06);
         assert!(cands[0].components.is_empty());
     }
 

@@ -351,7 +351,7 @@ mod tests {
                 let mut score = get("calibrated").unwrap();
                 score *= get("crossStagePenalty").unwrap_or(1.0);
                 score += get("contextBoost").unwrap_or(0.0);
-                score += get("emotionBoost").unwrap_or(0.0);
+                score += get("emotionTiebreak").unwrap_or(0.0);
                 score *= get("spacingBoost").unwrap_or(1.0);
                 assert_close!(c.score, score);
                 assert_eq!(get("rankAfterMmr"), Some((rank + 1) as f64), "{ctx}");
@@ -382,7 +382,7 @@ mod tests {
             ("calibrated", 0.5),
             ("crossStagePenalty", 0.5),
             ("contextBoost", 0.035),
-            ("emotionBoost", 0.06),
+            ("emotionTiebreak", 0.06),
             ("spacingBoost", 1.15),
             ("rankBeforeMmr", 1.0),
             ("rankAfterMmr", 1.0),

@@ -2,6 +2,12 @@
 //! the WebAssembly boundary wraps; it is plain Rust and deterministic (callers pass `now` and a
 //! clock for stage timings).
 //!
+//! | file | role |
+//! |---|---|
+//! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
+//! | [`recall`] | the recall pipeline in two phases |
+//! | [`output`] | result and stage report shapes |
+//!
 //! Writes are all-or-nothing: a record is validated completely before any index changes, and a
 //! batch is validated completely (including duplicate ids inside it) before its first insert.
 
@@ -14,87 +20,84 @@ use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::postings::InvertedIndex;
 use crate::notes::{Note, NoteStore};
-use crate::recall::filter::Filter;
-use crate::recall::score::{ScoreParams, SfComponents};
-use crate::recall::sf::{self, push_term, SfIndexes, SfQuery};
-use crate::store::records::MAX_RECALL_TIMESTAMPS;
+use crate::rank::Calibration;
+use crate::recall::score::ScoreParams;
+use crate::recall::sf::push_term;
+use crate::signature::{self as lsh, Signature, SignatureIndex};
 use crate::store::{DocId, Memory};
 use crate::text;
+use crate::vector::VectorStore;
 
-/// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
-pub const MAX_LIMIT: usize = 100;
-/// Default number of results.
-pub const DEFAULT_LIMIT: usize = 10;
+pub mod output;
+pub mod recall;
+
+pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
+pub use recall::{PendingRecall, RecallOptions, SearchMode, DEFAULT_LIMIT, MAX_LIMIT};
+
+/// Seed of the LSH hyperplanes when the host passes none. Fixed, so signatures of the same
+/// text agree across stores and survive export and import.
+pub const DEFAULT_SIGNATURE_SEED: u64 = 0x7265_6361_6c6c_6b69; // "recallki"
+/// Seed 000 `EMBEDDING_SIMILARITY_THRESHOLD`.
+pub const DEFAULT_SE_THRESHOLD: f64 = 0.5;
 
 /// Options fixed when an engine is created.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EngineConfig {
     /// Recency and emotion parameters of the Sf formula.
     pub score: ScoreParams,
+    /// Embedding dimension; `None`: fixed by the first vector stored.
+    pub dims: Option<usize>,
+    /// Minimum cosine for stage Se.
+    pub se_threshold: f64,
+    /// Minimum signature similarity for stage Ss.
+    pub ss_threshold: f64,
+    /// Most Ss hits.
+    pub ss_max_hits: usize,
+    /// Seed of the LSH signatures.
+    pub signature_seed: u64,
+    /// Calibrated score an Sf hit needs to count toward the short-circuit (0: seed 000).
+    pub short_circuit_floor: f64,
+    /// MMR λ.
+    pub mmr_lambda: f64,
+    /// Per-stage score calibration.
+    pub calibration: Calibration,
 }
 
-/// Options of one recall.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecallOptions {
-    /// Most results returned (1..=100; larger values are clamped to 100).
-    pub limit: usize,
-    /// Filters, including `now`.
-    pub filter: Filter,
-    /// Whether returned memories get their recall count and timestamps updated.
-    pub track_recalls: bool,
-}
-
-impl Default for RecallOptions {
+impl Default for EngineConfig {
     fn default() -> Self {
-        RecallOptions {
-            limit: DEFAULT_LIMIT,
-            filter: Filter::default(),
-            track_recalls: true,
+        EngineConfig {
+            score: ScoreParams::default(),
+            dims: None,
+            se_threshold: DEFAULT_SE_THRESHOLD,
+            ss_threshold: lsh::DEFAULT_THRESHOLD,
+            ss_max_hits: lsh::DEFAULT_MAX_HITS,
+            signature_seed: DEFAULT_SIGNATURE_SEED,
+            short_circuit_floor: 0.0,
+            mmr_lambda: crate::rank::mmr::DEFAULT_LAMBDA,
+            calibration: Calibration::default(),
         }
     }
 }
 
-/// One recall result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecallHit {
-    /// The memory's public id.
-    pub id: String,
-    /// The stage (and sub-query) that found it, e.g. `Sf:porter`.
-    pub stage: &'static str,
-    /// Final score.
-    pub score: f64,
-    /// Score breakdown.
-    pub components: SfComponents,
-    /// The memory as stored after this recall (tracking included).
-    pub memory: Memory,
-}
-
-/// What one stage did during a recall.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StageReport {
-    /// Stage name: `Sf`, `Se`, `Ss`, `S6`, `S8`.
-    pub name: &'static str,
-    /// Hits the stage contributed.
-    pub hits: usize,
-    /// Time spent, in milliseconds, by the clock the caller passed.
-    pub ms: f64,
-    /// Whether the stage was skipped.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub skipped: bool,
-    /// Why it was skipped.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
-}
-
-/// The answer to a recall.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RecallOutput {
-    /// Results, best first.
-    pub results: Vec<RecallHit>,
-    /// One report per stage, in pipeline order.
-    pub stages: Vec<StageReport>,
+impl EngineConfig {
+    /// Checks every parameter.
+    pub fn validate(&self) -> Result<()> {
+        self.score.validate()?;
+        self.calibration.validate()?;
+        recall::check_lambda(self.mmr_lambda)?;
+        for (name, v) in [
+            ("similarityThreshold", self.se_threshold),
+            ("signatureThreshold", self.ss_threshold),
+            ("shortCircuitFloor", self.short_circuit_floor),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::InvalidArgument(format!(
+                    "{name} must be between 0 and 1, got {v}"
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Store statistics.
@@ -109,8 +112,19 @@ pub struct Stats {
     pub fuzzy_terms: usize,
 }
 
+/// How [`Engine::replace`] treats the stored embedding.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EmbeddingUpdate<'a> {
+    /// Leave it as it is.
+    Keep,
+    /// Delete it (e.g. the text changed and no new vector is known).
+    Remove,
+    /// Store this vector.
+    Set(&'a [f32]),
+}
+
 /// The recall engine: records plus indexes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
     records: Vec<Option<Memory>>,
@@ -122,15 +136,27 @@ pub struct Engine {
     terms: String,
     notes: NoteStore,
     graph: Graph,
+    vectors: VectorStore,
+    signatures: SignatureIndex,
 }
 
 impl Engine {
     /// A new, empty engine. Fails with `invalid_argument` on bad parameters.
     pub fn new(config: EngineConfig) -> Result<Self> {
-        config.score.validate()?;
+        config.validate()?;
         Ok(Engine {
+            vectors: VectorStore::new(config.dims)?,
             config,
-            ..Engine::default()
+            records: Vec::new(),
+            ids: HashMap::new(),
+            porter: InvertedIndex::new(),
+            trigram_en: FuzzyIndex::new(),
+            trigram_orig: FuzzyIndex::new(),
+            scratch: Scratch::default(),
+            terms: String::new(),
+            notes: NoteStore::new(),
+            graph: Graph::new(),
+            signatures: SignatureIndex::new(),
         })
     }
 
@@ -168,19 +194,36 @@ impl Engine {
         self.records.iter().flatten().map(|m| m.id.as_str())
     }
 
-    /// Adds a new memory. Fails with `already_exists` if the id is taken, or with the
-    /// validation error; nothing changes on failure.
-    pub fn insert(&mut self, memory: Memory) -> Result<()> {
+    /// Adds a new memory, with its embedding if the host has one. Fails with
+    /// `already_exists`, `dimension_mismatch`, `invalid_embedding` or the validation error;
+    /// nothing changes on failure.
+    pub fn insert(&mut self, memory: Memory, embedding: Option<&[f32]>) -> Result<()> {
         memory.validate()?;
+        if let Some(e) = embedding {
+            self.vectors.check(e)?;
+        }
         if self.ids.contains_key(&memory.id) {
             return Err(already_exists(&memory.id));
         }
-        self.insert_valid(memory)
+        self.insert_valid(memory, embedding)
     }
 
-    /// Adds every memory or none. The error names the index of the first bad item.
-    pub fn insert_many(&mut self, memories: Vec<Memory>) -> Result<()> {
+    /// Adds every memory or none. `embeddings` is empty (no vectors) or holds one optional
+    /// vector per memory. The error names the index of the first bad item.
+    pub fn insert_many(
+        &mut self,
+        memories: Vec<Memory>,
+        embeddings: &[Option<&[f32]>],
+    ) -> Result<()> {
+        if !embeddings.is_empty() && embeddings.len() != memories.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} embeddings for {} memories",
+                embeddings.len(),
+                memories.len()
+            )));
+        }
         let mut batch_ids: HashMap<&str, usize> = HashMap::with_capacity(memories.len());
+        let mut batch_dims = self.vectors.dims();
         for (i, m) in memories.iter().enumerate() {
             m.validate().map_err(|e| at_item(i, e))?;
             if self.ids.contains_key(&m.id) {
@@ -192,18 +235,36 @@ impl Engine {
                     Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id)),
                 ));
             }
+            if let Some(Some(e)) = embeddings.get(i) {
+                self.vectors.check(e).map_err(|err| at_item(i, err))?;
+                match batch_dims {
+                    Some(d) if d != e.len() => {
+                        let err = Error::DimensionMismatch {
+                            expected: d,
+                            got: e.len(),
+                        };
+                        return Err(at_item(i, err));
+                    }
+                    _ => batch_dims = Some(e.len()),
+                }
+            }
         }
         self.records.reserve(memories.len());
-        for m in memories {
-            self.insert_valid(m)?;
+        for (i, m) in memories.into_iter().enumerate() {
+            let embedding = embeddings.get(i).copied().flatten();
+            self.insert_valid(m, embedding)?;
         }
         Ok(())
     }
 
-    /// Replaces the stored memory that has `memory.id` (all fields), re-indexing its text.
-    /// Fails with `not_found` or a validation error; nothing changes on failure.
-    pub fn replace(&mut self, memory: Memory) -> Result<()> {
+    /// Replaces the stored memory that has `memory.id` (all fields), re-indexing its text, and
+    /// updates its embedding as `embedding` says. Fails with `not_found` or a validation
+    /// error; nothing changes on failure.
+    pub fn replace(&mut self, memory: Memory, embedding: EmbeddingUpdate<'_>) -> Result<()> {
         memory.validate()?;
+        if let EmbeddingUpdate::Set(e) = embedding {
+            self.vectors.check(e)?;
+        }
         let doc = *self
             .ids
             .get(&memory.id)
@@ -221,7 +282,29 @@ impl Engine {
             return Err(e);
         }
         self.records[doc.0 as usize] = Some(memory);
+        match embedding {
+            EmbeddingUpdate::Keep => {}
+            EmbeddingUpdate::Remove => {
+                self.vectors.remove(doc);
+            }
+            EmbeddingUpdate::Set(e) => self.vectors.set(doc, e)?,
+        }
         Ok(())
+    }
+
+    /// The stored embedding of a memory.
+    pub fn embedding(&self, id: &str) -> Option<&[f32]> {
+        self.ids.get(id).and_then(|&d| self.vectors.get(d))
+    }
+
+    /// The signature of a memory (computed from `textEn` at write time).
+    pub fn signature(&self, id: &str) -> Option<Signature> {
+        self.ids.get(id).and_then(|&d| self.signatures.get(d))
+    }
+
+    /// The embedding dimension, once known.
+    pub fn dims(&self) -> Option<usize> {
+        self.vectors.dims()
     }
 
     /// Removes a memory and returns it. Fails with `not_found`.
@@ -231,70 +314,8 @@ impl Engine {
             .take()
             .ok_or_else(|| not_found(id))?;
         self.unindex(doc, &memory);
+        self.vectors.remove(doc);
         Ok(memory)
-    }
-
-    /// Runs a recall. `clock` returns milliseconds and is only used for stage timings.
-    pub fn recall(
-        &mut self,
-        query: &str,
-        options: &RecallOptions,
-        clock: &dyn Fn() -> f64,
-    ) -> Result<RecallOutput> {
-        options.filter.validate()?;
-        if options.limit == 0 {
-            return Err(Error::InvalidArgument(
-                "limit must be at least 1, got 0".into(),
-            ));
-        }
-        let limit = options.limit.min(MAX_LIMIT);
-        let started = clock();
-        let indexes = SfIndexes {
-            porter: &self.porter,
-            trigram_en: &self.trigram_en,
-            trigram_orig: &self.trigram_orig,
-        };
-        let sf_query = SfQuery {
-            text: query,
-            limit,
-            filter: &options.filter,
-            params: &self.config.score,
-        };
-        let records = &self.records;
-        let hits = sf::run(
-            indexes,
-            sf_query,
-            |d| records.get(d.0 as usize).and_then(Option::as_ref),
-            &mut self.scratch,
-        );
-        let sf_report = StageReport {
-            name: "Sf",
-            hits: hits.len(),
-            ms: clock() - started,
-            skipped: false,
-            reason: None,
-        };
-        let now = options.filter.now;
-        let mut results = Vec::with_capacity(hits.len());
-        for hit in hits {
-            let Some(Some(m)) = self.records.get_mut(hit.doc.0 as usize) else {
-                continue;
-            };
-            if options.track_recalls {
-                track_recall(m, now);
-            }
-            results.push(RecallHit {
-                id: m.id.clone(),
-                stage: hit.source.label(),
-                score: hit.score,
-                components: hit.components,
-                memory: m.clone(),
-            });
-        }
-        Ok(RecallOutput {
-            results,
-            stages: vec![sf_report],
-        })
     }
 
     /// Adds a consolidation note. Fails with `already_exists` or a validation error.
@@ -367,11 +388,17 @@ impl Engine {
     }
 
     /// Indexes and stores a validated memory under the next `DocId`.
-    fn insert_valid(&mut self, memory: Memory) -> Result<()> {
+    fn insert_valid(&mut self, memory: Memory, embedding: Option<&[f32]>) -> Result<()> {
         let doc = u32::try_from(self.records.len())
             .map(DocId)
             .map_err(|_| Error::TooLarge("a store holds at most 2^32 memories".into()))?;
-        self.index(doc, &memory)?;
+        if let Some(e) = embedding {
+            self.vectors.set(doc, e)?;
+        }
+        if let Err(e) = self.index(doc, &memory) {
+            self.vectors.remove(doc);
+            return Err(e);
+        }
         self.ids.insert(memory.id.clone(), doc);
         self.records.push(Some(memory));
         Ok(())
@@ -402,6 +429,8 @@ impl Engine {
             self.trigram_orig
                 .insert(doc, buffer.split_terminator('\0'))?;
         }
+        let signature = lsh::signature(m.text_en(), self.config.signature_seed);
+        self.signatures.set(doc, signature);
         Ok(())
     }
 
@@ -412,6 +441,7 @@ impl Engine {
     }
 
     fn unindex_with(&mut self, buffer: &mut String, doc: DocId, m: &Memory) {
+        self.signatures.remove(doc);
         fill_porter_terms(buffer, m);
         self.porter.remove(doc, buffer.split_terminator('\0'));
         fill_en_words(buffer, m);
@@ -438,17 +468,6 @@ fn fill_en_words(buffer: &mut String, m: &Memory) {
 fn fill_words(buffer: &mut String, text: &str) {
     buffer.clear();
     text::tokenize::for_each_token(text, |t| push_term(buffer, t));
-}
-
-/// Seed 000 recall tracking: count, last time, and the last 20 timestamps.
-fn track_recall(m: &mut Memory, now: f64) {
-    m.recall_count = m.recall_count.saturating_add(1);
-    m.last_recalled_at = Some(now);
-    m.recall_timestamps.push(now);
-    if m.recall_timestamps.len() > MAX_RECALL_TIMESTAMPS {
-        let excess = m.recall_timestamps.len() - MAX_RECALL_TIMESTAMPS;
-        m.recall_timestamps.drain(..excess);
-    }
 }
 
 fn already_exists(id: &str) -> Error {
@@ -478,6 +497,8 @@ fn at_item(index: usize, e: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recall::filter::Filter;
+    use crate::store::records::MAX_RECALL_TIMESTAMPS;
 
     const DAY: f64 = 86_400_000.0;
 
@@ -491,12 +512,12 @@ mod tests {
 
     fn engine_with(memories: Vec<Memory>) -> Engine {
         let mut engine = Engine::new(EngineConfig::default()).unwrap();
-        engine.insert_many(memories).unwrap();
+        engine.insert_many(memories, &[]).unwrap();
         engine
     }
 
     fn recall_ids(engine: &mut Engine, query: &str, options: &RecallOptions) -> Vec<String> {
-        let out = engine.recall(query, options, &|| 0.0).unwrap();
+        let out = engine.recall(query, options, None, &|| 0.0).unwrap();
         out.results.into_iter().map(|r| r.id).collect()
     }
 
@@ -514,7 +535,7 @@ mod tests {
             memory("cat", "The cat sleeps"),
         ]);
         let out = e
-            .recall("migrating databases", &no_tracking(), &|| 0.0)
+            .recall("migrating databases", &no_tracking(), None, &|| 0.0)
             .unwrap();
         assert_eq!(out.results[0].id, "db");
         assert_eq!(out.results[0].stage, "Sf:porter");
@@ -534,7 +555,7 @@ mod tests {
         assert_eq!(recall_ids(&mut e, "deploy", &no_tracking()), ["d"]);
         assert_eq!(recall_ids(&mut e, "pipelnie", &no_tracking()), ["d"]);
         assert_eq!(recall_ids(&mut e, "kubernetse", &no_tracking()), ["k"]);
-        let out = e.recall("deploy", &no_tracking(), &|| 0.0).unwrap();
+        let out = e.recall("deploy", &no_tracking(), None, &|| 0.0).unwrap();
         assert_eq!(out.results[0].stage, "Sf:trigram_en");
     }
 
@@ -544,7 +565,7 @@ mod tests {
             text_en: Some("We chose PostgreSQL for the warehouse".into()),
             ..memory("fr", "Nous avons choisi PostgreSQL pour l'entrepôt")
         }]);
-        let out = e.recall("entrepot", &no_tracking(), &|| 0.0).unwrap();
+        let out = e.recall("entrepot", &no_tracking(), None, &|| 0.0).unwrap();
         assert_eq!(out.results[0].stage, "Sf:trigram_orig");
         assert_eq!(e.stats().memories, 1);
     }
@@ -556,10 +577,12 @@ mod tests {
             memory("b", "other"),
         ]);
         let out = e
-            .recall("deployment deploy", &no_tracking(), &|| 0.0)
+            .recall("deployment deploy", &no_tracking(), None, &|| 0.0)
             .unwrap();
         assert_eq!(out.results.len(), 1);
-        let porter_only = e.recall("deployment", &no_tracking(), &|| 0.0).unwrap();
+        let porter_only = e
+            .recall("deployment", &no_tracking(), None, &|| 0.0)
+            .unwrap();
         assert!(out.results[0].score >= porter_only.results[0].score);
     }
 
@@ -596,6 +619,7 @@ mod tests {
                 ..Filter::default()
             },
             track_recalls: false,
+            ..RecallOptions::default()
         };
         assert_eq!(recall_ids(&mut e, "shared", &options), ["rare"]);
     }
@@ -610,15 +634,21 @@ mod tests {
                 ..memory("b", "bad")
             },
         ];
-        let err = e.insert_many(bad).unwrap_err();
+        let err = e.insert_many(bad, &[]).unwrap_err();
         assert_eq!(err.code(), "invalid_argument");
         assert!(err
             .to_string()
             .starts_with("invalid_argument: item 1: emotion"));
         let dup = vec![memory("a", "one"), memory("a", "two")];
-        assert_eq!(e.insert_many(dup).unwrap_err().code(), "already_exists");
+        assert_eq!(
+            e.insert_many(dup, &[]).unwrap_err().code(),
+            "already_exists"
+        );
         let taken = vec![memory("x", "again")];
-        assert_eq!(e.insert_many(taken).unwrap_err().code(), "already_exists");
+        assert_eq!(
+            e.insert_many(taken, &[]).unwrap_err().code(),
+            "already_exists"
+        );
         assert_eq!(e.len(), 1);
         assert!(recall_ids(&mut e, "fine", &no_tracking()).is_empty());
     }
@@ -626,18 +656,24 @@ mod tests {
     #[test]
     fn replace_reindexes_and_remove_forgets() {
         let mut e = engine_with(vec![memory("a", "apples"), memory("b", "apples too")]);
-        e.replace(memory("a", "bananas")).unwrap();
+        e.replace(memory("a", "bananas"), EmbeddingUpdate::Keep)
+            .unwrap();
         assert_eq!(recall_ids(&mut e, "apples", &no_tracking()), ["b"]);
         assert_eq!(recall_ids(&mut e, "bananas", &no_tracking()), ["a"]);
         assert_eq!(
-            e.replace(memory("zz", "x")).unwrap_err().code(),
+            e.replace(memory("zz", "x"), EmbeddingUpdate::Keep)
+                .unwrap_err()
+                .code(),
             "not_found"
         );
         let bad = Memory {
             trust: Some(9.0),
             ..memory("a", "cherries")
         };
-        assert_eq!(e.replace(bad).unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            e.replace(bad, EmbeddingUpdate::Keep).unwrap_err().code(),
+            "invalid_argument"
+        );
         assert_eq!(e.get("a").unwrap().text, "bananas");
         assert_eq!(e.remove("a").unwrap().text, "bananas");
         assert!(recall_ids(&mut e, "bananas", &no_tracking()).is_empty());
@@ -656,7 +692,7 @@ mod tests {
                 },
                 ..RecallOptions::default()
             };
-            e.recall("delta", &options, &|| 0.0).unwrap();
+            e.recall("delta", &options, None, &|| 0.0).unwrap();
         }
         let m = e.get("a").unwrap();
         assert_eq!(m.recall_count, 25);
@@ -673,7 +709,7 @@ mod tests {
             ..no_tracking()
         };
         assert_eq!(
-            e.recall("tea", &zero, &|| 0.0).unwrap_err().code(),
+            e.recall("tea", &zero, None, &|| 0.0).unwrap_err().code(),
             "invalid_argument"
         );
         let big = RecallOptions {
@@ -681,7 +717,7 @@ mod tests {
             ..no_tracking()
         };
         assert_eq!(
-            e.recall("tea", &big, &|| 0.0).unwrap().results.len(),
+            e.recall("tea", &big, None, &|| 0.0).unwrap().results.len(),
             MAX_LIMIT
         );
         let bad = RecallOptions {
@@ -693,7 +729,7 @@ mod tests {
             ..no_tracking()
         };
         assert_eq!(
-            e.recall("tea", &bad, &|| 0.0).unwrap_err().code(),
+            e.recall("tea", &bad, None, &|| 0.0).unwrap_err().code(),
             "invalid_argument"
         );
     }
@@ -706,7 +742,7 @@ mod tests {
             ticks.set(ticks.get() + 2.5);
             ticks.get()
         };
-        let out = e.recall("x", &no_tracking(), &clock).unwrap();
+        let out = e.recall("x", &no_tracking(), None, &clock).unwrap();
         assert_eq!(out.stages[0].ms, 2.5);
     }
 

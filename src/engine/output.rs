@@ -1,0 +1,186 @@
+//! The shapes a recall returns: results with their score breakdowns, and per-stage reports.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use crate::graph::Edge;
+use crate::notes::Period;
+use crate::store::Memory;
+
+/// An ordered list of named score factors, serialised as a map in that order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Components(pub Vec<(&'static str, f64)>);
+
+impl Components {
+    /// The value of a named factor (the last one recorded under that name).
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+impl Serialize for Components {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// What kind of record a result is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitKind {
+    /// A memory (stages Sf, Se, Ss).
+    Memory,
+    /// A paragraph of a consolidation note (stage S6).
+    Note,
+    /// A relation of the entity graph (stage S8).
+    Edge,
+}
+
+/// The note paragraph a stage S6 result comes from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteRef {
+    /// The note's id.
+    pub id: String,
+    /// Its period.
+    pub period: Period,
+    /// Its start (ms).
+    pub start: f64,
+    /// The paragraph's position in the note (0-based).
+    pub paragraph: u32,
+}
+
+/// Metadata shown with every memory result (seed 000 enrichment).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    /// Topic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Type (fact, preference, …).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Emotion labels.
+    pub emotion_tags: Vec<String>,
+    /// Importance, 0..1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f64>,
+    /// Confidence, 0..1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Creation time (ms).
+    pub created_at: f64,
+}
+
+/// One entry of a topic timeline.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineItem {
+    /// The result's id.
+    pub id: String,
+    /// Its creation time (ms).
+    pub created_at: f64,
+    /// Its local date, `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// One recall result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallHit {
+    /// The memory id, `note:<id>#<paragraph>` for notes, or the edge id.
+    pub id: String,
+    /// What the result is.
+    pub kind: HitKind,
+    /// The stage (and sub-query) that found it, e.g. `Sf:porter`, `Se`, `S6:weekly`.
+    pub stage: &'static str,
+    /// Final score.
+    pub score: f64,
+    /// The memory text, note paragraph or `alice —[works_with]→ bob`.
+    pub text: String,
+    /// Every factor applied, in order: the stage's own breakdown, `raw`, `calibrated`, each
+    /// boost or penalty, `rankBeforeMmr` and `rankAfterMmr`.
+    pub components: Components,
+    /// The memory, as stored after this recall (memory results only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+    /// Metadata (memory results only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    /// The note paragraph (S6 results only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<NoteRef>,
+    /// The edge (S8 results only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge: Option<Edge>,
+    /// When other results share this result's topic: that topic's results in time order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<TimelineItem>>,
+    /// Ids of results this one contradicts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflicts: Option<Vec<String>>,
+    /// `"⚠️ Conflicts with another result"` when `conflicts` is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<&'static str>,
+}
+
+/// What one stage did during a recall.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StageReport {
+    /// Stage name: `Sf`, `Se`, `Ss`, `S6`, `S8`.
+    pub name: &'static str,
+    /// Hits the stage found (before cross-stage dedup).
+    pub hits: usize,
+    /// Time spent, in milliseconds, by the clock the caller passed.
+    pub ms: f64,
+    /// Whether the stage was skipped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+    /// Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
+    /// `embed_failed`, `embed_timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl StageReport {
+    /// A stage that ran.
+    pub fn ran(name: &'static str, hits: usize, ms: f64) -> Self {
+        StageReport {
+            name,
+            hits,
+            ms,
+            skipped: false,
+            reason: None,
+        }
+    }
+
+    /// A stage that was skipped, and why.
+    pub fn skipped(name: &'static str, reason: &str) -> Self {
+        StageReport {
+            name,
+            hits: 0,
+            ms: 0.0,
+            skipped: true,
+            reason: Some(reason.to_string()),
+        }
+    }
+}
+
+/// The answer to a recall.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecallOutput {
+    /// Results, best first.
+    pub results: Vec<RecallHit>,
+    /// One report per stage, in pipeline order (Sf, Se, Ss, S6, S8).
+    pub stages: Vec<StageReport>,
+}

@@ -1,0 +1,535 @@
+//! The recall pipeline: Sf → Se → Ss → S6 → S8, deduplicated across stages (first stage wins),
+//! then calibrated, boosted, MMR-reranked, truncated and enriched (seed 000, SPEC §4).
+//!
+//! A recall runs in two phases so the host can overlap its query embedding with stage Sf:
+//! [`Engine::begin_recall`] runs Sf and decides the short-circuit; the host then awaits its
+//! embedding only when Se will run, and [`Engine::finish_recall`] runs the rest.
+//! [`Engine::recall`] does both at once for callers with a ready vector (or none).
+//!
+//! Short-circuit: Se and Ss are skipped when Sf found at least `limit` hits whose calibrated
+//! score reaches `short_circuit_floor` (`0` counts every hit: seed 000 exactly).
+
+use std::collections::HashMap;
+
+use crate::engine::output::{
+    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
+};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::graph::EdgeHit;
+use crate::notes::NoteHit;
+use crate::rank::{self, Candidate, CandidateKey, Context, RerankOptions};
+use crate::recall::filter::Filter;
+use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
+use crate::signature as lsh;
+use crate::store::records::MAX_RECALL_TIMESTAMPS;
+use crate::store::{DocId, Memory};
+
+/// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
+pub const MAX_LIMIT: usize = 100;
+/// Default number of results.
+pub const DEFAULT_LIMIT: usize = 10;
+/// Se returns up to `limit ×` this many candidates (seed 000: "over-fetches for MMR").
+pub const SE_OVERFETCH: usize = 3;
+
+/// Which stages run (seed 000 `MEMORY_SEARCH_MODE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Every stage.
+    #[default]
+    Hybrid,
+    /// Sf, S6 and S8; no Se or Ss.
+    Lexical,
+    /// Se and Ss (plus S6 and S8, which always run); no Sf.
+    Semantic,
+}
+
+impl SearchMode {
+    /// Parses `hybrid`, `lexical` or `semantic`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "hybrid" => Ok(SearchMode::Hybrid),
+            "lexical" => Ok(SearchMode::Lexical),
+            "semantic" => Ok(SearchMode::Semantic),
+            other => Err(Error::InvalidArgument(format!(
+                "searchMode must be \"hybrid\", \"lexical\" or \"semantic\", got \"{other}\""
+            ))),
+        }
+    }
+}
+
+/// Options of one recall.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallOptions {
+    /// Most results returned (1..=100; larger values are clamped to 100).
+    pub limit: usize,
+    /// Filters, including `now`.
+    pub filter: Filter,
+    /// Whether returned memories get their recall count and timestamps updated.
+    pub track_recalls: bool,
+    /// Which stages run.
+    pub mode: SearchMode,
+    /// The caller's context for the context boost.
+    pub context: Option<Context>,
+    /// MMR λ for this recall (default: the engine's).
+    pub mmr_lambda: Option<f64>,
+}
+
+impl Default for RecallOptions {
+    fn default() -> Self {
+        RecallOptions {
+            limit: DEFAULT_LIMIT,
+            filter: Filter::default(),
+            track_recalls: true,
+            mode: SearchMode::Hybrid,
+            context: None,
+            mmr_lambda: None,
+        }
+    }
+}
+
+/// A recall between its two phases: stage Sf's hits and the short-circuit decision.
+#[derive(Debug, Clone)]
+pub struct PendingRecall {
+    query: String,
+    options: RecallOptions,
+    limit: usize,
+    sf: Vec<SfHit>,
+    sf_report: StageReport,
+    short_circuit: bool,
+}
+
+impl PendingRecall {
+    /// Whether Se and Ss will be skipped, so the host need not wait for its embedding.
+    pub fn short_circuit(&self) -> bool {
+        self.short_circuit
+    }
+
+    /// Whether Se can run at all (hybrid or semantic mode, no short-circuit).
+    pub fn wants_embedding(&self) -> bool {
+        self.options.mode != SearchMode::Lexical && !self.short_circuit
+    }
+
+    /// Number of Sf hits.
+    pub fn sf_hits(&self) -> usize {
+        self.sf.len()
+    }
+}
+
+/// Hits of the later stages, kept beside the candidates that point into them.
+#[derive(Default)]
+struct Found {
+    notes: Vec<NoteHit>,
+    edges: Vec<EdgeHit>,
+    se_hits: usize,
+}
+
+impl Engine {
+    /// Phase 1: validates the options and runs stage Sf.
+    pub fn begin_recall(
+        &mut self,
+        query: &str,
+        options: RecallOptions,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<PendingRecall> {
+        options.filter.validate()?;
+        if options.limit == 0 {
+            return Err(Error::InvalidArgument(
+                "limit must be at least 1, got 0".into(),
+            ));
+        }
+        if let Some(l) = options.mmr_lambda {
+            check_lambda(l)?;
+        }
+        let limit = options.limit.min(MAX_LIMIT);
+        if options.mode == SearchMode::Semantic {
+            return Ok(PendingRecall {
+                query: query.to_string(),
+                options,
+                limit,
+                sf: Vec::new(),
+                sf_report: StageReport::skipped("Sf", "semantic_mode"),
+                short_circuit: false,
+            });
+        }
+        let started = clock();
+        let records = &self.records;
+        let sf = sf::run(
+            SfIndexes {
+                porter: &self.porter,
+                trigram_en: &self.trigram_en,
+                trigram_orig: &self.trigram_orig,
+            },
+            SfQuery {
+                text: query,
+                limit,
+                filter: &options.filter,
+                params: &self.config.score,
+            },
+            |d| records.get(d.0 as usize).and_then(Option::as_ref),
+            &mut self.scratch,
+        );
+        let sf_report = StageReport::ran("Sf", sf.len(), clock() - started);
+        let floor = self.config.short_circuit_floor;
+        let strong = sf
+            .iter()
+            .filter(|h| {
+                rank::calibrate(h.source.label(), h.score, &self.config.calibration) >= floor
+            })
+            .count();
+        let short_circuit = options.mode == SearchMode::Hybrid && strong >= limit;
+        Ok(PendingRecall {
+            query: query.to_string(),
+            options,
+            limit,
+            sf,
+            sf_report,
+            short_circuit,
+        })
+    }
+
+    /// Phase 2: stages Se (with the host's query vector, or skipped for `se_skip_reason`), Ss,
+    /// S6 and S8, then post-processing, enrichment and recall tracking.
+    pub fn finish_recall(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<RecallOutput> {
+        let PendingRecall {
+            query,
+            options,
+            limit,
+            sf,
+            sf_report,
+            short_circuit,
+        } = pending;
+        let filter = &options.filter;
+        let mut stages = vec![sf_report];
+        let mut cands: Vec<Candidate> = Vec::new();
+        let mut by_doc: HashMap<DocId, usize> = HashMap::new();
+        for hit in &sf {
+            if let Some(m) = self.memory(hit.doc) {
+                let mut c = memory_candidate(hit.doc, hit.source.label(), hit.score, m);
+                c.components = Components::from_sf(&hit.components, hit.score).0;
+                by_doc.insert(hit.doc, cands.len());
+                cands.push(c);
+            }
+        }
+        let mut found = Found::default();
+
+        // Se
+        let semantic_skip = match options.mode {
+            SearchMode::Lexical => Some("lexical_mode"),
+            _ if short_circuit => Some("short_circuit"),
+            _ => None,
+        };
+        match (semantic_skip, query_embedding) {
+            (Some(reason), _) => stages.push(StageReport::skipped("Se", reason)),
+            (None, None) => stages.push(StageReport::skipped(
+                "Se",
+                se_skip_reason.unwrap_or("no_embedder"),
+            )),
+            (None, Some(q)) => {
+                let started = clock();
+                let records = &self.records;
+                let hits = self.vectors.search(
+                    q,
+                    limit * SE_OVERFETCH,
+                    self.config.se_threshold as f32,
+                    |d| accepts(records, filter, d),
+                )?;
+                found.se_hits = hits.len();
+                for (doc, cosine) in hits {
+                    if let Some(&i) = by_doc.get(&doc) {
+                        cands[i].confirmed_by_se = true;
+                        continue;
+                    }
+                    let Some(m) = self.memory(doc) else { continue };
+                    let mut c = memory_candidate(doc, "Se", f64::from(cosine), m);
+                    c.confirmed_by_se = true;
+                    c.components = vec![("cosine", f64::from(cosine)), ("raw", f64::from(cosine))];
+                    by_doc.insert(doc, cands.len());
+                    cands.push(c);
+                }
+                stages.push(StageReport::ran("Se", found.se_hits, clock() - started));
+            }
+        }
+
+        // Ss
+        if let Some(reason) = semantic_skip {
+            stages.push(StageReport::skipped("Ss", reason));
+        } else {
+            let started = clock();
+            let query_signature = lsh::signature(&query, self.config.signature_seed);
+            let records = &self.records;
+            let hits = self.signatures.search(
+                &query_signature,
+                self.config.ss_threshold,
+                self.config.ss_max_hits,
+                |d| accepts(records, filter, d),
+            );
+            let count = hits.len();
+            for (doc, similarity) in hits {
+                if by_doc.contains_key(&doc) {
+                    continue;
+                }
+                let Some(m) = self.memory(doc) else { continue };
+                let mut c = memory_candidate(doc, "Ss", similarity, m);
+                c.components = vec![("signatureSimilarity", similarity), ("raw", similarity)];
+                by_doc.insert(doc, cands.len());
+                cands.push(c);
+            }
+            stages.push(StageReport::ran("Ss", count, clock() - started));
+        }
+
+        // S6
+        let started = clock();
+        found.notes = self.notes.search(&query, (filter.start, filter.end), limit);
+        for (i, hit) in found.notes.iter().enumerate() {
+            let mut c = Candidate::new(
+                CandidateKey::Note {
+                    note: i as u32,
+                    paragraph: hit.paragraph,
+                },
+                hit.period.stage_label(),
+                hit.score,
+                hit.text.clone(),
+            );
+            c.created_at = Some(hit.start);
+            c.components = vec![
+                ("matchedTerms", f64::from(hit.matched_terms)),
+                ("raw", hit.score),
+            ];
+            cands.push(c);
+        }
+        stages.push(StageReport::ran("S6", found.notes.len(), clock() - started));
+
+        // S8
+        let started = clock();
+        let graph_match = self.graph.search(
+            &query,
+            filter.user_id.as_deref(),
+            filter.max_classification,
+            limit,
+        );
+        found.edges = graph_match.hits;
+        for (i, hit) in found.edges.iter().enumerate() {
+            let mut c = Candidate::new(
+                CandidateKey::Edge(i as u32),
+                "S8",
+                hit.score,
+                hit.text.clone(),
+            );
+            c.components = vec![("strength", hit.strength), ("raw", hit.score)];
+            cands.push(c);
+        }
+        stages.push(StageReport::ran("S8", found.edges.len(), clock() - started));
+
+        let rerank_options = RerankOptions {
+            calibration: self.config.calibration,
+            se_ran_with_hits: found.se_hits > 0,
+            context: options.context.clone(),
+            lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
+            limit,
+        };
+        let ranked = rank::rerank(cands, &rerank_options);
+        let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+        let results = self.build_hits(ranked, &found, utc_offset, &options);
+        Ok(RecallOutput { results, stages })
+    }
+
+    /// Both phases at once, with a ready query vector or none.
+    pub fn recall(
+        &mut self,
+        query: &str,
+        options: &RecallOptions,
+        query_embedding: Option<&[f32]>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<RecallOutput> {
+        let pending = self.begin_recall(query, options.clone(), clock)?;
+        self.finish_recall(pending, query_embedding, None, clock)
+    }
+
+    /// Turns ranked candidates into results: tracking, metadata, timelines and conflicts.
+    fn build_hits(
+        &mut self,
+        ranked: Vec<Candidate>,
+        found: &Found,
+        utc_offset: i32,
+        options: &RecallOptions,
+    ) -> Vec<RecallHit> {
+        let timelines = rank::enrich::timeline(&ranked, utc_offset);
+        let conflicts = rank::enrich::conflicts(&ranked);
+        let mut hits: Vec<RecallHit> = Vec::with_capacity(ranked.len());
+        for c in &ranked {
+            let components = Components(c.components.clone());
+            let hit = match c.key {
+                CandidateKey::Memory(doc) => {
+                    let Some(Some(m)) = self.records.get_mut(doc.0 as usize) else {
+                        continue;
+                    };
+                    if options.track_recalls {
+                        track_recall(m, options.filter.now);
+                    }
+                    memory_hit(m, c, components)
+                }
+                CandidateKey::Note { note, .. } => {
+                    let Some(n) = found.notes.get(note as usize) else {
+                        continue;
+                    };
+                    note_hit(n, c, components)
+                }
+                CandidateKey::Edge(i) => {
+                    let Some(e) = found.edges.get(i as usize) else {
+                        continue;
+                    };
+                    RecallHit {
+                        id: e.edge_id.clone(),
+                        kind: HitKind::Edge,
+                        stage: c.stage,
+                        score: c.score,
+                        text: e.text.clone(),
+                        components,
+                        memory: None,
+                        metadata: None,
+                        note: None,
+                        edge: self.graph.edges().find(|x| x.id == e.edge_id).cloned(),
+                        timeline: None,
+                        conflicts: None,
+                        warning: None,
+                    }
+                }
+            };
+            hits.push(hit);
+        }
+        if hits.len() == ranked.len() {
+            for t in &timelines {
+                let items: Vec<TimelineItem> = t
+                    .entries
+                    .iter()
+                    .map(|e| TimelineItem {
+                        id: hits[e.index].id.clone(),
+                        created_at: e.created_at,
+                        date: e.date.clone(),
+                    })
+                    .collect();
+                for e in &t.entries {
+                    hits[e.index].timeline = Some(items.clone());
+                }
+            }
+            for (i, with) in conflicts.iter().enumerate() {
+                if let Some(warning) = rank::enrich::conflict_warning(with) {
+                    let ids = with.iter().map(|&j| hits[j].id.clone()).collect();
+                    hits[i].conflicts = Some(ids);
+                    hits[i].warning = Some(warning);
+                }
+            }
+        }
+        hits
+    }
+}
+
+impl Components {
+    /// The Sf breakdown followed by the raw Sf score.
+    fn from_sf(c: &crate::recall::SfComponents, raw: f64) -> Self {
+        Components(vec![
+            ("bm25", c.bm25),
+            ("emotionBoost", c.emotion_boost),
+            ("recallBoost", c.recall_boost),
+            ("relevanceBoost", c.relevance_boost),
+            ("trustFactor", c.trust_factor),
+            ("credibilityFactor", c.credibility_factor),
+            ("tierBoost", c.tier_boost),
+            ("recency", c.recency),
+            ("raw", raw),
+        ])
+    }
+}
+
+/// Checks an MMR λ: a number in `0..=1`.
+pub fn check_lambda(lambda: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&lambda) {
+        return Err(Error::InvalidArgument(format!(
+            "mmrLambda must be between 0 and 1, got {lambda}"
+        )));
+    }
+    Ok(())
+}
+
+fn accepts(records: &[Option<Memory>], filter: &Filter, doc: DocId) -> bool {
+    records
+        .get(doc.0 as usize)
+        .and_then(Option::as_ref)
+        .is_some_and(|m| filter.accepts(m))
+}
+
+fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &Memory) -> Candidate {
+    let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
+    c.created_at = Some(m.created_at);
+    c.topic = m.topic.clone();
+    c.emotion = m.emotion;
+    c.recall_timestamps = m.recall_timestamps.clone();
+    c
+}
+
+fn memory_hit(m: &Memory, c: &Candidate, components: Components) -> RecallHit {
+    RecallHit {
+        id: m.id.clone(),
+        kind: HitKind::Memory,
+        stage: c.stage,
+        score: c.score,
+        text: m.text.clone(),
+        components,
+        metadata: Some(Metadata {
+            topic: m.topic.clone(),
+            kind: m.kind.clone(),
+            tags: m.tags.clone(),
+            emotion_tags: m.emotion_tags.clone(),
+            importance: m.importance,
+            confidence: m.confidence,
+            created_at: m.created_at,
+        }),
+        memory: Some(m.clone()),
+        note: None,
+        edge: None,
+        timeline: None,
+        conflicts: None,
+        warning: None,
+    }
+}
+
+fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
+    RecallHit {
+        id: format!("note:{}#{}", n.note_id, n.paragraph),
+        kind: HitKind::Note,
+        stage: c.stage,
+        score: c.score,
+        text: n.text.clone(),
+        components,
+        memory: None,
+        metadata: None,
+        note: Some(NoteRef {
+            id: n.note_id.clone(),
+            period: n.period,
+            start: n.start,
+            paragraph: n.paragraph,
+        }),
+        edge: None,
+        timeline: None,
+        conflicts: None,
+        warning: None,
+    }
+}
+
+/// Seed 000 recall tracking: count, last time, and the last 20 timestamps.
+pub(crate) fn track_recall(m: &mut Memory, now: f64) {
+    m.recall_count = m.recall_count.saturating_add(1);
+    m.last_recalled_at = Some(now);
+    m.recall_timestamps.push(now);
+    if m.recall_timestamps.len() > MAX_RECALL_TIMESTAMPS {
+        let excess = m.recall_timestamps.len() - MAX_RECALL_TIMESTAMPS;
+        m.recall_timestamps.drain(..excess);
+    }
+}
