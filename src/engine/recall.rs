@@ -7,7 +7,9 @@
 //! [`Engine::recall`] does both at once for callers with a ready vector (or none).
 //!
 //! Short-circuit: Se and Ss are skipped when Sf found at least `limit` hits whose calibrated
-//! score reaches `short_circuit_floor` (`0` counts every hit: seed 000 exactly).
+//! score reaches `short_circuit_floor` (`0` counts every hit: seed 000 exactly). Ss, the
+//! fallback for meaning without embeddings, is also skipped when Sf and Se together hold
+//! `limit` such hits (as in seed 000's example, where Se runs and Ss is skipped).
 
 use std::collections::HashMap;
 
@@ -257,8 +259,20 @@ impl Engine {
             }
         }
 
-        // Ss
-        if let Some(reason) = semantic_skip {
+        // Ss: the fallback for meaning without embeddings, skipped when Sf and Se together
+        // already hold `limit` strong hits (seed 000's example: Sf 4 + Se 2 ≥ 5, Ss skipped).
+        let strong = cands
+            .iter()
+            .filter(|c| {
+                rank::calibrate(c.stage, c.raw, &self.config.calibration)
+                    >= self.config.short_circuit_floor
+            })
+            .count();
+        let ss_skip = semantic_skip.or(match options.mode {
+            SearchMode::Hybrid if strong >= limit => Some("short_circuit"),
+            _ => None,
+        });
+        if let Some(reason) = ss_skip {
             stages.push(StageReport::skipped("Ss", reason));
         } else {
             let started = clock();
