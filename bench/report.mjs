@@ -1,0 +1,283 @@
+// Markdown report of a benchmark run: per-size tables, recallkit's ratios to every peer,
+// the targets of the benchmark issue (met / missed, as ratios within the same run), the wasm
+// size, and the machine. Pure formatting: every number comes from the workers' JSON.
+
+import { QUERY_CLASSES } from "./corpus.mjs";
+
+/** Gzip budget of pkg/recallkit_bg.wasm + pkg/recallkit.js, from the benchmark issue. */
+export const WASM_BUDGET_BYTES = 150 * 1024;
+
+const RECALLKIT = { lexical: "recallkit-lexical", hybrid: "recallkit-hybrid", semantic: "recallkit-semantic" };
+
+// ---------------------------------------------------------------------------
+// Number formatting
+
+const fmt = (x, digits = 2) => (x == null || Number.isNaN(x) ? "–" : x.toFixed(digits));
+function ms(x) {
+  if (x == null) return "–";
+  if (x < 1) return x.toFixed(3);
+  if (x < 100) return x.toFixed(2);
+  return x.toFixed(0);
+}
+function bytes(x) {
+  if (x == null) return "–";
+  const abs = Math.abs(x);
+  if (abs >= 2 ** 30) return `${(x / 2 ** 30).toFixed(2)} GiB`;
+  if (abs >= 2 ** 20) return `${(x / 2 ** 20).toFixed(1)} MiB`;
+  if (abs >= 10240) return `${(x / 1024).toFixed(1)} KiB`;
+  return `${Math.round(x)} B`;
+}
+const count = (x) => (x == null ? "–" : Math.round(x).toLocaleString("en-US"));
+function ratio(x) {
+  if (x == null || !Number.isFinite(x)) return "–";
+  if (x >= 100) return `${x.toFixed(0)}×`;
+  if (x > 0 && x < 0.1) return `${x.toPrecision(2)}×`;
+  return `${x.toFixed(2)}×`;
+}
+const sizeLabel = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+function table(header, rows) {
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((h, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
+  for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
+  return lines.join("\n") + "\n";
+}
+
+// ---------------------------------------------------------------------------
+// Figures of one result
+
+const usable = (r) => r && (r.status === "ok" || r.status === "broken") && r.queries;
+const statusCell = (r) => (r.status === "ok" ? "ok" : r.status === "broken" ? "**BROKEN**" : r.status);
+
+/** Every figure the ratio tables compare, in two tables. */
+const COST_FIGURES = [
+  { key: "docs/s", get: (r) => r.docsPerSec },
+  { key: "heap B/doc", get: (r) => r.memory?.perDoc.heap },
+  { key: "index B/doc", get: (r) => r.memory?.perDoc.index },
+  { key: "RSS B/doc", get: (r) => r.memory?.perDoc.rss },
+  { key: "persisted B/doc", get: (r) => r.persisted?.perDoc },
+  { key: "open ms", get: (r) => r.openMs },
+  { key: "p50", get: (r) => r.queries?.all.p50Ms },
+  { key: "p95", get: (r) => r.queries?.all.p95Ms },
+  ...QUERY_CLASSES.flatMap((c) => [
+    { key: `p50 ${c}`, get: (r) => r.queries?.perClass[c].p50Ms },
+    { key: `p95 ${c}`, get: (r) => r.queries?.perClass[c].p95Ms },
+  ]),
+];
+const QUALITY_FIGURES = [
+  ...QUERY_CLASSES.map((c) => ({ key: `hit@10 ${c}`, get: (r) => r.queries?.perClass[c].hit10 })),
+  ...QUERY_CLASSES.map((c) => ({ key: `MRR ${c}`, get: (r) => r.queries?.perClass[c].mrr10 })),
+  { key: "hit@10 all", get: (r) => r.queries?.all.hit10 },
+  { key: "MRR all", get: (r) => r.queries?.all.mrr10 },
+];
+
+// ---------------------------------------------------------------------------
+// Targets
+
+function lookup(results, name, n) {
+  return results.find((r) => r.contender === name && r.n === n);
+}
+
+/** Why a result cannot be used for a target, or null. */
+function unusable(r, name) {
+  if (!r) return `${name} not run`;
+  if (r.status === "broken") return `${name} BROKEN (${r.reason})`;
+  if (r.status !== "ok") return `${name} ${r.status}${r.reason ? `: ${r.reason}` : ""}`;
+  return null;
+}
+
+/**
+ * One comparison: `mine` and `theirs` pick a number from a result; met when
+ * mine ≤ factor × theirs (lowerBetter) or mine ≥ factor × theirs.
+ */
+function compare({ results, n, mineName, theirNames, pick, factor = 1, lowerBetter }) {
+  const mine = lookup(results, mineName, n);
+  const bad = unusable(mine, mineName);
+  const peers = theirNames.map((name) => [name, lookup(results, name, n)]);
+  const peerBad = peers.map(([name, r]) => unusable(r, name)).filter(Boolean);
+  if (peerBad.length === peers.length) return { status: "n/a", detail: peerBad.join("; ") };
+  if (bad) return { status: bad.includes("BROKEN") ? "invalid" : "n/a", detail: bad };
+  // With several peers, the target is the strictest (best) of their values.
+  const valid = peers.filter(([name, r]) => !unusable(r, name)).map(([name, r]) => [name, pick(r)]).filter(([, v]) => v != null);
+  if (!valid.length) return { status: "n/a", detail: "peer figure missing" };
+  valid.sort((a, b) => (lowerBetter ? a[1] - b[1] : b[1] - a[1]));
+  const [peerName, theirs] = valid[0];
+  const value = pick(mine);
+  if (value == null) return { status: "n/a", detail: `${mineName} figure missing (${mine.persisted?.note ?? "hook"})` };
+  const r = theirs === 0 ? (value === 0 ? 1 : Infinity) : value / theirs;
+  const met = lowerBetter ? value <= factor * theirs : value >= factor * theirs;
+  return { status: met ? "met" : "missed", mine: value, theirs, peerName, ratio: r };
+}
+
+const TEN_AND_HUNDRED = [10000, 100000];
+const LEX = RECALLKIT.lexical;
+
+/** The targets of the benchmark issue. `sizes: null` means every size that was run. */
+const TARGETS = [
+  { id: "T1", text: "lexical p50 (all queries) ≤ FlexSearch default", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.queries?.all.p50Ms, lowerBetter: true, unit: ms },
+  { id: "T2", text: "lexical p95 (all queries) ≤ FlexSearch default", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.queries?.all.p95Ms, lowerBetter: true, unit: ms },
+  { id: "T3", text: "lexical typo hit@10 ≥ MiniSearch fuzzy", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["minisearch-fuzzy"], pick: (r) => r.queries?.perClass.typo.hit10, unit: fmt },
+  { id: "T4", text: "lexical exact hit@10 ≥ MiniSearch (better of fuzzy, exact)", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["minisearch-fuzzy", "minisearch-exact"], pick: (r) => r.queries?.perClass.exact.hit10, unit: fmt },
+  { id: "T5", text: "lexical paraphrase hit@10 ≥ MiniSearch (better of fuzzy, exact)", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["minisearch-fuzzy", "minisearch-exact"], pick: (r) => r.queries?.perClass.paraphrase.hit10, unit: fmt },
+  { id: "T6", text: "build docs/s ≥ FlexSearch default", sizes: null, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.docsPerSec, unit: count },
+  { id: "T7", text: "build docs/s ≥ 2 × MiniSearch", sizes: null, who: LEX, peers: ["minisearch-exact", "minisearch-fuzzy"], pick: (r) => r.docsPerSec, factor: 2, unit: count },
+  { id: "T8", text: "index memory per doc (heap + array buffers) ≤ FlexSearch default", sizes: null, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.memory?.perDoc.index, lowerBetter: true, unit: bytes },
+  { id: "T9", text: "persisted size per doc ≤ MiniSearch JSON", sizes: null, who: LEX, peers: ["minisearch-exact"], pick: (r) => r.persisted?.perDoc, lowerBetter: true, unit: bytes },
+  { id: "T10", text: "Se exact vector scan ≥ 4× faster than the JS loop (p50)", sizes: TEN_AND_HUNDRED, who: RECALLKIT.semantic, peers: ["js-cosine"], pick: (r) => r.queries?.all.p50Ms, factor: 1 / 4, lowerBetter: true, unit: ms },
+  { id: "T11", text: "hybrid p50 ≤ ¼ of MiniSearch + JS-scan RRF", sizes: null, who: RECALLKIT.hybrid, peers: ["minisearch+jscan-rrf"], pick: (r) => r.queries?.all.p50Ms, factor: 1 / 4, lowerBetter: true, unit: ms },
+  { id: "T12a", text: "hybrid exact hit@10 ≥ recallkit text-only", sizes: null, who: RECALLKIT.hybrid, peers: [LEX], pick: (r) => r.queries?.perClass.exact.hit10, unit: fmt },
+  { id: "T12b", text: "hybrid typo hit@10 ≥ recallkit text-only", sizes: null, who: RECALLKIT.hybrid, peers: [LEX], pick: (r) => r.queries?.perClass.typo.hit10, unit: fmt },
+];
+
+function evaluateTargets(results, sizes, wasm) {
+  const rows = [];
+  for (const t of TARGETS) {
+    for (const n of t.sizes ? t.sizes.filter((s) => sizes.includes(s)) : sizes) {
+      const c = compare({ results, n, mineName: t.who, theirNames: t.peers, pick: t.pick, factor: t.factor ?? 1, lowerBetter: Boolean(t.lowerBetter) });
+      rows.push({ ...t, n, ...c });
+    }
+    if (t.sizes && !t.sizes.some((s) => sizes.includes(s))) rows.push({ ...t, n: null, status: "n/a", detail: `not run at ${t.sizes.map(sizeLabel).join(" / ")}` });
+  }
+  const wasmRow = { id: "T13", text: "wasm + JS glue ≤ 150 KiB gzip", n: null, unit: bytes };
+  if (wasm.missing) Object.assign(wasmRow, { status: "n/a", detail: wasm.missing });
+  else Object.assign(wasmRow, { status: wasm.total.gzip <= WASM_BUDGET_BYTES ? "met" : "missed", mine: wasm.total.gzip, theirs: WASM_BUDGET_BYTES, peerName: "budget", ratio: wasm.total.gzip / WASM_BUDGET_BYTES });
+  rows.push(wasmRow);
+  return rows;
+}
+
+function targetsSection(rows) {
+  const body = rows.map((t) => [
+    t.id,
+    t.text,
+    t.n == null ? "–" : sizeLabel(t.n),
+    t.mine == null ? "–" : t.unit(t.mine),
+    t.theirs == null ? "–" : `${t.unit(t.theirs)} (${t.peerName})`,
+    t.ratio == null ? "–" : ratio(t.ratio),
+    t.factor && t.factor !== 1 ? (t.lowerBetter ? `≤ ${fmt(t.factor)}×` : `≥ ${fmt(t.factor)}×`) : t.lowerBetter ? "≤ 1×" : "≥ 1×",
+    t.status === "met" ? "**met**" : t.status === "missed" ? "**missed**" : t.status,
+    t.detail ?? "",
+  ]);
+  const tally = ["met", "missed", "invalid", "n/a"].map((s) => `${rows.filter((r) => r.status === s).length} ${s}`).join(", ");
+  return `## Targets\n\n${tally}. Ratio = recallkit ÷ peer, measured in this run; "needed" is the bound on that ratio. ` +
+    `n/a rows name what is missing; a BROKEN contender never counts.\n\n` +
+    table(["id", "target", "N", "recallkit", "peer", "ratio", "needed", "status", "why n/a"], body) + "\n";
+}
+
+// ---------------------------------------------------------------------------
+// Per-size tables
+
+function sizeSection(n, queries, results) {
+  const rows = results.filter((r) => r.n === n);
+  let out = `## N = ${count(n)} memories (${queries} queries: ${queries / 3} per class)\n\n`;
+  out += "### Build, memory, persistence\n\n";
+  out += table(
+    ["contender", "status", "build ms", "docs/s", "heap B/doc", "arrayBuf B/doc", "index B/doc", "RSS B/doc", "persisted B/doc", "open ms", "load"],
+    rows.map((r) => usable(r)
+      ? [r.contender, statusCell(r), ms(r.buildMs), count(r.docsPerSec), count(r.memory.perDoc.heap), count(r.memory.perDoc.arrayBuffers), count(r.memory.perDoc.index), count(r.memory.perDoc.rss), r.persisted.perDoc == null ? "n/a" : count(r.persisted.perDoc), r.openMs == null ? "n/a" : ms(r.openMs), fmt(r.loadAvgStart, 1)]
+      : [r.contender, r.status, "", "", "", "", "", "", "", "", ""]),
+  );
+  out += "\n### Query latency (ms, one query at a time, k = 10)\n\n";
+  out += table(
+    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "measured"],
+    rows.filter(usable).map((r) => [
+      r.contender, ms(r.queries.all.p50Ms), ms(r.queries.all.p95Ms),
+      ...QUERY_CLASSES.flatMap((c) => [ms(r.queries.perClass[c].p50Ms), ms(r.queries.perClass[c].p95Ms)]),
+      r.queries.budgetHit ? `${r.queries.measured}/${r.queries.requested} (time budget)` : String(r.queries.measured),
+    ]),
+  );
+  out += "\n### Quality (the source memory is the one relevant answer)\n\n";
+  out += table(
+    ["contender", ...QUERY_CLASSES.map((c) => `hit@10 ${c}`), ...QUERY_CLASSES.map((c) => `MRR ${c}`), "canary"],
+    rows.filter(usable).map((r) => [
+      r.contender,
+      ...QUERY_CLASSES.map((c) => fmt(r.queries.perClass[c].hit10)),
+      ...QUERY_CLASSES.map((c) => fmt(r.queries.perClass[c].mrr10, 3)),
+      r.canary.ok ? (r.openCanary && !r.openCanary.ok ? "reopen FAILED" : "ok") : `FAILED (top ${r.canary.got})`,
+    ]),
+  );
+  const notRun = rows.filter((r) => !usable(r) || r.status === "broken");
+  if (notRun.length) out += "\n" + notRun.map((r) => `- ${r.contender}: ${r.status}${r.reason ? ` — ${r.reason}` : ""}`).join("\n") + "\n";
+  out += "\n" + ratioSection(n, rows);
+  return out + "\n";
+}
+
+function ratioTable(mine, peers, figures) {
+  return table(
+    ["peer", ...figures.map((f) => f.key)],
+    peers.map((p) => [
+      p.contender + (p.status === "broken" ? " (BROKEN)" : ""),
+      ...figures.map((f) => {
+        const a = f.get(mine);
+        const b = f.get(p);
+        return a == null || b == null || b === 0 ? "–" : ratio(a / b);
+      }),
+    ]),
+  );
+}
+
+function ratioSection(n, rows) {
+  let out = "### recallkit ÷ peer\n\nEach cell is recallkit's figure divided by the peer's: better is > 1 for docs/s, hit@10 and MRR, < 1 for every other figure. – means a figure is missing or 0.\n";
+  for (const name of Object.values(RECALLKIT)) {
+    const mine = rows.find((r) => r.contender === name);
+    if (!mine) continue;
+    if (!usable(mine)) {
+      out += `\n- ${name}: n/a — ${mine.status}${mine.reason ? `: ${mine.reason}` : ""}\n`;
+      continue;
+    }
+    const peers = rows.filter((r) => usable(r) && r.contender !== name);
+    const broken = mine.status === "broken" ? " (BROKEN: for diagnosis only)" : "";
+    out += `\n**${name}: cost**${broken}\n\n${ratioTable(mine, peers, COST_FIGURES)}`;
+    out += `\n**${name}: quality**${broken}\n\n${ratioTable(mine, peers, QUALITY_FIGURES)}`;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Whole report
+
+function wasmSection(wasm) {
+  if (wasm.missing) return `## recallkit package size\n\nn/a: ${wasm.missing}.\n\n`;
+  return "## recallkit package size (zlib gzip level 9)\n\n" + table(
+    ["file", "raw", "gzip"],
+    [
+      ["pkg/recallkit_bg.wasm", bytes(wasm.wasm.raw), bytes(wasm.wasm.gzip)],
+      ["pkg/recallkit.js (glue)", bytes(wasm.glue.raw), bytes(wasm.glue.gzip)],
+      ["total", bytes(wasm.total.raw), `${bytes(wasm.total.gzip)} (budget ${bytes(WASM_BUDGET_BYTES)})`],
+    ],
+  ) + "\n";
+}
+
+function settingsSection(contenders) {
+  return "## Contenders\n\n" + table(
+    ["contender", "library", "kind", "settings"],
+    contenders.map((c) => [c.name, c.library, c.kind, c.notes]),
+  ) + "\n";
+}
+
+const METHOD = `## Method
+
+- Corpus: \`bench/corpus.mjs\`, deterministic (seeded sfc32, no Math.random): short English memories from a dozen templates with Zipfian vocabulary, names, places, dates, amounts and codes; 384-dim vectors from a bag-of-words random-projection model (sum of per-word pseudo-random unit vectors + noise, normalised), so texts sharing words have high cosine. Its SHA-256 fingerprints are committed in \`bench/corpus-fingerprints.json\` and checked on every run.
+- Queries: one third **exact** (3–5 content words of the source memory), one third **typo** (the same, with one edit in ~30 % of the words, at least one), one third **paraphrase** (half of the source's words, shuffled). Query vectors come from the same word-vector model. The source memory is the single relevant answer: hit@10 is the share of queries that find it in the top 10, MRR its reciprocal rank (0 below 10).
+- Each contender × N runs in a fresh \`node --expose-gc\` process: corpus generation and library setup are untimed; build is timed (median of 5 runs at 1k, 3 at 10k, 1 at 100k); memory is the heapUsed / arrayBuffers / RSS delta across the build after forced GCs (index memory = heap + array buffers, which includes wasm linear memory); 30 warm-up queries from a separate set, then each query timed alone with performance.now(). Persisted size is each library's own serializer; open time is reopening from it.
+- Asserted results: the canary memory (unique words) must be the top hit of its query, also after reopening; a contender whose canary fails or whose exact-query hit@10 is 0 is reported **BROKEN** and never counts towards a target.
+- Noise: this is a shared 2-core machine. The "load" column is the 1-minute load average when the worker started; compare ratios within one run, not across runs.
+`;
+
+/** The markdown report. */
+export function formatReport({ info, sizes, queriesFor, results, wasm, problems, contenders }) {
+  let out = `# recallkit benchmarks\n\n`;
+  out += `Generated by \`npm run bench\` (\`${info.command}\`) on ${info.date}; ${info.wallMinutes} min wall time.\n\n`;
+  out += table(["machine", ""], [
+    ["CPU", info.cpu], ["memory", `${info.memoryGiB} GiB`], ["OS", info.os], ["Node", info.node],
+    ["commit", info.commit], ["load average (1/5/15 min) start → end", `${info.loadAvgStart} → ${info.loadAvgEnd}`],
+    ["corpus seed, dims", `${info.seed}, ${info.dims}`],
+  ]) + "\n";
+  if (problems.length) out += `**Corpus check failed:**\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\n`;
+  out += targetsSection(evaluateTargets(results, sizes, wasm));
+  out += wasmSection(wasm);
+  const opens = results.filter((r) => r.contender.startsWith("recallkit") && r.status === "ok");
+  if (opens.length) out += `recallkit open time from a persisted store: ${opens.some((r) => r.openMs != null) ? opens.map((r) => `${r.contender} ${sizeLabel(r.n)}: ${ms(r.openMs)} ms`).join(", ") : `n/a (${opens[0].openNote})`}.\n\n`;
+  for (const n of sizes) out += sizeSection(n, queriesFor(n), results);
+  out += settingsSection(contenders);
+  out += METHOD;
+  return out;
+}
