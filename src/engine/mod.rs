@@ -134,6 +134,7 @@ pub struct Engine {
     trigram_orig: FuzzyIndex,
     scratch: Scratch,
     terms: String,
+    words: String,
     notes: NoteStore,
     graph: Graph,
     vectors: VectorStore,
@@ -154,6 +155,7 @@ impl Engine {
             trigram_orig: FuzzyIndex::new(),
             scratch: Scratch::default(),
             terms: String::new(),
+            words: String::new(),
             notes: NoteStore::new(),
             graph: Graph::new(),
             signatures: SignatureIndex::new(),
@@ -410,26 +412,41 @@ impl Engine {
     /// indexes' `u32` limits, so this cannot fail in practice; if it ever did, the partial
     /// entries are removed again so no index is left half-written.
     fn index(&mut self, doc: DocId, m: &Memory) -> Result<()> {
-        let mut buffer = std::mem::take(&mut self.terms);
-        let result = self.index_with(&mut buffer, doc, m);
+        let mut terms = std::mem::take(&mut self.terms);
+        let mut words = std::mem::take(&mut self.words);
+        let result = self.index_with(&mut terms, &mut words, doc, m);
         if result.is_err() {
-            self.unindex_with(&mut buffer, doc, m);
+            self.unindex_with(&mut terms, doc, m);
         }
-        self.terms = buffer;
+        self.terms = terms;
+        self.words = words;
         result
     }
 
-    fn index_with(&mut self, buffer: &mut String, doc: DocId, m: &Memory) -> Result<()> {
-        fill_porter_terms(buffer, m);
-        self.porter.insert(doc, buffer.split_terminator('\0'))?;
-        fill_en_words(buffer, m);
-        self.trigram_en.insert(doc, buffer.split_terminator('\0'))?;
+    /// Analyses `m` once (porter terms into `terms`, folded words into `words`) and feeds
+    /// every index and the signature from those buffers.
+    fn index_with(
+        &mut self,
+        terms: &mut String,
+        words: &mut String,
+        doc: DocId,
+        m: &Memory,
+    ) -> Result<()> {
+        fill_porter_terms(terms, m);
+        fill_words(words, m.text_en());
+        let signature = lsh::signature_of_analysed(
+            terms.split_terminator('\0'),
+            words.split_terminator('\0'),
+            self.config.signature_seed,
+        );
+        self.porter.insert(doc, terms.split_terminator('\0'))?;
+        push_keywords(words, m);
+        self.trigram_en.insert(doc, words.split_terminator('\0'))?;
         if m.has_distinct_original() {
-            fill_words(buffer, &m.text);
+            fill_words(words, &m.text);
             self.trigram_orig
-                .insert(doc, buffer.split_terminator('\0'))?;
+                .insert(doc, words.split_terminator('\0'))?;
         }
-        let signature = lsh::signature(m.text_en(), self.config.signature_seed);
         self.signatures.set(doc, signature);
         Ok(())
     }
@@ -460,6 +477,10 @@ fn fill_porter_terms(buffer: &mut String, m: &Memory) {
 
 fn fill_en_words(buffer: &mut String, m: &Memory) {
     fill_words(buffer, m.text_en());
+    push_keywords(buffer, m);
+}
+
+fn push_keywords(buffer: &mut String, m: &Memory) {
     for keyword in &m.keywords {
         text::tokenize::for_each_token(keyword, |t| push_term(buffer, t));
     }

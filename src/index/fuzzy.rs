@@ -26,7 +26,9 @@ use crate::index::trigram::{LookupScratch, TermMatch, TrigramIndex};
 use crate::store::DocId;
 
 /// Most vocabulary terms one query word expands to (the best-weighted are kept).
-pub const MAX_EXPANSIONS: usize = 24;
+pub const MAX_EXPANSIONS: usize = 16;
+/// A term with FTS5's minimum idf is skipped once its posting list is longer than this.
+pub const SKIP_COMMON_MIN_POSTINGS: usize = 1024;
 
 /// Unstemmed inverted index plus a trigram index over its vocabulary.
 #[derive(Debug, Default)]
@@ -100,6 +102,15 @@ impl FuzzyIndex {
             return Vec::new();
         }
         let avgdl = self.terms.total_terms() as f64 / f64::from(n_docs);
+        // K(D) = k1·(1 − b) + (k1·b / avgdl)·|D|: the BM25 length term without a division per
+        // posting (the same value as `bm25::length_norm` up to rounding).
+        let norm_base = params.k1 * (1.0 - params.b);
+        let norm_per_term = params.k1 * params.b / avgdl;
+        let bound = self.terms.doc_id_bound();
+        if scratch.word.len() < bound {
+            scratch.word.resize(bound, 0.0);
+            scratch.total.resize(bound, 0.0);
+        }
         for word in words {
             self.vocab.lookup_with(
                 word,
@@ -112,23 +123,29 @@ impl FuzzyIndex {
                     continue;
                 };
                 let postings = self.terms.postings(term);
-                if postings.is_empty() {
+                let idf = bm25::idf(n_docs, postings.len() as u32);
+                // In a large index, a term in half the documents or more gets FTS5's token idf
+                // (1e-6): it cannot change a ranking, and skipping it saves reading its long
+                // posting list. (In a small index every term may be that common, so it stays.)
+                let common = postings.len() > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF;
+                if postings.is_empty() || common {
                     continue;
                 }
-                let idf = bm25::idf(n_docs, postings.len() as u32);
+                let scale = m.weight * idf * (params.k1 + 1.0);
                 for p in postings {
                     let d = p.doc.0 as usize;
-                    if d >= scratch.word.len() {
-                        scratch.word.resize(d + 1, 0.0);
-                        scratch.total.resize(d + 1, 0.0);
-                    }
-                    let norm = bm25::length_norm(self.terms.doc_len(p.doc), avgdl, params);
-                    let s = m.weight * bm25::term_score(idf, f64::from(p.tf), norm, params);
-                    if scratch.word[d] == 0.0 {
+                    let (Some(word_score), Some(&len)) =
+                        (scratch.word.get_mut(d), self.terms.doc_lens().get(d))
+                    else {
+                        continue;
+                    };
+                    let tf = f64::from(p.tf);
+                    let s = scale * tf / (tf + norm_base + norm_per_term * f64::from(len));
+                    if *word_score == 0.0 {
                         scratch.touched_word.push(p.doc.0);
                     }
-                    if s > scratch.word[d] {
-                        scratch.word[d] = s;
+                    if s > *word_score {
+                        *word_score = s;
                     }
                 }
             }

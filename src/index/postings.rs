@@ -199,6 +199,12 @@ impl InvertedIndex {
         self.doc_lens.len()
     }
 
+    /// Every document's length by `DocId`, for scoring loops that want no per-posting call;
+    /// `u32::MAX` marks a `DocId` that is not indexed. Its length is [`doc_id_bound`](Self::doc_id_bound).
+    pub fn doc_lens(&self) -> &[u32] {
+        &self.doc_lens
+    }
+
     /// The id of `term`, if it has ever been indexed. The term must be analysed already
     /// (folded and stemmed); no normalisation happens here.
     pub fn term_id(&self, term: &str) -> Option<TermId> {

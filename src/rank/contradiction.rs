@@ -55,6 +55,8 @@
 //! and clauses longer than [`MAX_CLAUSE_WORDS`] words are skipped (a run-on clause is not a
 //! crisp fact), so comparing two statements costs at most `32 · 32` linear clause checks.
 
+use std::sync::OnceLock;
+
 use crate::text::porter::stem;
 use crate::text::tokenize::for_each_token;
 
@@ -73,12 +75,16 @@ pub enum ConflictKind {
 }
 
 /// Negation cues (see the module doc). `nor` is not one: "neither … nor" negates once.
-const NEGATIONS: &str = "\
-    not no never cannot without neither none nothing nobody nowhere stopped quit ceased";
+static NEGATIONS: WordList = WordList::new(
+    "\
+    not no never cannot without neither none nothing nobody nowhere stopped quit ceased",
+);
 /// Tokens that, followed by the token `t`, spell an `n't` contraction.
-const CONTRACTIONS: &str = "\
+static CONTRACTIONS: WordList = WordList::new(
+    "\
     don doesn didn isn aren wasn weren won wouldn can couldn shouldn haven hasn hadn mustn \
-    needn ain shan mightn";
+    needn ain shan mightn",
+);
 /// Negated antonyms and the positive form they stand for.
 const ANTONYMS: &[(&str, &str)] = &[
     ("disabled", "enabled"),
@@ -103,21 +109,26 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("unhappy", "happy"),
 ];
 /// Words that start a new clause and are dropped.
-const CONTRASTS: &str = "but however although though whereas instead";
+static CONTRASTS: WordList = WordList::new("but however although though whereas instead");
 /// Words that carry no subject, predicate or value.
-const STOPWORDS: &str = "\
+static STOPWORDS: WordList = WordList::new(
+    "\
     a an the is are was were be been being am do does did doing has have had having will would \
     shall should can could may might must i me my mine we us our ours you your he him his she \
     her it its they them their this that these those to of in on at for with by from as and or \
     nor so than then there here s t d ll re ve m any anymore longer still also just really \
     very now currently actually already too yet every each about into onto over up out what \
-    which who whom whose when where how all some more most much many only even ever again if";
+    which who whom whose when where how all some more most much many only even ever again if",
+);
 /// Month names and abbreviations (`may` is handled apart: it is also a verb).
-const MONTHS: &str = "\
+static MONTHS: WordList = WordList::new(
+    "\
     january february march april june july august september october november december jan feb \
-    mar apr jun jul aug sep sept oct nov dec";
+    mar apr jun jul aug sep sept oct nov dec",
+);
 /// Weekday names.
-const WEEKDAYS: &str = "monday tuesday wednesday thursday friday saturday sunday";
+static WEEKDAYS: WordList =
+    WordList::new("monday tuesday wednesday thursday friday saturday sunday");
 
 /// A content word (stemmed) or a value slot (its tokens).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +163,7 @@ impl Statement {
                     push_clause(&mut clauses, &mut tokens);
                 }
                 for token in part_tokens {
-                    if listed(CONTRASTS, &token) {
+                    if listed(&CONTRASTS, &token) {
                         push_clause(&mut clauses, &mut tokens);
                     } else {
                         tokens.push(token);
@@ -233,8 +244,8 @@ fn opens_clause(tokens: &[String]) -> bool {
     let first = tokens.first().map(String::as_str);
     let second = tokens.get(1).map(String::as_str);
     match first {
-        Some(t) if listed(NEGATIONS, t) || listed(CONTRASTS, t) => true,
-        Some(t) => second == Some("t") && listed(CONTRACTIONS, t),
+        Some(t) if listed(&NEGATIONS, t) || listed(&CONTRASTS, t) => true,
+        Some(t) => second == Some("t") && listed(&CONTRACTIONS, t),
         None => false,
     }
 }
@@ -259,12 +270,12 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
         let prev = i.checked_sub(1).map(|p| tokens[p].as_str());
         let next = tokens.get(i + 1).map(String::as_str);
         i += 1;
-        if next == Some("t") && listed(CONTRACTIONS, token) {
+        if next == Some("t") && listed(&CONTRACTIONS, token) {
             negations += 1;
             i += 1;
             continue;
         }
-        if listed(NEGATIONS, token) {
+        if listed(&NEGATIONS, token) {
             negations += 1;
             continue;
         }
@@ -275,7 +286,7 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
             }
             continue;
         }
-        if listed(STOPWORDS, token) {
+        if listed(&STOPWORDS, token) {
             continue;
         }
         let positive = match ANTONYMS.iter().find(|(neg, _)| *neg == token) {
@@ -294,9 +305,34 @@ fn analyse(tokens: &[String]) -> Option<Clause> {
     })
 }
 
-/// Whether `word` is one of the space-separated words of `list`.
-fn listed(list: &str, word: &str) -> bool {
-    list.split_ascii_whitespace().any(|w| w == word)
+/// A list of words written as one whitespace-separated string (compact in the binary),
+/// split and sorted once on first use so membership is a binary search.
+struct WordList {
+    text: &'static str,
+    sorted: OnceLock<Vec<&'static str>>,
+}
+
+impl WordList {
+    const fn new(text: &'static str) -> Self {
+        WordList {
+            text,
+            sorted: OnceLock::new(),
+        }
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        let sorted = self.sorted.get_or_init(|| {
+            let mut words: Vec<&'static str> = self.text.split_ascii_whitespace().collect();
+            words.sort_unstable();
+            words
+        });
+        sorted.binary_search(&word).is_ok()
+    }
+}
+
+/// Whether `word` is one of the words of `list`.
+fn listed(list: &WordList, word: &str) -> bool {
+    list.contains(word)
 }
 
 fn has_digit(token: &str) -> bool {
@@ -306,8 +342,8 @@ fn has_digit(token: &str) -> bool {
 fn is_value(token: &str, prev: Option<&str>, next: Option<&str>) -> bool {
     let near_number = prev.is_some_and(has_digit) || next.is_some_and(has_digit);
     has_digit(token)
-        || listed(MONTHS, token)
-        || listed(WEEKDAYS, token)
+        || listed(&MONTHS, token)
+        || listed(&WEEKDAYS, token)
         || (token == "may" && near_number)
         || ((token == "am" || token == "pm") && prev.is_some_and(has_digit))
 }

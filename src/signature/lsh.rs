@@ -153,6 +153,31 @@ impl Signature {
 pub fn signature(text: &str, seed: u64) -> Signature {
     let mut hashes: Vec<u64> = Vec::new();
     for_each_feature(text, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
+    signature_of_hashes(hashes)
+}
+
+/// [`signature`] from a text already analysed: its porter `terms`
+/// (`crate::text::for_each_term`) and folded `tokens` (`crate::text::tokenize::for_each_token`),
+/// each in text order. Equal to `signature(text, seed)` for the same text; lets the engine
+/// sign a memory without tokenising it a second time.
+pub fn signature_of_analysed<'a>(
+    terms: impl IntoIterator<Item = &'a str>,
+    tokens: impl IntoIterator<Item = &'a str>,
+    seed: u64,
+) -> Signature {
+    let mut hashes: Vec<u64> = Vec::new();
+    let mut features = FeatureKeys::default();
+    for term in terms {
+        features.term(term, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
+    }
+    for token in tokens {
+        features.token(token, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
+    }
+    signature_of_hashes(hashes)
+}
+
+/// Steps 2–5 of the module doc over the feature hashes of one text.
+fn signature_of_hashes(mut hashes: Vec<u64>) -> Signature {
     hashes.sort_unstable();
     let mut tally = Tally::default();
     for run in hashes.chunk_by(|a, b| a == b) {
@@ -240,31 +265,47 @@ impl Tally {
 
 /// Calls `f` with the key of every feature occurrence of `text` (step 1 of the module doc).
 fn for_each_feature(text: &str, mut f: impl FnMut(&[u8])) {
-    let mut key: Vec<u8> = Vec::with_capacity(64);
-    for_each_term(text, |term| {
-        key.clear();
-        key.push(TAG_TERM);
-        key.extend_from_slice(term.as_bytes());
-        f(&key);
-    });
-    let mut chars: Vec<char> = Vec::with_capacity(32);
-    for_each_token(text, |token| {
-        chars.clear();
-        chars.push(PAD);
-        chars.extend(token.chars());
-        chars.push(PAD);
-        if chars.len() < TRIGRAM_MIN_CHARS + 2 {
+    let mut features = FeatureKeys::default();
+    for_each_term(text, |term| features.term(term, &mut f));
+    for_each_token(text, |token| features.token(token, &mut f));
+}
+
+/// Builds feature keys in reusable buffers.
+#[derive(Default)]
+struct FeatureKeys {
+    key: Vec<u8>,
+    chars: Vec<char>,
+}
+
+impl FeatureKeys {
+    /// The key of a porter term: `TAG_TERM ‖ term`.
+    fn term(&mut self, term: &str, mut f: impl FnMut(&[u8])) {
+        self.key.clear();
+        self.key.push(TAG_TERM);
+        self.key.extend_from_slice(term.as_bytes());
+        f(&self.key);
+    }
+
+    /// The keys of a folded token's padded trigrams, if it has at least
+    /// [`TRIGRAM_MIN_CHARS`] characters.
+    fn token(&mut self, token: &str, mut f: impl FnMut(&[u8])) {
+        self.chars.clear();
+        self.chars.push(PAD);
+        self.chars.extend(token.chars());
+        self.chars.push(PAD);
+        if self.chars.len() < TRIGRAM_MIN_CHARS + 2 {
             return;
         }
-        for window in chars.windows(3) {
-            key.clear();
-            key.push(TAG_TRIGRAM);
+        for window in self.chars.windows(3) {
+            self.key.clear();
+            self.key.push(TAG_TRIGRAM);
             for &c in window {
-                key.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
+                self.key
+                    .extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
             }
-            f(&key);
+            f(&self.key);
         }
-    });
+    }
 }
 
 /// 64-bit FNV-1a.
@@ -676,5 +717,25 @@ mod tests {
         let us = start.elapsed().as_secs_f64() * 1e6 / reps as f64;
         assert_eq!(empty, 0);
         println!("signature of a {}-byte memory: {us:.2} µs", text.len());
+    }
+
+    #[test]
+    fn signature_of_analysed_text_equals_signature_of_text() {
+        let texts = [
+            "The quarterly budget review moved to Thursday, room 4B.",
+            "Crème brûlée at the café; naïve coöperation!",
+            "",
+            "a bb ccc dddd eeeee",
+        ];
+        for text in texts {
+            let terms = crate::text::terms(text);
+            let tokens = crate::text::tokenize::tokens(text);
+            let analysed = signature_of_analysed(
+                terms.iter().map(String::as_str),
+                tokens.iter().map(String::as_str),
+                42,
+            );
+            assert_eq!(analysed, signature(text, 42), "{text}");
+        }
     }
 }
