@@ -3,9 +3,10 @@
  *
  * ```ts
  * import { MemoryStore } from "recallkit";
- * const store = await MemoryStore.open({ storage: "memory" });
+ * const store = await MemoryStore.open({ name: "agent" }); // IndexedDB in browsers, files in Node/Deno
  * await store.remember({ text: "We migrated the project database to SQLite" });
  * const res = await store.recall("what database does the project use?");
+ * await store.close();
  * ```
  * @module
  */
@@ -17,5 +18,7 @@ export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, RecallHit, RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
-  SearchMode, RecallContext, TimelineItem,
+  SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
 } from "./types.js";
+export { MemoryAdapter } from "./storage/memory.js";
+export type { StorageAdapter, StorageOp } from "./storage/adapter.js";

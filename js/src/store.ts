@@ -1,14 +1,38 @@
 /**
- * {@link MemoryStore}: the public API. It validates input, owns the wasm engine and turns
- * engine errors into {@link RecallError}s. Ranking lives in Rust, never here.
+ * {@link MemoryStore}: the public API. It validates input, owns the wasm engine, persists
+ * every write through a {@link StorageAdapter} and turns engine errors into
+ * {@link RecallError}s. Ranking lives in Rust, never here.
+ *
+ * Persistence (layout in `storage/layout.ts`, design in DESIGN.md "Persistence"):
+ * - Writes run one at a time through a queue, in call order: validate → apply to the engine →
+ *   one atomic, durable `adapter.write` → resolve. When the write fails, the engine change is
+ *   undone and the call rejects with the adapter's code, so memory and disk always agree.
+ *   Removals (`forget`, `forgetNote`) write first and then remove, which cannot fail.
+ * - Open loads the snapshot when its write-sequence keys match the stored ones, otherwise
+ *   every record; the snapshot is written on `close()`, every `snapshotEvery` writes and after
+ *   an open that had to rebuild a large store.
+ * - Writes of other handles (tabs) arrive as changed keys; the store re-reads them and applies
+ *   them to its engine without writing.
  * @module
  */
 import { Engine } from "../../pkg/recallkit.js";
-import type { MemoryRecord } from "../../pkg/recallkit.js";
+import type { EdgeRecord, EngineConfigJs, EntityRecord, MemoryRecord, NoteRecord } from "../../pkg/recallkit.js";
 import { RecallError, fromEngineError } from "./errors.js";
+import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapter.js";
+import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.js";
+import { decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
+import type { RecordKind, StoredRecord } from "./storage/codec.js";
+import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
+import type { ImageBlock } from "./storage/image.js";
+import {
+  CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
+  SNAPSHOT_KEY, STORE_FORMAT, checkConfig, decodeConfig, decodeSeq, encodeConfig, encodeSeq, newWriterId, sameKeys,
+  seedToHex, seqKey,
+} from "./storage/layout.js";
+import type { StoreConfig } from "./storage/layout.js";
 import type {
-  Edge, EmbedFunction, Entity, EntityInput, Memory, MemoryInput, MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions,
-  RecallResult, RelationInput, SearchMode,
+  Edge, EmbedFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
+  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
 } from "./types.js";
 import {
   SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
@@ -17,14 +41,32 @@ import {
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
-  "storage", "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
+  "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshotEvery",
+  "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
   "embedTimeoutMs", "embedBatchSize", "searchMode", "shortCircuitFloor", "mmrLambda",
 ]);
+const STORAGE_KINDS: ReadonlySet<string> = new Set(["indexeddb", "file", "memory"]);
+const ADAPTER_METHODS = ["get", "entries", "keys", "write", "close"] as const;
+const CONFLICT_MODES: ReadonlySet<string> = new Set(["error", "skip", "replace"]);
 
 /** Default time a recall waits for the host's query embedding before skipping Se. */
 export const DEFAULT_EMBED_TIMEOUT_MS = 5_000;
 /** Default number of texts per `embed` call in {@link MemoryStore.rememberMany}. */
 export const DEFAULT_EMBED_BATCH_SIZE = 64;
+/** Default store name. */
+export const DEFAULT_STORE_NAME = "default";
+/** Write batches between automatic snapshots, unless `snapshotEvery` says otherwise. */
+export const DEFAULT_SNAPSHOT_EVERY = 1000;
+/** An open that rebuilt at least this many memories from records writes a snapshot right away. */
+export const SNAPSHOT_AFTER_REBUILD = 1000;
+/** Largest snapshot written (1 GiB); a larger store opens from its records. */
+export const MAX_SNAPSHOT_BYTES = 1 << 30;
+/** Records per batch of {@link MemoryStore.import}, unless `batchSize` says otherwise. */
+export const DEFAULT_IMPORT_BATCH = 1000;
+/** Memories per `insertMany` while loading records. */
+const LOAD_BATCH = 4096;
+/** Concurrent reads while applying another tab's writes. */
+const REREAD_CONCURRENCY = 256;
 
 function randomId(): string {
   return globalThis.crypto.randomUUID();
@@ -49,33 +91,153 @@ function checkNumber(options: OpenOptions, key: keyof OpenOptions, min: number, 
   }
 }
 
+function isAdapter(value: unknown): value is StorageAdapter {
+  return typeof value === "object" && value !== null
+    && ADAPTER_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === "function");
+}
+
+/** Any error of a storage call as a {@link RecallError} (custom adapters may throw anything). */
+function storageError(e: unknown, doing: string): RecallError {
+  if (e instanceof RecallError) return e;
+  return new RecallError("storage_failed", `${doing}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+}
+
+/** Prefixes an error's message with where it happened, keeping its code. */
+function located(e: unknown, where: string): RecallError {
+  const err = fromEngineError(e);
+  const detail = err.message.startsWith(`${err.code}: `) ? err.message.slice(err.code.length + 2) : err.message;
+  return new RecallError(err.code, `${where}: ${detail}`, { cause: e });
+}
+
+/** A decoded stored record of the expected kind; anything else is `corrupt`, naming the key. */
+function decodeAt(key: string, bytes: Uint8Array, kind: RecordKind): StoredRecord {
+  let record: StoredRecord;
+  try {
+    record = decodeRecord(bytes);
+  } catch (e) {
+    throw located(e, `record ${JSON.stringify(key)}`);
+  }
+  if (record.kind !== kind) throw new RecallError("corrupt", `record ${JSON.stringify(key)} is a ${record.kind} record, not a ${kind}`);
+  return record;
+}
+
+/** Splits a stored memory's data into the engine record and its insertion rank. */
+function splitMemory(data: Record<string, unknown>): { record: MemoryRecord; order: number | undefined } {
+  const { order, ...record } = data;
+  return { record: record as unknown as MemoryRecord, order: typeof order === "number" && Number.isFinite(order) ? order : undefined };
+}
+
+/** Rows of memories with optional vectors → `insertMany`'s flat vectors and flags. */
+function flatten(vectors: readonly (Float32Array | undefined)[]): { flat: Float32Array; has: Uint8Array } {
+  let total = 0;
+  for (const v of vectors) total += v?.length ?? 0;
+  const flat = new Float32Array(total);
+  let offset = 0;
+  for (const v of vectors) {
+    if (v === undefined) continue;
+    flat.set(v, offset);
+    offset += v.length;
+  }
+  return { flat, has: Uint8Array.from(vectors, (v) => (v === undefined ? 0 : 1)) };
+}
+
+/** Maps `insertMany`'s "item i" in an error to a name for that item (a key, a line). */
+function itemError(e: unknown, name: (index: number) => string, code?: RecallError["code"]): RecallError {
+  const err = fromEngineError(e);
+  const match = /^(?:[a-z_]+: )?item (\d+): (.*)$/s.exec(err.message);
+  if (match === null) return err;
+  return new RecallError(code ?? err.code, `${name(Number(match[1]))}: ${match[2]}`, { cause: e });
+}
+
+interface GraphState {
+  entities: EntityRecord[];
+  edges: EdgeRecord[];
+}
+
+/** What one queued write did: its result, its storage ops, how to undo it, what to do once durable. */
+interface Step<T> {
+  result: T;
+  ops: () => StorageOp[];
+  undo?: () => void;
+  after?: () => void;
+}
+
+/** One parsed import line. */
+interface ImportItem {
+  line: number;
+  record: StoredRecord;
+}
+
 /**
- * A store of memories with multi-stage recall.
+ * A store of memories with multi-stage recall, kept durable by a storage backend.
  *
  * ```ts
- * const store = await MemoryStore.open({ storage: "memory" });
+ * const store = await MemoryStore.open({ name: "notes" }); // IndexedDB in browsers, files in Node
  * await store.remember({ text: "The project uses SQLite with FTS5", topic: "work" });
  * const { results } = await store.recall("what database does the project use?");
+ * await store.close();
  * ```
  */
 export class MemoryStore {
   #engine: Engine | undefined;
+  #open = true;
+  #closing: Promise<void> | undefined;
   readonly #clock: () => number;
   readonly #embed: EmbedFunction | undefined;
   readonly #embedTimeoutMs: number;
   readonly #embedBatchSize: number;
   readonly #searchMode: SearchMode;
+  readonly #engineOptions: EngineConfigJs;
+  readonly #adapter: StorageAdapter;
+  readonly #snapshots: boolean;
+  readonly #snapshotEvery: number;
 
-  private constructor(engine: Engine, options: OpenOptions) {
-    this.#engine = engine;
+  #config: StoreConfig = { format: STORE_FORMAT, signatureSeed: seedToHex(DEFAULT_SIGNATURE_SEED) };
+  #configDirty = false;
+  readonly #writer = newWriterId();
+  #writeCount = 0;
+  #ownSeqKey: string | undefined;
+  #seq = 0;
+  /** The write-sequence keys whose batches this engine reflects (see `storage/layout.ts`). */
+  readonly #claims = new Set<string>();
+  /** Other writers' keys to delete with the first batch (set when this handle is alone). */
+  #pruneKeys: string[] = [];
+  readonly #order = new Map<string, number>();
+  #nextOrder = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #trackingDirty = new Set<string>();
+  #writesSinceSnapshot = 0;
+  #snapshotFresh = false;
+  #snapshotQueued = false;
+  /** The engine may differ from the records (a remote change failed to apply): write no snapshot. */
+  #unsynced = false;
+  #openedFrom: "snapshot" | "records" = "records";
+  #unsubscribe: (() => void) | undefined;
+  #releaseLock: (() => void) | undefined;
+
+  private constructor(adapter: StorageAdapter, snapshots: boolean, options: OpenOptions) {
+    this.#adapter = adapter;
+    this.#snapshots = snapshots;
+    this.#snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.#clock = options.clock ?? Date.now;
     this.#embed = options.embed;
     this.#embedTimeoutMs = options.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS;
     this.#embedBatchSize = options.embedBatchSize ?? DEFAULT_EMBED_BATCH_SIZE;
     this.#searchMode = options.searchMode ?? "hybrid";
+    this.#engineOptions = {
+      decayDays: options.decayDays, decayFloor: options.decayFloor, emotionBoost: options.emotionBoost,
+      similarityThreshold: options.similarityThreshold, shortCircuitFloor: options.shortCircuitFloor,
+      mmrLambda: options.mmrLambda,
+    };
   }
 
-  /** Opens a store (loading the WebAssembly module on first use). */
+  /**
+   * Opens a store (loading the WebAssembly module on first use) and loads what it holds.
+   * Errors: `invalid_argument` for bad options; from the backend `locked` (another process
+   * writes this file store), `blocked`, `storage_failed`; `corrupt` when a record or the store
+   * configuration has an unknown format version or cannot be read; `dimension_mismatch` when
+   * `dimensions` disagrees with the stored dimension.
+   */
   static async open(options: OpenOptions = {}): Promise<MemoryStore> {
     if (typeof options !== "object" || options === null) {
       throw new RecallError("invalid_argument", `open options must be an object, got ${String(options)}`);
@@ -83,14 +245,24 @@ export class MemoryStore {
     for (const key of Object.keys(options)) {
       if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
     }
-    const storage = options.storage ?? "memory";
-    if (storage !== "memory") {
-      throw new RecallError("invalid_argument", `storage must be "memory", got ${JSON.stringify(storage)}`);
+    const storage = options.storage;
+    if (storage !== undefined && !(typeof storage === "string" && STORAGE_KINDS.has(storage)) && !isAdapter(storage)) {
+      throw new RecallError("invalid_argument",
+        `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
     }
+    const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
     for (const key of ["clock", "embed"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
         throw new RecallError("invalid_argument", `${key} must be a function, got ${typeof options[key]}`);
       }
+    }
+    for (const key of ["persist"] as const) {
+      if (options[key] !== undefined && typeof options[key] !== "boolean") {
+        throw new RecallError("invalid_argument", `${key} must be a boolean, got ${typeof options[key]}`);
+      }
+    }
+    if (options.path !== undefined && (typeof options.path !== "string" || options.path === "")) {
+      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options.path)}`);
     }
     checkNumber(options, "decayDays", Number.MIN_VALUE, Number.MAX_VALUE);
     checkNumber(options, "decayFloor", 0, 1);
@@ -101,23 +273,224 @@ export class MemoryStore {
     checkNumber(options, "embedBatchSize", 1, 100_000, true);
     checkNumber(options, "shortCircuitFloor", 0, 1);
     checkNumber(options, "mmrLambda", 0, 1);
+    checkNumber(options, "blockedTimeoutMs", 0, Number.MAX_SAFE_INTEGER);
+    checkNumber(options, "snapshotEvery", 0, Number.MAX_SAFE_INTEGER, true);
     if (options.searchMode !== undefined && !SEARCH_MODES.has(options.searchMode)) {
       throw new RecallError("invalid_argument", `searchMode must be "hybrid", "lexical" or "semantic", got ${JSON.stringify(options.searchMode)}`);
     }
     await init();
+    const kind: StorageKind | "adapter" = isAdapter(storage) ? "adapter" : (storage ?? defaultStorageKind()) as StorageKind;
+    const adapter = isAdapter(storage) ? storage : await openAdapter(kind as StorageKind, {
+      name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
+    });
+    const store = new MemoryStore(adapter, kind !== "memory", options);
     try {
-      const engine = new Engine({
-        decayDays: options.decayDays, decayFloor: options.decayFloor, emotionBoost: options.emotionBoost,
-        dimensions: options.dimensions, similarityThreshold: options.similarityThreshold,
-        shortCircuitFloor: options.shortCircuitFloor, mmrLambda: options.mmrLambda,
+      const sole = kind === "file" || kind === "memory" ? true : kind === "indexeddb" ? await store.#lock(name) : false;
+      await store.#load(options, sole);
+      return store;
+    } catch (e) {
+      store.#unsubscribe?.();
+      store.#releaseLock?.();
+      store.#engine?.free();
+      store.#engine = undefined;
+      await adapter.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /**
+   * Holds a shared Web Lock named after the store while open, and tells whether this is the
+   * only handle of the store in the browser (then stale write-sequence keys may be deleted).
+   * `false` where Web Locks do not exist.
+   */
+  async #lock(name: string): Promise<() => Promise<boolean>> {
+    const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+    if (typeof locks?.request !== "function" || typeof locks.query !== "function") return async () => false;
+    const lockName = `recallkit:${name}`;
+    await new Promise<void>((granted) => {
+      locks.request(lockName, { mode: "shared" }, () => {
+        granted();
+        return new Promise<void>((release) => { this.#releaseLock = release; });
+      }).catch(() => granted());
+    });
+    return async () => {
+      const { held } = await locks.query();
+      return (held ?? []).filter((l) => l.name === lockName).length === 1;
+    };
+  }
+
+  #newEngine(): Engine {
+    try {
+      return new Engine({
+        ...this.#engineOptions, dimensions: this.#config.dimensions,
+        signatureSeed: BigInt(`0x${this.#config.signatureSeed}`),
       });
-      return new MemoryStore(engine, options);
     } catch (e) {
       throw fromEngineError(e);
     }
   }
 
+  /** Reads the configuration and the records (or the snapshot) into a new engine. */
+  async #load(options: OpenOptions, sole: boolean | (() => Promise<boolean>)): Promise<void> {
+    const adapter = this.#adapter;
+    const heard: string[] = [];
+    let loaded = false;
+    if (typeof adapter.subscribe === "function") {
+      // Subscribed before reading, so no write of another tab falls between the two.
+      this.#unsubscribe = adapter.subscribe((keys) => {
+        if (loaded) this.#onRemote(keys);
+        else heard.push(...keys);
+      });
+    }
+    let stored: StoreConfig | undefined;
+    for (const [key, value] of await this.#read(() => adapter.entries(META_PREFIX))) {
+      if (key === CONFIG_KEY) {
+        stored = decodeConfig(value);
+      } else if (key.startsWith(SEQ_PREFIX)) {
+        this.#claims.add(key);
+        this.#seq = Math.max(this.#seq, decodeSeq(value));
+      }
+    }
+    if (stored !== undefined) {
+      if (options.dimensions !== undefined && stored.dimensions !== undefined && options.dimensions !== stored.dimensions) {
+        throw new RecallError("dimension_mismatch", `the store holds ${stored.dimensions}-dimensional embeddings; dimensions is ${options.dimensions}`);
+      }
+      this.#config = stored;
+      if (stored.dimensions === undefined && options.dimensions !== undefined) {
+        this.#config = { ...stored, dimensions: options.dimensions };
+        this.#configDirty = true;
+      }
+    } else {
+      if (options.dimensions !== undefined) this.#config = { ...this.#config, dimensions: options.dimensions };
+      this.#configDirty = true;
+    }
+    this.#engine = this.#newEngine();
+    let fromSnapshot = false;
+    if (this.#snapshots) {
+      const bytes = await this.#read(() => adapter.get(SNAPSHOT_KEY));
+      if (bytes !== undefined) fromSnapshot = this.#loadImage(bytes);
+    }
+    if (!fromSnapshot) await this.#loadRecords();
+    this.#openedFrom = fromSnapshot ? "snapshot" : "records";
+    const engine = this.#engine;
+    this.#snapshotFresh = fromSnapshot || (engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0);
+    if (typeof sole === "function" ? await sole().catch(() => false) : sole) this.#pruneKeys = [...this.#claims];
+    loaded = true;
+    if (heard.length > 0) this.#onRemote(heard);
+    if (this.#snapshots && !fromSnapshot && engine.size >= SNAPSHOT_AFTER_REBUILD) this.#scheduleSnapshot();
+  }
+
+  async #read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (e) {
+      throw storageError(e, "cannot read the store");
+    }
+  }
+
+  /** Loads a snapshot whose write-sequence keys match; `false` (engine untouched) when it cannot be used. */
+  #loadImage(bytes: Uint8Array): boolean {
+    const image = openImage(bytes);
+    if (image === undefined || !sameKeys(this.#claims, image.header.claims)) return false;
+    const engine = this.#engine!;
+    try {
+      for (const block of image.blocks()) this.#loadBlock(engine, block);
+      if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
+      return true;
+    } catch {
+      engine.free();
+      this.#engine = this.#newEngine();
+      this.#order.clear();
+      this.#nextOrder = 0;
+      return false;
+    }
+  }
+
+  #loadBlock(engine: Engine, block: ImageBlock): void {
+    switch (block.kind) {
+      case "memory": {
+        const records = block.records.map((data) => {
+          const { record, order } = splitMemory(data);
+          this.#setOrder(record.id, order);
+          return record;
+        });
+        engine.insertMany(records, block.vectors, block.has);
+        break;
+      }
+      case "note":
+        for (const note of block.records) engine.addNote(note as unknown as NoteRecord);
+        break;
+      case "entity":
+        for (const entity of block.records) engine.addEntity(entity as unknown as EntityRecord);
+        break;
+      case "edge":
+        for (const edge of block.records) engine.upsertEdge(edge as unknown as EdgeRecord);
+        break;
+    }
+  }
+
+  /** Rebuilds the engine from every record: memories in insertion order, notes, then the graph. */
+  async #loadRecords(): Promise<void> {
+    const adapter = this.#adapter;
+    const engine = this.#engine!;
+    const entries: Array<[string, Uint8Array] | undefined> = await this.#read(() => adapter.entries(MEMORY_PREFIX));
+    const rows = entries.map((entry, i) => {
+      const [key, bytes] = entry!;
+      entries[i] = undefined; // let the bytes go as soon as they are decoded
+      const stored = decodeAt(key, bytes, "memory");
+      const { record, order } = splitMemory(stored.data);
+      if (typeof record.id !== "string" || MEMORY_PREFIX + record.id !== key) {
+        throw new RecallError("corrupt", `record ${JSON.stringify(key)} holds memory id ${JSON.stringify(record.id)}`);
+      }
+      return { key, record, order: order ?? Number.MAX_SAFE_INTEGER, embedding: stored.embedding };
+    });
+    rows.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (let at = 0; at < rows.length; at += LOAD_BATCH) {
+      const batch = rows.slice(at, at + LOAD_BATCH);
+      const { flat, has } = flatten(batch.map((r) => r.embedding));
+      try {
+        engine.insertMany(batch.map((r) => r.record), flat, has);
+      } catch (e) {
+        throw itemError(e, (i) => `record ${JSON.stringify(batch[i]?.key)}`, "corrupt");
+      }
+      for (const r of batch) this.#setOrder(r.record.id, r.order === Number.MAX_SAFE_INTEGER ? undefined : r.order);
+    }
+    for (const [key, bytes] of await this.#read(() => adapter.entries(NOTE_PREFIX))) {
+      const note = decodeAt(key, bytes, "note").data as unknown as NoteRecord;
+      try {
+        engine.addNote(note);
+      } catch (e) {
+        throw new RecallError("corrupt", `record ${JSON.stringify(key)}: ${fromEngineError(e).message}`, { cause: e });
+      }
+    }
+    this.#setGraph(engine, await this.#readGraph());
+  }
+
+  /** Every entity and edge record. */
+  async #readGraph(): Promise<GraphState> {
+    const [entities, edges] = await this.#read(() => Promise.all([
+      this.#adapter.entries(ENTITY_PREFIX), this.#adapter.entries(EDGE_PREFIX),
+    ]));
+    return {
+      entities: entities.map(([k, v]) => decodeAt(k, v, "entity").data as unknown as EntityRecord),
+      edges: edges.map(([k, v]) => decodeAt(k, v, "edge").data as unknown as EdgeRecord),
+    };
+  }
+
+  #setOrder(id: string, order: number | undefined): void {
+    const rank = order ?? this.#nextOrder;
+    this.#order.set(id, rank);
+    this.#nextOrder = Math.max(this.#nextOrder, rank + 1);
+  }
+
+  /** The engine, for calls of the public API; `closed` once `close()` has been called. */
   #live(): Engine {
+    if (!this.#open || this.#engine === undefined) throw new RecallError("closed", "the store is closed");
+    return this.#engine;
+  }
+
+  /** The engine, for queued work (which may finish while `close()` waits for it). */
+  #alive(): Engine {
     if (this.#engine === undefined) throw new RecallError("closed", "the store is closed");
     return this.#engine;
   }
@@ -127,6 +500,293 @@ export class MemoryStore {
     if (!Number.isFinite(now)) throw new RecallError("invalid_argument", `the clock returned ${String(now)}`);
     return now;
   }
+
+  // ---- the write path -------------------------------------------------------------------
+
+  /** Runs `job` after every earlier queued job of this store. */
+  #enqueue<T>(job: () => Promise<T> | T): Promise<T> {
+    const run = this.#queue.then(job);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Queues a write: `apply` validates and changes the engine (throwing leaves it unchanged)
+   * and describes the change; its ops are committed in one batch; a failed commit undoes it.
+   */
+  #write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
+    return this.#enqueue(async () => {
+      const step = await apply(this.#alive());
+      try {
+        const ops = step.ops();
+        if (ops.length > 0) await this.#commit(ops);
+      } catch (e) {
+        step.undo?.();
+        throw e;
+      }
+      step.after?.();
+      return step.result;
+    });
+  }
+
+  /**
+   * Writes `ops` with the batch's write-sequence key (and the configuration when it changed)
+   * in one atomic, durable adapter write.
+   */
+  async #commit(ops: StorageOp[]): Promise<void> {
+    const engine = this.#alive();
+    const dims = engine.dimensions;
+    const config = dims !== undefined && dims !== this.#config.dimensions ? { ...this.#config, dimensions: dims } : this.#config;
+    const batch = [...ops];
+    if (config !== this.#config || this.#configDirty) batch.push({ op: "put", key: CONFIG_KEY, value: encodeConfig(config) });
+    const key = seqKey(this.#writer, ++this.#writeCount);
+    batch.push({ op: "put", key, value: encodeSeq(this.#seq + 1) });
+    const stale = this.#ownSeqKey === undefined ? this.#pruneKeys : [this.#ownSeqKey, ...this.#pruneKeys];
+    for (const k of stale) batch.push({ op: "delete", key: k });
+    try {
+      await this.#adapter.write(batch);
+    } catch (e) {
+      throw storageError(e, "cannot write to the store");
+    }
+    this.#seq++;
+    this.#config = config;
+    this.#configDirty = false;
+    for (const k of stale) this.#claims.delete(k);
+    this.#claims.add(key);
+    this.#ownSeqKey = key;
+    this.#pruneKeys = [];
+    this.#snapshotFresh = false;
+    this.#writesSinceSnapshot++;
+    if (this.#snapshotEvery > 0 && this.#writesSinceSnapshot >= this.#snapshotEvery) this.#scheduleSnapshot();
+  }
+
+  #memoryPut(id: string, data: MemoryRecord, embedding: Float32Array | undefined, signature: Uint8Array | undefined): StorageOp {
+    const record: StoredRecord = { kind: "memory", data: { ...data, order: this.#order.get(id) } };
+    if (embedding !== undefined) record.embedding = embedding;
+    if (signature !== undefined) record.signature = signature;
+    return { op: "put", key: MEMORY_PREFIX + id, value: encodeRecord(record) };
+  }
+
+  /** The op that stores the engine's current state of a memory. */
+  #memoryOp(engine: Engine, id: string): StorageOp {
+    const data = engine.get(id);
+    if (data === undefined) return { op: "delete", key: MEMORY_PREFIX + id };
+    return this.#memoryPut(id, data, engine.embedding(id), engine.signature(id));
+  }
+
+  #noteOp(engine: Engine, id: string): StorageOp {
+    const note = engine.note(id);
+    if (note === undefined) return { op: "delete", key: NOTE_PREFIX + id };
+    return { op: "put", key: NOTE_PREFIX + id, value: encodeRecord({ kind: "note", data: { ...note } }) };
+  }
+
+  #graphState(engine: Engine): GraphState {
+    return { entities: engine.entities(), edges: engine.edges() };
+  }
+
+  /** The ops that turn the stored graph `before` into `after`. */
+  #graphOps(before: GraphState, after: GraphState): StorageOp[] {
+    const ops: StorageOp[] = [];
+    const diff = (prefix: string, kind: RecordKind, old: Map<string, string>, now: Map<string, Record<string, unknown>>): void => {
+      for (const [key, data] of now) {
+        if (old.get(key) !== JSON.stringify(data)) ops.push({ op: "put", key: prefix + key, value: encodeRecord({ kind, data }) });
+      }
+      for (const key of old.keys()) if (!now.has(key)) ops.push({ op: "delete", key: prefix + key });
+    };
+    const json = <T>(items: T[], key: (t: T) => string): Map<string, string> =>
+      new Map(items.map((t) => [key(t), JSON.stringify(t)]));
+    const objects = <T>(items: T[], key: (t: T) => string): Map<string, Record<string, unknown>> =>
+      new Map(items.map((t) => [key(t), { ...t } as Record<string, unknown>]));
+    diff(ENTITY_PREFIX, "entity", json(before.entities, (e) => e.name), objects(after.entities, (e) => e.name));
+    diff(EDGE_PREFIX, "edge", json(before.edges, (e) => e.id), objects(after.edges, (e) => e.id));
+    return ops;
+  }
+
+  /**
+   * Makes the engine's graph exactly `state`. Records that no longer fit (two tabs gave the
+   * same alias to different entities at once) are skipped; the first one wins.
+   */
+  #setGraph(engine: Engine, state: GraphState): void {
+    for (const entity of engine.entities()) engine.removeEntity(entity.name);
+    for (const entity of state.entities) {
+      try {
+        engine.addEntity(entity);
+      } catch {
+        // See above.
+      }
+    }
+    for (const edge of state.edges) {
+      try {
+        engine.upsertEdge(edge);
+      } catch {
+        // See above.
+      }
+    }
+  }
+
+  /** A graph write: run `change`, persist the difference, restore the old graph on failure. */
+  #graphWrite<T>(change: (engine: Engine) => T): Promise<T> {
+    return this.#write((engine) => {
+      const before = this.#graphState(engine);
+      const result = this.#call(() => change(engine));
+      return {
+        result,
+        ops: () => this.#graphOps(before, this.#graphState(engine)),
+        undo: () => this.#setGraph(engine, before),
+      };
+    });
+  }
+
+  /** Makes the engine's memory `id` what `stored` says (absent: removed); no write. */
+  #applyMemory(engine: Engine, id: string, stored: StoredRecord | undefined): void {
+    const exists = engine.get(id) !== undefined;
+    if (stored === undefined) {
+      if (exists) engine.remove(id);
+      this.#order.delete(id);
+      return;
+    }
+    const { record, order } = splitMemory(stored.data);
+    if (record.id !== id) throw new RecallError("corrupt", `record "m/${id}" holds memory id ${JSON.stringify(record.id)}`);
+    if (exists) engine.replace(record, stored.embedding, stored.embedding === undefined);
+    else engine.insert(record, stored.embedding);
+    this.#setOrder(id, order ?? this.#order.get(id));
+  }
+
+  #applyNote(engine: Engine, id: string, stored: StoredRecord | undefined): void {
+    const exists = engine.note(id) !== undefined;
+    if (stored === undefined) {
+      if (exists) engine.removeNote(id);
+      return;
+    }
+    const note = stored.data as unknown as NoteRecord;
+    if (exists) engine.replaceNote(note);
+    else engine.addNote(note);
+  }
+
+  /** Re-reads memory and note keys and applies what storage holds to the engine. */
+  async #reload(engine: Engine, keys: readonly string[]): Promise<void> {
+    for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
+      const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
+      const values = await this.#read(() => Promise.all(chunk.map((k) => this.#adapter.get(k))));
+      chunk.forEach((key, i) => {
+        const bytes = values[i];
+        try {
+          if (key.startsWith(MEMORY_PREFIX)) {
+            this.#applyMemory(engine, key.slice(MEMORY_PREFIX.length), bytes && decodeAt(key, bytes, "memory"));
+          } else {
+            this.#applyNote(engine, key.slice(NOTE_PREFIX.length), bytes && decodeAt(key, bytes, "note"));
+          }
+        } catch {
+          this.#unsynced = true;
+        }
+      });
+    }
+  }
+
+  /** Another handle (tab, worker) wrote these keys: apply them, in order with local writes. */
+  #onRemote(keys: string[]): void {
+    this.#enqueue(() => this.#applyRemote(keys)).catch(() => { this.#unsynced = true; });
+  }
+
+  async #applyRemote(changed: string[]): Promise<void> {
+    const engine = this.#engine;
+    if (engine === undefined) return;
+    const keys = [...new Set(changed)];
+    this.#snapshotFresh = false;
+    await this.#reload(engine, keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)));
+    if (keys.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) {
+      this.#setGraph(engine, await this.#readGraph());
+    }
+    if (keys.includes(CONFIG_KEY)) {
+      const bytes = await this.#read(() => this.#adapter.get(CONFIG_KEY));
+      if (bytes !== undefined) {
+        try {
+          this.#config = decodeConfig(bytes);
+        } catch {
+          this.#unsynced = true;
+        }
+      }
+    }
+    // After the records: a claimed key's batch is then surely applied (see storage/layout.ts).
+    for (const key of keys.filter((k) => k.startsWith(SEQ_PREFIX))) {
+      const bytes = await this.#read(() => this.#adapter.get(key));
+      if (bytes === undefined) {
+        this.#claims.delete(key);
+      } else {
+        this.#claims.add(key);
+        this.#seq = Math.max(this.#seq, decodeSeq(bytes));
+      }
+    }
+  }
+
+  /** Persists the recall tracking of memories recalled since the last flush. */
+  async #flushTracking(): Promise<void> {
+    const engine = this.#engine;
+    if (engine === undefined || this.#trackingDirty.size === 0) return;
+    const ids = [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
+    this.#trackingDirty.clear();
+    if (ids.length === 0) return;
+    try {
+      await this.#commit(ids.map((id) => this.#memoryOp(engine, id)));
+    } catch (e) {
+      // Storage holds the state before these recalls: make the engine agree.
+      await this.#reload(engine, ids.map((id) => MEMORY_PREFIX + id)).catch(() => { this.#unsynced = true; });
+      throw e;
+    }
+  }
+
+  #scheduleSnapshot(): void {
+    if (!this.#snapshots || this.#snapshotQueued) return;
+    this.#snapshotQueued = true;
+    this.#enqueue(() => this.#writeSnapshot()).catch(() => undefined);
+  }
+
+  /** Writes the snapshot of the engine's state (queued work only: no write may be half done). */
+  async #writeSnapshot(): Promise<void> {
+    this.#snapshotQueued = false;
+    if (!this.#snapshots || this.#unsynced || this.#engine === undefined) return;
+    await this.#flushTracking();
+    const engine = this.#engine;
+    if (this.#snapshotFresh) return;
+    const estimate = engine.size * (4 * (engine.dimensions ?? 0) + 512);
+    if (estimate > MAX_SNAPSHOT_BYTES) return;
+    const bytes = this.#image(engine);
+    if (bytes.length > MAX_SNAPSHOT_BYTES) return;
+    try {
+      await this.#adapter.write([{ op: "put", key: SNAPSHOT_KEY, value: bytes }]);
+    } catch (e) {
+      throw storageError(e, "cannot write the snapshot");
+    }
+    this.#snapshotFresh = true;
+    this.#writesSinceSnapshot = 0;
+  }
+
+  /** Every record of the engine as a snapshot, memories in insertion order. */
+  #image(engine: Engine): Uint8Array {
+    const rank = (id: string): number => this.#order.get(id) ?? Number.MAX_SAFE_INTEGER;
+    const ids = engine.ids().sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+    const notes = engine.notes();
+    const { entities, edges } = this.#graphState(engine);
+    const writer = new ImageWriter({
+      claims: [...this.#claims], memories: ids.length, notes: notes.length, entities: entities.length, edges: edges.length,
+    });
+    for (let at = 0; at < ids.length; at += IMAGE_BLOCK_MEMORIES) {
+      const chunk = ids.slice(at, at + IMAGE_BLOCK_MEMORIES);
+      const records = chunk.map((id) => ({ ...engine.get(id), order: this.#order.get(id) }) as Record<string, unknown>);
+      writer.addMemories(records, chunk.map((id) => engine.embedding(id)), engine.dimensions);
+    }
+    const blocks = <T>(kind: "note" | "entity" | "edge", items: T[]): void => {
+      for (let at = 0; at < items.length; at += IMAGE_BLOCK_MEMORIES) {
+        writer.addRecords(kind, items.slice(at, at + IMAGE_BLOCK_MEMORIES) as unknown as Record<string, unknown>[]);
+      }
+    };
+    blocks("note", notes);
+    blocks("entity", entities);
+    blocks("edge", edges);
+    return writer.finish();
+  }
+
+  // ---- the public API ---------------------------------------------------------------------
 
   /** Number of memories. */
   get size(): number {
@@ -155,25 +815,42 @@ export class MemoryStore {
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
       throw new RecallError("embed_failed", `embed() must return one vector per text (${texts.length}), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`);
     }
-    const dims = this.#live().dimensions;
+    const dims = this.#alive().dimensions;
     return vectors.map((v, i) => toVector(v, `embed() vector ${i}`, "", dims ?? (vectors[0] as ArrayLike<number>)?.length));
   }
 
-  /** Stores one memory and returns its id. Embeds its text with the host's `embed` when no `embedding` is given. */
+  /**
+   * Stores one memory and returns its id once it is durable. Embeds its text with the host's
+   * `embed` when no `embedding` is given.
+   */
   async remember(memory: MemoryInput): Promise<string> {
     const engine = this.#live();
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
     let vector = embedding === undefined ? undefined : toVector(embedding, "embedding", "", engine.dimensions);
-    if (vector === undefined && this.#embed !== undefined) {
-      vector = (await this.#embedTexts([record.textEn ?? record.text]))[0];
-    }
-    this.#call(() => this.#live().insert(record, vector));
-    return record.id;
+    // The embedding starts now; the write keeps its place in the queue while it runs.
+    const pending = vector === undefined && this.#embed !== undefined
+      ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
+    pending.catch(() => undefined);
+    return this.#write(async (engine) => {
+      vector = await pending;
+      this.#call(() => engine.insert(record, vector));
+      const id = record.id;
+      this.#setOrder(id, undefined);
+      return {
+        result: id,
+        ops: () => [this.#memoryPut(id, record, vector, engine.signature(id))],
+        undo: () => {
+          engine.remove(id);
+          this.#order.delete(id);
+        },
+      };
+    });
   }
 
   /**
-   * Stores every memory or none (an error names the first bad item's index) and returns the
-   * ids. Memories without an `embedding` are embedded by the host's `embed`, in batches.
+   * Stores every memory or none (an error names the first bad item's index) in one atomic
+   * write and returns the ids. Memories without an `embedding` are embedded by the host's
+   * `embed`, in batches.
    */
   async rememberMany(memories: MemoryInput[]): Promise<string[]> {
     const engine = this.#live();
@@ -189,26 +866,34 @@ export class MemoryStore {
       dims ??= v.length;
       return v;
     });
-    if (this.#embed !== undefined) {
+    const embedded = (async () => {
+      if (this.#embed === undefined) return;
       const missing = vectors.flatMap((v, i) => (v === undefined ? [i] : []));
       for (let at = 0; at < missing.length; at += this.#embedBatchSize) {
         const batch = missing.slice(at, at + this.#embedBatchSize);
         const texts = batch.map((i) => items[i]!.record.textEn ?? items[i]!.record.text);
-        const embedded = await this.#embedTexts(texts);
-        batch.forEach((i, j) => { vectors[i] = embedded[j]; });
+        const out = await this.#embedTexts(texts);
+        batch.forEach((i, j) => { vectors[i] = out[j]; });
       }
-    }
-    const rows = vectors.filter((v): v is Float32Array => v !== undefined);
-    const flat = new Float32Array(rows.reduce((n, v) => n + v.length, 0));
-    let offset = 0;
-    for (const v of rows) {
-      flat.set(v, offset);
-      offset += v.length;
-    }
-    const has = Uint8Array.from(vectors, (v) => (v === undefined ? 0 : 1));
+    })();
+    embedded.catch(() => undefined);
     const records = items.map((x) => x.record);
-    this.#call(() => this.#live().insertMany(records, flat, has));
-    return records.map((r) => r.id);
+    return this.#write(async (engine) => {
+      await embedded;
+      const { flat, has } = flatten(vectors);
+      this.#call(() => engine.insertMany(records, flat, has));
+      for (const r of records) this.#setOrder(r.id, undefined);
+      return {
+        result: records.map((r) => r.id),
+        ops: () => records.map((r, i) => this.#memoryPut(r.id, r, vectors[i], engine.signature(r.id))),
+        undo: () => {
+          for (const r of records) {
+            engine.remove(r.id);
+            this.#order.delete(r.id);
+          }
+        },
+      };
+    });
   }
 
   /** The memory with this id, or `undefined`. */
@@ -238,26 +923,47 @@ export class MemoryStore {
    * store re-embeds it with the host's `embed`, or drops the old vector, which no longer fits.
    */
   async update(id: string, patch: MemoryPatch): Promise<Memory> {
-    const engine = this.#live();
-    const current = engine.get(checkId(id));
-    if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
-    const { record, embedding } = applyPatch(current, patch, this.#now());
-    let vector = embedding ?? undefined;
-    if (vector !== undefined) vector = toVector(vector, "embedding", "", engine.dimensions);
-    const textChanged = record.text !== current.text || record.textEn !== current.textEn;
-    let remove = embedding === null;
-    if (embedding === undefined && textChanged) {
-      if (this.#embed !== undefined) vector = (await this.#embedTexts([record.textEn ?? record.text]))[0];
-      else remove = true;
-    }
-    this.#call(() => this.#live().replace(record, vector, remove));
-    return this.#live().get(id) as Memory;
+    this.#live();
+    checkId(id);
+    return this.#write(async (engine) => {
+      const current = engine.get(id);
+      if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
+      const { record, embedding } = applyPatch(current, patch, this.#now());
+      let vector = embedding ?? undefined;
+      if (vector !== undefined) vector = toVector(vector, "embedding", "", engine.dimensions);
+      const textChanged = record.text !== current.text || record.textEn !== current.textEn;
+      let remove = embedding === null;
+      if (embedding === undefined && textChanged) {
+        if (this.#embed !== undefined) vector = (await this.#embedTexts([record.textEn ?? record.text]))[0];
+        else remove = true;
+      }
+      const oldVector = engine.embedding(id);
+      this.#call(() => engine.replace(record, vector, remove));
+      return {
+        result: engine.get(id) as Memory,
+        ops: () => [this.#memoryOp(engine, id)],
+        undo: () => engine.replace(current, oldVector, oldVector === undefined),
+      };
+    });
   }
 
   /** Deletes a memory and returns it; `not_found` if there is none. */
   async forget(id: string): Promise<Memory> {
-    const engine = this.#live();
-    return this.#call(() => engine.remove(checkId(id))) as Memory;
+    this.#live();
+    checkId(id);
+    return this.#write((engine) => {
+      const current = engine.get(id);
+      if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
+      return {
+        result: current as Memory,
+        ops: () => [{ op: "delete", key: MEMORY_PREFIX + id }],
+        after: () => {
+          engine.remove(id);
+          this.#order.delete(id);
+          this.#trackingDirty.delete(id);
+        },
+      };
+    });
   }
 
   /**
@@ -266,7 +972,8 @@ export class MemoryStore {
    * The query embedding (from `options.embedding`, or the host's `embed`) starts before stage
    * Sf runs. When Sf fills the limit, Se and Ss are skipped (`short_circuit`) and the embedding
    * promise is dropped without being awaited. A rejected or slow embed skips Se
-   * (`embed_failed`, `embed_timeout`); recall still answers.
+   * (`embed_failed`, `embed_timeout`); recall still answers. With recall tracking on (the
+   * default), it resolves once the returned memories' new counts are durable.
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     const engine = this.#live();
@@ -306,32 +1013,61 @@ export class MemoryStore {
       pending.free();
       throw new RecallError("closed", "the store was closed during recall");
     }
-    const out = this.#call(() => engine.finishRecall(pending, vector, reason));
-    return out as unknown as RecallResult;
+    const out = this.#call(() => engine.finishRecall(pending, vector, reason)) as unknown as RecallResult;
+    if (opts.trackRecalls) {
+      const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
+      if (tracked.length > 0) {
+        for (const id of tracked) this.#trackingDirty.add(id);
+        await this.#enqueue(() => this.#flushTracking());
+      }
+    }
+    return out;
   }
 
   /** Adds a consolidation note (searched by stage S6) and returns its id. */
   async addNote(note: NoteInput): Promise<string> {
-    const engine = this.#live();
+    this.#live();
     const record = toNote(note, this.#now(), randomId);
-    this.#call(() => engine.addNote(record));
-    return record.id;
+    return this.#write((engine) => {
+      this.#call(() => engine.addNote(record));
+      return {
+        result: record.id,
+        ops: () => [this.#noteOp(engine, record.id)],
+        undo: () => { engine.removeNote(record.id); },
+      };
+    });
   }
 
   /** Changes fields of a note and returns it. */
   async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
-    const engine = this.#live();
-    const current = engine.note(checkId(id));
-    if (current === undefined) throw new RecallError("not_found", `no note with id ${JSON.stringify(id)}`);
-    const record = toNote(patch, this.#now(), randomId, current);
-    this.#call(() => engine.replaceNote(record));
-    return engine.note(id) as Note;
+    this.#live();
+    checkId(id);
+    return this.#write((engine) => {
+      const current = engine.note(id);
+      if (current === undefined) throw new RecallError("not_found", `no note with id ${JSON.stringify(id)}`);
+      const record = toNote(patch, this.#now(), randomId, current);
+      this.#call(() => engine.replaceNote(record));
+      return {
+        result: engine.note(id) as Note,
+        ops: () => [this.#noteOp(engine, id)],
+        undo: () => engine.replaceNote(current),
+      };
+    });
   }
 
   /** Deletes a note and returns it; `not_found` if there is none. */
   async forgetNote(id: string): Promise<Note> {
-    const engine = this.#live();
-    return this.#call(() => engine.removeNote(checkId(id))) as Note;
+    this.#live();
+    checkId(id);
+    return this.#write((engine) => {
+      const current = engine.note(id);
+      if (current === undefined) throw new RecallError("not_found", `no note with id ${JSON.stringify(id)}`);
+      return {
+        result: current as Note,
+        ops: () => [{ op: "delete", key: NOTE_PREFIX + id }],
+        after: () => { engine.removeNote(id); },
+      };
+    });
   }
 
   /** The note with this id, or `undefined`. */
@@ -346,15 +1082,16 @@ export class MemoryStore {
 
   /** Adds an entity to the graph, or merges aliases into the entity of the same name. */
   async addEntity(entity: EntityInput): Promise<void> {
-    const engine = this.#live();
+    this.#live();
     const record = toEntity(entity, this.#now());
-    this.#call(() => engine.addEntity(record));
+    return this.#graphWrite((engine) => engine.addEntity(record));
   }
 
   /** Removes an entity and its edges and returns it. */
   async forgetEntity(name: string): Promise<Entity> {
-    const engine = this.#live();
-    return this.#call(() => engine.removeEntity(checkId(name))) as Entity;
+    this.#live();
+    checkId(name);
+    return this.#graphWrite((engine) => engine.removeEntity(name) as Entity);
   }
 
   /** Every entity. */
@@ -369,17 +1106,17 @@ export class MemoryStore {
 
   /** Relates two entities (unknown names become entities); relating again updates the edge. */
   async relate(relation: RelationInput): Promise<Edge> {
-    const engine = this.#live();
+    this.#live();
     const r = toRelation(relation);
     const now = this.#now();
-    return this.#call(() => engine.relate(r.from, r.relation, r.to, r.strength, r.memoryIds, now)) as Edge;
+    return this.#graphWrite((engine) => engine.relate(r.from, r.relation, r.to, r.strength, r.memoryIds, now) as Edge);
   }
 
   /** Removes `from —[relation]→ to` (every relation between them when `relation` is absent); returns how many. */
   async unrelate(relation: { from: string; relation?: string; to: string }): Promise<number> {
-    const engine = this.#live();
+    this.#live();
     const r = toUnrelation(relation);
-    return this.#call(() => engine.unrelate(r.from, r.relation, r.to));
+    return this.#graphWrite((engine) => engine.unrelate(r.from, r.relation, r.to));
   }
 
   #call<T>(f: () => T): T {
@@ -395,10 +1132,287 @@ export class MemoryStore {
     return this.#live().stats();
   }
 
-  /** Releases the engine. Later calls fail with `closed`; closing twice is harmless. */
-  async close(): Promise<void> {
-    this.#engine?.free();
-    this.#engine = undefined;
+  /**
+   * Storage usage: `usage`, `quota` and `persisted` from the browser for IndexedDB, the log
+   * size as `usage` for a file store; and whether this open used the snapshot (`openedFrom`).
+   */
+  async storageInfo(): Promise<StorageInfo> {
+    this.#live();
+    const out: StorageInfo = { openedFrom: this.#openedFrom };
+    const adapter = this.#adapter as {
+      storageInfo?: () => Promise<{ usage?: number; quota?: number; persisted?: boolean }>;
+      stats?: () => { logBytes?: number };
+    };
+    if (typeof adapter.storageInfo === "function") {
+      const info = await adapter.storageInfo();
+      if (info.usage !== undefined) out.usage = info.usage;
+      if (info.quota !== undefined) out.quota = info.quota;
+      if (info.persisted !== undefined) out.persisted = info.persisted;
+    } else if (typeof adapter.stats === "function") {
+      const bytes = adapter.stats().logBytes;
+      if (bytes !== undefined) out.usage = bytes;
+    }
+    return out;
+  }
+
+  // ---- export and import ------------------------------------------------------------------
+
+  /**
+   * The whole store as JSON Lines, one record per string (each ending in `"\n"`): the
+   * configuration, then every memory in insertion order (fields, recall tracking, embedding
+   * with every float32 exact, signature), notes, entities and edges. Records written while the
+   * export runs may or may not be included.
+   *
+   * ```ts
+   * for await (const line of store.export()) out.write(line);
+   * ```
+   */
+  async *export(): AsyncGenerator<string, void, undefined> {
+    let engine = this.#live();
+    const config: Record<string, unknown> = { format: STORE_FORMAT, signatureSeed: this.#config.signatureSeed };
+    if (engine.dimensions !== undefined) config.dimensions = engine.dimensions;
+    yield `${toJsonLine({ kind: "meta", data: config })}\n`;
+    for (const id of engine.ids()) {
+      engine = this.#live();
+      const data = engine.get(id);
+      if (data === undefined) continue;
+      const record: StoredRecord = { kind: "memory", data: { ...data } };
+      const embedding = engine.embedding(id);
+      const signature = engine.signature(id);
+      if (embedding !== undefined) record.embedding = embedding;
+      if (signature !== undefined) record.signature = signature;
+      yield `${toJsonLine(record)}\n`;
+    }
+    for (const note of this.#live().notes()) yield `${toJsonLine({ kind: "note", data: { ...note } })}\n`;
+    const { entities, edges } = this.#graphState(this.#live());
+    for (const entity of entities) yield `${toJsonLine({ kind: "entity", data: { ...entity } })}\n`;
+    for (const edge of edges) yield `${toJsonLine({ kind: "edge", data: { ...edge } })}\n`;
+  }
+
+  /**
+   * Reads JSON Lines written by {@link export} (a string, a `ReadableStream`, or an async
+   * iterable of strings or bytes) and stores every record, in batches of `batchSize` records,
+   * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
+   * Errors name the line: `corrupt` for a line that is not a record (or an unknown format
+   * version), the engine's code for an invalid record, `already_exists` for a memory or note
+   * id the store holds (unless `onConflict` is `"skip"` or `"replace"`). Batches stored
+   * before an error stay stored. Signatures are recomputed, not read: they follow from the
+   * text and the store's seed. An empty store takes the file's dimension and seed.
+   */
+  async import(source: ImportSource, options: ImportOptions = {}): Promise<ImportProgress> {
+    this.#live();
+    if (typeof options !== "object" || options === null) {
+      throw new RecallError("invalid_argument", `import options must be an object, got ${String(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!["onConflict", "onProgress", "batchSize"].includes(key)) {
+        throw new RecallError("invalid_argument", `unknown import option ${JSON.stringify(key)}`);
+      }
+    }
+    const onConflict = options.onConflict ?? "error";
+    if (!CONFLICT_MODES.has(onConflict)) {
+      throw new RecallError("invalid_argument", `onConflict must be "error", "skip" or "replace", got ${JSON.stringify(onConflict)}`);
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+      throw new RecallError("invalid_argument", "onProgress must be a function");
+    }
+    const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new RecallError("invalid_argument", `batchSize must be a positive integer, got ${String(batchSize)}`);
+    }
+    const progress: ImportProgress = { lines: 0, records: 0, skipped: 0 };
+    let batch: ImportItem[] = [];
+    const flush = async (): Promise<void> => {
+      this.#live();
+      const items = batch;
+      batch = [];
+      const { stored, skipped } = await this.#write((engine) => this.#importBatch(engine, items, onConflict));
+      progress.records += stored;
+      progress.skipped += skipped;
+      options.onProgress?.({ ...progress });
+    };
+    let line = 0;
+    for await (const text of readLines(source)) {
+      line++;
+      if (text.trim() === "") continue;
+      let record: StoredRecord;
+      try {
+        record = fromJsonLine(text);
+      } catch (e) {
+        throw located(e, `line ${line}`);
+      }
+      batch.push({ line, record });
+      if (batch.length >= batchSize) {
+        progress.lines = line;
+        await flush();
+      }
+    }
+    progress.lines = line;
+    if (batch.length > 0) await flush();
+    return { ...progress };
+  }
+
+  /** Applies one import batch to the engine (all or nothing) and describes it as a write. */
+  #importBatch(
+    engine: Engine, items: ImportItem[], onConflict: string,
+  ): Step<{ stored: number; skipped: number }> {
+    const undo: (() => void)[] = [];
+    const memoryIds: string[] = [];
+    const noteIds: string[] = [];
+    let graphBefore: GraphState | undefined;
+    let stored = 0;
+    let skipped = 0;
+    const rollback = (): void => {
+      for (const u of undo.reverse()) u();
+    };
+    try {
+      for (const { line, record } of items.filter((i) => i.record.kind === "meta")) {
+        engine = this.#importConfig(engine, record.data, line);
+      }
+      // Memories: new ones in one insertMany; existing ones per onConflict.
+      const fresh: ImportItem[] = [];
+      const seen = new Map<string, number>();
+      for (const item of items.filter((i) => i.record.kind === "memory")) {
+        const { record } = splitMemory(item.record.data);
+        if (typeof record.id !== "string" || record.id === "") {
+          throw new RecallError("invalid_argument", `line ${item.line}: a memory needs a string id`);
+        }
+        const first = seen.get(record.id);
+        if (first !== undefined) {
+          throw new RecallError("already_exists", `line ${item.line}: memory id ${JSON.stringify(record.id)} repeats line ${first}`);
+        }
+        seen.set(record.id, item.line);
+        const current = engine.get(record.id);
+        if (current === undefined) {
+          fresh.push(item);
+        } else if (onConflict === "skip") {
+          skipped++;
+        } else if (onConflict === "replace") {
+          const oldVector = engine.embedding(record.id);
+          const embedding = item.record.embedding;
+          try {
+            engine.replace(record, embedding, embedding === undefined);
+          } catch (e) {
+            throw located(e, `line ${item.line}`);
+          }
+          undo.push(() => engine.replace(current, oldVector, oldVector === undefined));
+          memoryIds.push(record.id);
+          stored++;
+        } else {
+          throw new RecallError("already_exists", `line ${item.line}: a memory with id ${JSON.stringify(record.id)} already exists`);
+        }
+      }
+      if (fresh.length > 0) {
+        const records = fresh.map((i) => splitMemory(i.record.data).record);
+        const { flat, has } = flatten(fresh.map((i) => i.record.embedding));
+        try {
+          engine.insertMany(records, flat, has);
+        } catch (e) {
+          throw itemError(e, (i) => `line ${fresh[i]?.line}`);
+        }
+        for (const r of records) this.#setOrder(r.id, undefined);
+        undo.push(() => {
+          for (const r of records) {
+            engine.remove(r.id);
+            this.#order.delete(r.id);
+          }
+        });
+        memoryIds.push(...records.map((r) => r.id));
+        stored += records.length;
+      }
+      for (const { line, record } of items.filter((i) => i.record.kind === "note")) {
+        const note = record.data as unknown as NoteRecord;
+        if (typeof note.id !== "string" || note.id === "") throw new RecallError("invalid_argument", `line ${line}: a note needs a string id`);
+        const current = engine.note(note.id);
+        try {
+          if (current === undefined) {
+            engine.addNote(note);
+            undo.push(() => { engine.removeNote(note.id); });
+          } else if (onConflict === "skip") {
+            skipped++;
+            continue;
+          } else if (onConflict === "replace") {
+            engine.replaceNote(note);
+            undo.push(() => engine.replaceNote(current));
+          } else {
+            throw new RecallError("already_exists", `a note with id ${JSON.stringify(note.id)} already exists`);
+          }
+        } catch (e) {
+          throw located(e, `line ${line}`);
+        }
+        noteIds.push(note.id);
+        stored++;
+      }
+      for (const { line, record } of items.filter((i) => i.record.kind === "entity" || i.record.kind === "edge")) {
+        if (graphBefore === undefined) {
+          const before = this.#graphState(engine);
+          graphBefore = before;
+          undo.push(() => this.#setGraph(engine, before));
+        }
+        try {
+          if (record.kind === "entity") engine.addEntity(record.data as unknown as EntityRecord);
+          else engine.upsertEdge(record.data as unknown as EdgeRecord);
+        } catch (e) {
+          throw located(e, `line ${line}`);
+        }
+        stored++;
+      }
+    } catch (e) {
+      rollback();
+      throw e;
+    }
+    const before = graphBefore;
+    return {
+      result: { stored, skipped },
+      ops: () => [
+        ...memoryIds.map((id) => this.#memoryOp(engine, id)),
+        ...noteIds.map((id) => this.#noteOp(engine, id)),
+        ...(before === undefined ? [] : this.#graphOps(before, this.#graphState(engine))),
+      ],
+      undo: rollback,
+    };
+  }
+
+  /**
+   * An import's configuration line: its format must be known and its dimension must agree.
+   * An empty store takes the line's dimension and seed (a new engine), so a round trip keeps them.
+   */
+  #importConfig(engine: Engine, data: Record<string, unknown>, line: number): Engine {
+    const config = checkConfig(data, `line ${line}`);
+    const empty = engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0;
+    const dims = engine.dimensions;
+    if (config.dimensions !== undefined && dims !== undefined && config.dimensions !== dims) {
+      throw new RecallError("dimension_mismatch", `line ${line}: the file holds ${config.dimensions}-dimensional embeddings, the store ${dims}`);
+    }
+    if (!empty || (config.signatureSeed === this.#config.signatureSeed && (config.dimensions ?? dims) === dims)) return engine;
+    this.#config = { ...this.#config, signatureSeed: config.signatureSeed, dimensions: config.dimensions ?? dims };
+    this.#configDirty = true;
+    const next = this.#newEngine();
+    engine.free();
+    this.#engine = next;
+    return next;
+  }
+
+  /**
+   * Finishes queued writes, writes the snapshot (when the store changed since the last one),
+   * closes the storage and releases the engine. Later calls fail with `closed`; closing twice
+   * is harmless.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#open = false;
+      await this.#enqueue(async () => {
+        await this.#flushTracking().catch(() => undefined);
+        // The snapshot only speeds up the next open; failing to write it loses nothing.
+        await this.#writeSnapshot().catch(() => undefined);
+      });
+      this.#unsubscribe?.();
+      await this.#adapter.close().catch(() => undefined);
+      this.#releaseLock?.();
+      this.#engine?.free();
+      this.#engine = undefined;
+    })();
+    return this.#closing;
   }
 }
 

@@ -2,6 +2,8 @@
  * Public types of the recallkit API.
  * @module
  */
+import type { StorageAdapter } from "./storage/adapter.js";
+import type { LineSource } from "./storage/codec.js";
 
 /** A point in time: milliseconds since the epoch, a `Date`, or an ISO 8601 string. */
 export type TimeInput = number | Date | string;
@@ -100,10 +102,37 @@ export type SearchMode = "hybrid" | "lexical" | "semantic";
 /** Fields {@link MemoryStore.update} may change; `null` clears an optional field. */
 export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
 
+/**
+ * Where a store keeps its records: `"indexeddb"` (pages, workers, extension service workers),
+ * `"file"` (Node and Deno: an append-only log in a directory), `"memory"` (nothing outlives
+ * the store), or your own {@link StorageAdapter} (the store closes it on `close()`).
+ */
+export type StorageOption = "indexeddb" | "file" | "memory" | StorageAdapter;
+
 /** Options of {@link MemoryStore.open}. */
 export interface OpenOptions {
-  /** Where records live. Only `"memory"` exists so far (durable storage is coming). */
-  storage?: "memory";
+  /**
+   * The store's name: 1–128 characters of `A–Z a–z 0–9 . _ -` (default `"default"`). It names
+   * the IndexedDB database (`recallkit:<name>`) and the default directory of a file store.
+   */
+  name?: string;
+  /**
+   * Where records live. Default: `"indexeddb"` where `indexedDB` exists, `"file"` in Node and
+   * Deno (directory `./recallkit-data/<name>`).
+   */
+  storage?: StorageOption;
+  /** File stores: the directory (default `./recallkit-data/<name>`). */
+  path?: string;
+  /** IndexedDB: ask the browser not to evict this origin's data (`navigator.storage.persist()`). */
+  persist?: boolean;
+  /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
+  blockedTimeoutMs?: number;
+  /**
+   * Write the snapshot (all records in one blob, for fast opens) after this many write batches
+   * (default 1000; 0: only on `close()` and after an open that had to rebuild). Memory stores
+   * never write one.
+   */
+  snapshotEvery?: number;
   /** Days until the recency factor reaches its floor (default 365). */
   decayDays?: number;
   /** Minimum recency factor (default 0.3). */
@@ -330,3 +359,43 @@ export interface Edge {
   userId?: string;
   classification?: number;
 }
+
+/** What {@link MemoryStore.storageInfo} reports; a field is absent where the backend cannot tell. */
+export interface StorageInfo {
+  /** Bytes used: the origin's usage (IndexedDB), the log size (file store). */
+  usage?: number;
+  /** Bytes the origin may use (IndexedDB). */
+  quota?: number;
+  /** Whether the browser keeps the origin's data under storage pressure (IndexedDB). */
+  persisted?: boolean;
+  /** How this open loaded the store: from the snapshot, or from the records (no snapshot, stale or damaged). */
+  openedFrom: "snapshot" | "records";
+}
+
+/** Progress of {@link MemoryStore.import}, reported after each stored batch. */
+export interface ImportProgress {
+  /** Lines read so far (blank lines included). */
+  lines: number;
+  /** Records stored so far (memories, notes, entities, edges). */
+  records: number;
+  /** Records skipped as duplicates (`onConflict: "skip"`). */
+  skipped: number;
+}
+
+/** Options of {@link MemoryStore.import}. */
+export interface ImportOptions {
+  /**
+   * A memory or note whose id the store already holds: `"error"` (default: `already_exists`
+   * naming the line; earlier batches stay stored), `"skip"` (keep the stored one) or
+   * `"replace"` (the line wins). Entities always merge as {@link MemoryStore.addEntity} does,
+   * and an edge replaces the edge with the same endpoints and relation.
+   */
+  onConflict?: "error" | "skip" | "replace";
+  /** Called after each batch is durable. */
+  onProgress?: (progress: ImportProgress) => void;
+  /** Records per batch; each batch is one atomic write (default 1000). */
+  batchSize?: number;
+}
+
+/** What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async iterable of strings or bytes. */
+export type ImportSource = LineSource;

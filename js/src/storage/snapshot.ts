@@ -44,6 +44,38 @@ export function encodeSnapshot(version: number, payload: Uint8Array): Uint8Array
 }
 
 /**
+ * Like {@link encodeSnapshot}, with the payload given as consecutive pieces: they are copied
+ * once, straight into the framed result (no intermediate concatenation).
+ */
+export function encodeSnapshotParts(version: number, parts: readonly Uint8Array[]): Uint8Array {
+  if (!Number.isInteger(version) || version < 0 || version > 0xffffffff) {
+    throw new RecallError("invalid_argument", `snapshot version must be an integer 0..4294967295, got ${String(version)}`);
+  }
+  let length = 0;
+  for (const part of parts) {
+    if (!(part instanceof Uint8Array)) throw new RecallError("invalid_argument", "snapshot payload parts must be Uint8Arrays");
+    length += part.length;
+  }
+  const out = new Uint8Array(SNAPSHOT_HEADER_BYTES + length);
+  const view = new DataView(out.buffer);
+  let at = SNAPSHOT_HEADER_BYTES;
+  let crc = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+    crc = crc32(part, crc);
+  }
+  out.set(MAGIC, 0);
+  view.setUint32(8, CONTAINER_VERSION, true);
+  view.setUint32(12, version, true);
+  view.setUint32(16, length % 2 ** 32, true);
+  view.setUint32(20, Math.floor(length / 2 ** 32), true);
+  view.setUint32(24, crc, true);
+  view.setUint32(28, crc32(out.subarray(0, 28)), true);
+  return out;
+}
+
+/**
  * The payload of a snapshot made by {@link encodeSnapshot} with `expectedVersion`, as a view
  * into `bytes` (no copy). Returns `undefined` — "ignore it and rebuild" — for anything else:
  * another version, a truncated or damaged snapshot, garbage, a non-`Uint8Array`. Never throws.

@@ -1,0 +1,561 @@
+// MemoryStore on durable storage, run against every backend with real components: the memory
+// adapter (behind a handle whose close() keeps the data, so a store can be reopened), the
+// file store in real temporary directories, and IndexedDB on fake-indexeddb. Chromium runs
+// the browser scenarios (js/test/browser/store-*.html).
+import "fake-indexeddb/auto";
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { MemoryStore, RecallError, MemoryAdapter } from "../dist/index.js";
+import { FileAdapter } from "../dist/storage/file.js";
+import { IndexedDbAdapter } from "../dist/storage/indexeddb.js";
+import { decodeRecord, encodeRecord } from "../dist/storage/codec.js";
+
+const DAY = 86_400_000;
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const DIMS = 8;
+const root = mkdtempSync(join(tmpdir(), "recallkit-store-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+const fresh = (label) => `${label}-${Date.now().toString(36)}-${counter++}`;
+
+async function rejectsWith(promise, code, pattern) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof RecallError, `expected RecallError, got ${e?.stack ?? e}`);
+    assert.equal(e.code, code, e.message);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+/** A StorageAdapter handle over a MemoryAdapter that survives the handle's close(). */
+function retained(inner) {
+  let closed = false;
+  const live = () => {
+    if (closed) throw new RecallError("closed", "this handle is closed");
+  };
+  return {
+    get: async (k) => (live(), inner.get(k)),
+    entries: async (p) => (live(), inner.entries(p)),
+    keys: async (p) => (live(), inner.keys(p)),
+    write: async (ops) => (live(), inner.write(ops)),
+    close: async () => { closed = true; },
+  };
+}
+
+/** Wraps an adapter so that writes can be made to fail (`handle.fail = "quota_exceeded"`). */
+function failing(adapter) {
+  const handle = {
+    fail: undefined,
+    writes: [],
+    get: (k) => adapter.get(k),
+    entries: (p) => adapter.entries(p),
+    keys: (p) => adapter.keys(p),
+    write: async (ops) => {
+      if (handle.fail) throw new RecallError(handle.fail, "injected write failure");
+      handle.writes.push(ops.map((o) => o.key));
+      return adapter.write(ops);
+    },
+    close: () => adapter.close(),
+  };
+  if (typeof adapter.subscribe === "function") handle.subscribe = (l) => adapter.subscribe(l);
+  return handle;
+}
+
+/** Each backend: open options for a store, and a raw adapter on the same data. */
+const BACKENDS = {
+  memory: () => {
+    const inner = new MemoryAdapter();
+    return { options: () => ({ storage: retained(inner) }), raw: async () => retained(inner) };
+  },
+  file: () => {
+    const path = join(root, fresh("file"));
+    return { options: () => ({ storage: "file", path }), raw: () => FileAdapter.open({ path }) };
+  },
+  indexeddb: () => {
+    const name = fresh("idb");
+    return { options: () => ({ storage: "indexeddb", name }), raw: () => IndexedDbAdapter.open({ name }) };
+  },
+};
+
+function vec(i) {
+  const v = new Float32Array(DIMS);
+  for (let j = 0; j < DIMS; j++) v[j] = Math.fround(Math.sin(i * 7.1 + j * 1.3) + (j === i % DIMS ? 1.5 : 0));
+  v[DIMS - 1] = i % 3 === 0 ? -0 : v[DIMS - 1]; // signed zero survives
+  if (i % 5 === 0) v[1] = 1.401298464324817e-45; // the smallest denormal, too
+  return v;
+}
+
+const WORDS = ["garden", "database", "meeting", "deploy", "budget", "coffee", "travel", "design", "review", "music"];
+const open = (backend, extra = {}) => MemoryStore.open({ ...backend.options(), clock: () => NOW, ...extra });
+
+/** Writes every kind of record, with updates, deletes and recall tracking. */
+async function writeEverything(store) {
+  await store.rememberMany(Array.from({ length: 30 }, (_, i) => ({
+    id: `m${i}`, text: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]} note ${i}`, topic: i % 2 ? "work" : "home",
+    tags: [`t${i % 4}`], emotion: (i % 5) - 2, createdAt: NOW - i * DAY, ...(i % 4 !== 3 ? { embedding: vec(i) } : {}),
+  })));
+  await store.remember({ id: "solo", text: "Le jardin est magnifique", textEn: "The garden is beautiful", embedding: vec(99) });
+  await store.update("m3", { text: "the garden needs water", embedding: vec(103) });
+  await store.update("m4", { topic: null, tier: "core" });
+  await store.update("m6", { text: "garden text without a vector now" });
+  await store.forget("m5");
+  await store.recall("garden", { now: NOW, embedding: vec(3) });
+  await store.recall("garden database", { now: NOW + 1000 });
+  await store.addNote({ id: "n1", period: "daily", start: NOW - DAY, text: "We planned the garden.\n\nThe database migration is next." });
+  await store.addNote({ id: "n2", period: "weekly", start: NOW - 7 * DAY, text: "A quiet week." });
+  await store.updateNote("n2", { text: "A busy week of budget reviews." });
+  await store.addNote({ id: "n3", period: "daily", start: NOW, text: "gone" });
+  await store.forgetNote("n3");
+  await store.addEntity({ name: "Alice", type: "person", aliases: ["Ali"] });
+  await store.addEntity({ name: "Garden Project", type: "project", classification: 1 });
+  await store.relate({ from: "Alice", relation: "worksOn", to: "Garden Project", strength: 0.8, memoryIds: ["m1"] });
+  await store.relate({ from: "Bob", relation: "knows", to: "Alice" });
+  await store.relate({ from: "Carol", relation: "knows", to: "Bob" });
+  await store.unrelate({ from: "Carol", to: "Bob" });
+  await store.addEntity({ name: "Temp" });
+  await store.relate({ from: "Temp", relation: "likes", to: "Alice" });
+  await store.forgetEntity("Temp");
+}
+
+const bits = (f32) => (f32 === undefined ? undefined : [...new Uint32Array(f32.buffer, f32.byteOffset, f32.length)]);
+const hex = (u8) => (u8 === undefined ? undefined : Buffer.from(u8).toString("hex"));
+
+/** Everything a store shows, embeddings as raw bits. */
+async function stateOf(store) {
+  const ids = await store.ids();
+  const memories = [];
+  for (const id of ids) {
+    memories.push({ memory: await store.get(id), embedding: bits(await store.getEmbedding(id)), signature: hex(await store.getSignature(id)) });
+  }
+  return {
+    ids, memories, size: store.size, dimensions: store.dimensions,
+    notes: await store.notes(), entities: await store.entities(), edges: await store.edges(),
+  };
+}
+
+/** Recall answers (without timings), which must not change across a reopen. */
+async function answers(store) {
+  const out = [];
+  for (const [query, extra] of [["garden", { embedding: vec(3) }], ["database meeting", {}], ["alice", {}], ["budget week", {}],
+    ["note", { limit: 50 }]]) {
+    const res = await store.recall(query, { now: NOW, trackRecalls: false, ...extra });
+    out.push(res.results);
+  }
+  return out;
+}
+
+async function exportText(store) {
+  let text = "";
+  for await (const line of store.export()) text += line;
+  return text;
+}
+
+for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
+  describe(`MemoryStore on ${kind} storage`, () => {
+    test("everything written is there after close and reopen, and recall answers the same", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      const recalls = await answers(a);
+      assert.equal(before.memories.find((m) => m.memory.id === "m3").memory.recallCount >= 1, true, "recall tracking happened");
+      assert.equal(before.size, 30);
+      await a.close();
+
+      const b = await open(backend);
+      assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      assert.deepEqual(await stateOf(b), before);
+      assert.deepEqual(await answers(b), recalls);
+      await b.close();
+
+      // Without the snapshot, the records alone give the same store.
+      const raw = await backend.raw();
+      await raw.write([{ op: "delete", key: "snapshot" }]);
+      await raw.close();
+      const c = await open(backend);
+      assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.deepEqual(await stateOf(c), before);
+      assert.deepEqual(await answers(c), recalls);
+      await c.close();
+    });
+
+    test("recall tracking is durable when recall resolves; trackRecalls: false writes nothing", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      await store.remember({ id: "a", text: "the garden gate" });
+      const writes = raw.writes.length;
+      await store.recall("garden", { trackRecalls: false });
+      assert.equal(raw.writes.length, writes);
+      const res = await store.recall("garden", { now: NOW + 5 });
+      assert.equal(res.results[0].memory.recallCount, 1);
+      assert.equal(raw.writes.length, writes + 1);
+      const stored = decodeRecord(await raw.get("m/a"));
+      assert.equal(stored.data.recallCount, 1);
+      assert.equal(stored.data.lastRecalledAt, NOW + 5);
+      assert.deepEqual(stored.data.recallTimestamps, [NOW + 5]);
+      await store.close();
+    });
+
+    test("a damaged snapshot is ignored and the store is rebuilt from its records", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      const recalls = await answers(a);
+      await a.close();
+      for (const damage of [(b) => { b[b.length - 5] ^= 0x40; }, (b) => { b[3] ^= 1; }, () => "truncate"]) {
+        const raw = await backend.raw();
+        let bytes = await raw.get("snapshot");
+        assert.ok(bytes && bytes.length > 1000, "a snapshot was written on close");
+        if (damage(bytes) === "truncate") bytes = bytes.subarray(0, bytes.length >> 1);
+        await raw.write([{ op: "put", key: "snapshot", value: bytes }]);
+        await raw.close();
+        const b = await open(backend);
+        assert.equal((await b.storageInfo()).openedFrom, "records");
+        assert.deepEqual(await stateOf(b), before);
+        assert.deepEqual(await answers(b), recalls);
+        await b.close();
+      }
+    });
+
+    test("a stale snapshot is ignored: later writes are never hidden", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      await a.close();
+      let raw = await backend.raw();
+      const old = await raw.get("snapshot");
+      await raw.close();
+      const b = await open(backend);
+      assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      await b.remember({ id: "late", text: "written after the old snapshot" });
+      await b.forget("m1");
+      const state = await stateOf(b);
+      await b.close();
+      // Put the old snapshot back, as if the new one had never been written.
+      raw = await backend.raw();
+      await raw.write([{ op: "put", key: "snapshot", value: old }]);
+      await raw.close();
+      const c = await open(backend);
+      assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.deepEqual(await stateOf(c), state);
+      assert.equal((await c.get("late")).text, "written after the old snapshot");
+      assert.equal(await c.get("m1"), undefined);
+      await c.close();
+    });
+
+    test("a failed write rejects with the adapter's code and the engine does not show the change", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      await writeEverything(store);
+      const before = await stateOf(store);
+      raw.fail = "quota_exceeded";
+      const calls = {
+        remember: () => store.remember({ id: "new", text: "never stored", embedding: vec(1) }),
+        rememberMany: () => store.rememberMany([{ id: "x1", text: "one" }, { id: "x2", text: "two", embedding: vec(2) }]),
+        update: () => store.update("m1", { text: "changed", embedding: vec(50), topic: null }),
+        updateNoVector: () => store.update("m2", { text: "changed without a vector" }),
+        forget: () => store.forget("m1"),
+        addNote: () => store.addNote({ id: "nn", period: "daily", start: NOW, text: "x" }),
+        updateNote: () => store.updateNote("n1", { text: "changed" }),
+        forgetNote: () => store.forgetNote("n1"),
+        addEntity: () => store.addEntity({ name: "Dave" }),
+        mergeEntity: () => store.addEntity({ name: "alice", aliases: ["Al"], type: "human" }),
+        forgetEntity: () => store.forgetEntity("Alice"),
+        relate: () => store.relate({ from: "Eve", relation: "knows", to: "Frank" }),
+        relateAgain: () => store.relate({ from: "Alice", relation: "worksOn", to: "Garden Project", strength: 0.1, memoryIds: ["m9"] }),
+        unrelate: () => store.unrelate({ from: "Bob", to: "Alice" }),
+        recall: () => store.recall("garden", { now: NOW + 99 }),
+        import: () => store.import('{"v":1,"kind":"memory","data":{"id":"imp","text":"imported","createdAt":1,"updatedAt":1}}\n'),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        await rejectsWith(call(), "quota_exceeded", /injected/);
+        assert.deepEqual(await stateOf(store), before, `${name}: the engine is unchanged`);
+      }
+      raw.fail = "storage_failed";
+      await rejectsWith(store.remember({ text: "again" }), "storage_failed");
+      raw.fail = undefined;
+      // The store keeps working, and storage agrees with the engine.
+      await store.remember({ id: "after", text: "written once storage works again" });
+      const state = await stateOf(store);
+      await store.close();
+      const again = await open(backend);
+      assert.deepEqual(await stateOf(again), state);
+      await again.close();
+    });
+
+    test("rememberMany is one atomic write: all memories or none, in memory and on disk", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      const batch = Array.from({ length: 200 }, (_, i) => ({ id: `b${i}`, text: `batch item ${i}`, embedding: vec(i) }));
+      raw.fail = "quota_exceeded";
+      await rejectsWith(store.rememberMany(batch), "quota_exceeded");
+      assert.equal(store.size, 0);
+      assert.equal(store.dimensions, DIMS, "the dimension stays fixed once seen");
+      raw.fail = undefined;
+      await rejectsWith(store.rememberMany([...batch.slice(0, 5), { id: "bad", text: 42 }]), "invalid_argument", /item 5/);
+      assert.equal(store.size, 0);
+      const writes = raw.writes.length;
+      await store.rememberMany(batch);
+      assert.equal(raw.writes.length, writes + 1, "one adapter write");
+      assert.equal(raw.writes.at(-1).filter((k) => k.startsWith("m/")).length, 200);
+      await store.close();
+      const again = await open(backend);
+      assert.equal(again.size, 200);
+      assert.deepEqual(await again.ids(), batch.map((m) => m.id), "insertion order survives");
+      await again.close();
+    });
+
+    test("export, import into a fresh store, export again: byte-identical; onProgress reports", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const text = await exportText(a);
+      const state = await stateOf(a);
+      await a.close();
+      const lines = text.split("\n").filter(Boolean);
+      assert.equal(JSON.parse(lines[0]).kind, "meta");
+      assert.ok(lines.some((l) => /"recallCount":[1-9]/.test(l)), "tracking fields are exported");
+      assert.ok(lines.some((l) => l.includes('"signature":"')), "signatures are exported");
+
+      const target = makeBackend();
+      const b = await open(target);
+      const progress = [];
+      const result = await b.import(text, { batchSize: 7, onProgress: (p) => progress.push(p) });
+      assert.equal(result.records, lines.length - 1);
+      assert.equal(progress.length, Math.ceil(lines.length / 7));
+      assert.deepEqual(progress.at(-1), result);
+      assert.ok(progress.every((p, i) => i === 0 || p.records > progress[i - 1].records));
+      assert.deepEqual(await stateOf(b), state);
+      assert.equal(await exportText(b), text);
+      await b.close();
+      const c = await open(target);
+      assert.equal(await exportText(c), text, "the imported store is durable");
+      await c.close();
+    });
+
+    test("import accepts streams and bytes, and handles duplicate ids as told", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const text = await exportText(a);
+      const bytes = new TextEncoder().encode(text);
+      const b = await open(makeBackend());
+      const stream = new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 333) c.enqueue(bytes.subarray(i, i + 333));
+          c.close();
+        },
+      });
+      await b.import(stream);
+      assert.equal(await exportText(b), text);
+      await rejectsWith(b.import(text), "already_exists", /line 2: a memory with id "m0" already exists/);
+      const skip = await b.import((async function* () { yield text; })(), { onConflict: "skip" });
+      assert.equal(skip.skipped, 32, "30 memories and 2 notes are skipped");
+      await b.forget("m0");
+      await b.update("m1", { text: "locally changed" });
+      const replaced = await b.import(text, { onConflict: "replace" });
+      assert.ok(replaced.records > 0);
+      assert.equal((await b.get("m1")).text, (await a.get("m1")).text);
+      assert.equal((await b.get("m0")).text, (await a.get("m0")).text);
+      await rejectsWith(b.import("{not json}\n"), "corrupt", /line 1/);
+      await rejectsWith(b.import('\n{"v":2,"kind":"memory","data":{}}\n'), "corrupt", /line 2: .*version 2/);
+      await rejectsWith(b.import('{"v":1,"kind":"meta","data":{"format":1,"dimensions":3,"signatureSeed":"7265636c6c6b6900"}}'),
+        "dimension_mismatch", /line 1/);
+      await rejectsWith(b.import('{"v":1,"kind":"memory","data":{"id":"q","text":"x","emotion":99}}'), "invalid_argument", /line 1/);
+      await a.close();
+      await b.close();
+    });
+
+    test("an unknown format version fails the open loudly with corrupt", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await a.remember({ id: "x", text: "hello" });
+      await a.close();
+      let raw = await backend.raw();
+      const good = await raw.get("m/x");
+      const future = good.slice();
+      future[2] = 9; // record format version
+      await raw.write([{ op: "put", key: "m/x", value: future }, { op: "delete", key: "snapshot" }]);
+      await raw.close();
+      await rejectsWith(open(backend), "corrupt", /record "m\/x".*version 9/);
+      raw = await backend.raw();
+      await raw.write([{ op: "put", key: "m/x", value: good },
+        { op: "put", key: "meta/config", value: encodeRecord({ kind: "meta", data: { format: 2, signatureSeed: "7265636c6c6b6900" } }) }]);
+      await raw.close();
+      await rejectsWith(open(backend), "corrupt", /store format 2/);
+    });
+
+    test("concurrent calls keep their order; a slow embedder does not reorder writes", async () => {
+      const backend = makeBackend();
+      const slow = async (texts) => {
+        await new Promise((r) => setTimeout(r, 30));
+        return texts.map((_, i) => vec(i));
+      };
+      const store = await open(backend, { embed: slow });
+      const results = await Promise.allSettled([
+        store.remember({ id: "first", text: "embedded slowly" }),
+        store.remember({ id: "second", text: "has a vector", embedding: vec(2) }),
+        store.update("first", { topic: "patched after insert" }),
+        store.forget("second"),
+        store.remember({ id: "second", text: "again" , embedding: vec(3) }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ["fulfilled", "fulfilled", "fulfilled", "fulfilled", "fulfilled"]);
+      assert.deepEqual(await store.ids(), ["first", "second"]);
+      assert.equal((await store.get("first")).topic, "patched after insert");
+      await store.close();
+      const again = await open(backend);
+      assert.deepEqual(await again.ids(), ["first", "second"]);
+      await again.close();
+    });
+
+    test("snapshotEvery writes the snapshot after that many writes; storageInfo reports", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, snapshotEvery: 3, clock: () => NOW });
+      for (let i = 0; i < 3; i++) await store.remember({ text: `memory ${i}` });
+      await store.stats(); // let the queued snapshot run
+      await new Promise((r) => setTimeout(r, 20));
+      assert.ok(raw.writes.some((keys) => keys.length === 1 && keys[0] === "snapshot"));
+      assert.equal((await store.storageInfo()).openedFrom, "records");
+      await store.close();
+      const direct = await open(backend);
+      const info = await direct.storageInfo();
+      assert.equal(info.openedFrom, "snapshot");
+      if (kind === "file") assert.ok(info.usage > 0, "a file store reports its log size");
+      await direct.close();
+    });
+
+    test("close flushes, later calls fail with closed, closing twice is harmless", async () => {
+      const backend = makeBackend();
+      const store = await open(backend);
+      const pending = [store.remember({ id: "a", text: "queued before close" }), store.addNote({ id: "n", period: "daily", start: NOW, text: "x" })];
+      const closing = store.close();
+      await rejectsWith(store.remember({ text: "after close" }), "closed");
+      await Promise.all(pending);
+      await closing;
+      await store.close();
+      await rejectsWith(store.storageInfo(), "closed");
+      await rejectsWith((async () => { for await (const _ of store.export()); })(), "closed");
+      const again = await open(backend);
+      assert.equal((await again.get("a")).text, "queued before close");
+      assert.equal((await again.notes()).length, 1);
+      await again.close();
+    });
+  });
+}
+
+describe("file stores", () => {
+  const run = promisify(execFile);
+  const url = new URL("../dist/index.js", import.meta.url).href;
+
+  test("a second writer, in this process or another, gets locked; after close it opens", async () => {
+    const path = join(root, fresh("lock"));
+    const store = await MemoryStore.open({ storage: "file", path });
+    await store.remember({ id: "a", text: "held" });
+    await rejectsWith(MemoryStore.open({ storage: "file", path }), "locked");
+    const script = `import { MemoryStore } from ${JSON.stringify(url)};
+      try { const s = await MemoryStore.open({ storage: "file", path: ${JSON.stringify(path)} }); console.log("opened", s.size); await s.close(); }
+      catch (e) { console.log(e.code); }`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script]);
+    assert.equal(stdout.trim(), "locked");
+    await store.close();
+    const { stdout: later } = await run(process.execPath, ["--input-type=module", "-e", script]);
+    assert.equal(later.trim(), "opened 1");
+    const reopened = await MemoryStore.open({ storage: "file", path });
+    assert.equal((await reopened.get("a")).text, "held");
+    await reopened.close();
+  });
+
+  test("the default in Node is a file store under ./recallkit-data/<name>", async () => {
+    const cwd = process.cwd();
+    const idb = globalThis.indexedDB;
+    const dir = join(root, fresh("cwd"));
+    rmSync(dir, { recursive: true, force: true });
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dir);
+    process.chdir(dir);
+    delete globalThis.indexedDB;
+    try {
+      const store = await MemoryStore.open({ name: "notes" });
+      await store.remember({ text: "on disk" });
+      await store.close();
+      assert.ok(existsSync(join(dir, "recallkit-data", "notes", "data.log")));
+      const unnamed = await MemoryStore.open();
+      await unnamed.close();
+      assert.ok(existsSync(join(dir, "recallkit-data", "default")));
+    } finally {
+      globalThis.indexedDB = idb;
+      process.chdir(cwd);
+    }
+    await rejectsWith(MemoryStore.open({ name: "bad name!" }), "invalid_argument", /store name/);
+    await rejectsWith(MemoryStore.open({ storage: { get() {} } }), "invalid_argument", /StorageAdapter/);
+    await rejectsWith(MemoryStore.open({ storage: "memory", snapshotEvery: -1 }), "invalid_argument", /snapshotEvery/);
+  });
+
+  test("dimensions must agree with the stored dimension", async () => {
+    const path = join(root, fresh("dims"));
+    const store = await MemoryStore.open({ storage: "file", path });
+    await store.remember({ text: "x", embedding: vec(1) });
+    await store.close();
+    await rejectsWith(MemoryStore.open({ storage: "file", path, dimensions: 4 }), "dimension_mismatch", /8-dimensional/);
+    const again = await MemoryStore.open({ storage: "file", path, dimensions: DIMS });
+    assert.equal(again.dimensions, DIMS);
+    await again.close();
+  });
+});
+
+describe("two handles of one IndexedDB store (tabs)", () => {
+  const waitFor = async (cond, ms = 3000) => {
+    const end = Date.now() + ms;
+    while (!(await cond())) {
+      if (Date.now() > end) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return true;
+  };
+
+  test("concurrent writers see each other's writes and lose none; snapshots stay honest", async () => {
+    const name = fresh("tabs");
+    const a = await MemoryStore.open({ storage: "indexeddb", name, clock: () => NOW });
+    const b = await MemoryStore.open({ storage: "indexeddb", name, clock: () => NOW });
+    await Promise.all([
+      (async () => { for (let i = 0; i < 25; i++) await a.remember({ id: `a${i}`, text: `from tab a number ${i}`, embedding: vec(i) }); })(),
+      (async () => { for (let i = 0; i < 25; i++) await b.remember({ id: `b${i}`, text: `from tab b number ${i}`, embedding: vec(i) }); })(),
+    ]);
+    await a.addNote({ id: "na", period: "daily", start: NOW, text: "a's note" });
+    await b.relate({ from: "Ann", relation: "knows", to: "Ben" });
+    await b.update("a3", { text: "tab b changed tab a's memory" });
+    await a.forget("b7");
+    assert.ok(await waitFor(() => a.size === 49 && b.size === 49), `sizes ${a.size} ${b.size}`);
+    assert.ok(await waitFor(async () => (await a.edges()).length === 1 && (await b.notes()).length === 1));
+    assert.ok(await waitFor(async () => (await a.get("a3")).text === "tab b changed tab a's memory"));
+    assert.equal(await b.get("b7"), undefined);
+    assert.deepEqual(bits(await a.getEmbedding("b4")), bits(vec(4)));
+    assert.deepEqual(new Set(await a.ids()), new Set(await b.ids()));
+    const sorted = async (s) => (await stateOf(s)).memories.sort((x, y) => (x.memory.id < y.memory.id ? -1 : 1));
+    assert.deepEqual(await sorted(a), await sorted(b));
+    // a writes its snapshot; b writes after it: the next open must not trust a's snapshot.
+    await a.close();
+    await b.remember({ id: "last", text: "written after a closed" });
+    const expected = await sorted(b);
+    // b stays open (a tab that is never closed): only a's snapshot exists, and it is stale.
+    const c = await MemoryStore.open({ storage: "indexeddb", name });
+    assert.equal((await c.storageInfo()).openedFrom, "records");
+    assert.deepEqual(await sorted(c), expected);
+    assert.equal((await c.get("last")).text, "written after a closed");
+    await c.close();
+    await b.close();
+    const d = await MemoryStore.open({ storage: "indexeddb", name });
+    assert.deepEqual(await sorted(d), expected);
+    await d.close();
+  });
+});
