@@ -1,0 +1,718 @@
+#!/usr/bin/env node
+// recallkit command-line interface: remember, recall, forget, notes, relations, import, export
+// and stats on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
+// no dependencies beyond the package itself. `recallkit --help` lists everything.
+//
+// Exit codes: 0 success, 1 failure (missing store, unknown id, unreachable embedder while
+// storing, I/O), 2 bad arguments or bad environment variables.
+import { createReadStream, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MemoryStore, RecallError } from "../js/dist/index.js";
+
+const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
+const DAY_MS = 86_400_000;
+const DEFAULT_DB = "./recallkit-data";
+const STORE_NAME = "recallkit";
+const IMPORT_BATCH = 500;
+const EMBED_REQUEST_TIMEOUT_MS = 30_000;
+/** How long a command waits for another process that has the store open. */
+const LOCK_WAIT_MS = 10_000;
+
+const USAGE = `recallkit ${VERSION} — local-first memory recall
+
+Usage: recallkit [--db PATH] <command> [options]
+
+Commands:
+  recall "query"          recall memories, notes and relations
+      --topic T --tier T --limit N (1-100, default 10) --since DATE --until DATE
+      --mode hybrid|lexical|semantic --json (print the whole result object) --no-track
+  remember "text"         store a memory and print its id
+      --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
+  forget ID               delete a memory
+  note add "text"         add a consolidation note (searched by stage S6)
+      --period daily|weekly|quarterly (default daily) --start DATE (default today)
+  relate FROM RELATION TO link two entities (searched by stage S8)
+      --strength N (0..1, default 0.5)
+  import FILE             import JSON Lines: a recallkit export (- reads one from stdin), or one
+                          memory object per line ({"text": …, "topic": …})
+      --on-conflict error|skip|replace   an id the store already holds (default error)
+  export                  print the store as JSON Lines
+  stats                   counts and sizes (--json for JSON)
+
+Options:
+  --db PATH               the store's directory (default ${DEFAULT_DB})
+  --embed-url URL         embedder: Ollama (http://localhost:11434 or …/api/embed) or an
+                          OpenAI-compatible endpoint (…/v1 or …/embeddings)
+  --embed-api ollama|openai   say which, when the URL does not
+  --embed-model NAME      model (default $EMBEDDING_MODEL or nomic-embed-text)
+  --embed-key KEY         bearer key for OpenAI-compatible endpoints (default $OPENAI_API_KEY)
+  --progress              show the import progress bar even when stderr is not a terminal
+  -h, --help              this help;  --version  the version
+
+DATE: 2026-11-14, an ISO time, today, yesterday, or 7d / 2w / 3m / 1y ago.
+
+Environment (seed 000):
+  MEMORY_SEARCH_MODE=hybrid|lexical|semantic   default search mode (--mode wins)
+  EMBEDDING_ENABLED=true|false                 use Ollama at http://localhost:11434 without --embed-url
+  EMBEDDING_MODEL=nomic-embed-text             embedding model
+  EMBEDDING_SIMILARITY_THRESHOLD=0.5           minimum cosine for stage Se
+  RECALL_DECAY_DAYS=365  RECALL_DECAY_FLOOR=0.3  RECALL_EMOTION_BOOST=0.1
+  SIGNATURE_BITS=256                           only 256 is supported
+
+An unreachable embedder never stops recall (stage Se is skipped, with a warning on stderr),
+but remember fails with exit 1 and stores nothing.`;
+
+// ── errors and output ─────────────────────────────────────────────────────────────────────
+
+class CliError extends Error {
+  constructor(message, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+const usageError = (message) => new CliError(`${message}\nRun "recallkit --help" for usage.`, 2);
+
+const out = (text) => process.stdout.write(`${text}\n`);
+const warn = (text) => process.stderr.write(`recallkit: warning: ${text}\n`);
+
+// ── arguments ─────────────────────────────────────────────────────────────────────────────
+
+const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"];
+const GLOBAL_FLAGS = ["progress", "help", "version"];
+const COMMANDS = {
+  recall: { values: ["topic", "tier", "limit", "since", "until", "mode"], flags: ["json", "no-track"], args: [1, 1, '"query"'] },
+  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date"], flags: [], args: [1, 1, '"text"'] },
+  forget: { values: [], flags: [], args: [1, 1, "ID"] },
+  note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
+  relate: { values: ["strength"], flags: [], args: [3, 3, "FROM RELATION TO"] },
+  import: { values: ["on-conflict"], flags: [], args: [1, 1, "FILE"] },
+  export: { values: [], flags: [], args: [0, 0, ""] },
+  stats: { values: [], flags: ["json"], args: [0, 0, ""] },
+};
+
+/** Splits argv into { command, args, opts }; throws usage errors (exit 2). */
+export function parseArgs(argv) {
+  const opts = {};
+  const positional = [];
+  let command;
+  let onlyPositional = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (onlyPositional || !arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) {
+      if (command === undefined && !onlyPositional) command = arg;
+      else positional.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      onlyPositional = true;
+      continue;
+    }
+    if (arg === "-h") {
+      opts.help = true;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq > 0 ? eq : undefined);
+    if (!arg.startsWith("--") || name === "") throw usageError(`unknown option ${arg}`);
+    const spec = command === undefined ? undefined : COMMANDS[command];
+    const isValue = GLOBAL_VALUE.includes(name) || spec?.values.includes(name);
+    const isFlag = GLOBAL_FLAGS.includes(name) || spec?.flags.includes(name);
+    if (!isValue && !isFlag) {
+      const known = Object.entries(COMMANDS).filter(([, s]) => s.values.includes(name) || s.flags.includes(name)).map(([c]) => c);
+      throw usageError(known.length && command === undefined ? `option --${name} must come after the command (${known.join(", ")})`
+        : known.length ? `option --${name} does not apply to ${command}` : `unknown option --${name}`);
+    }
+    if (isFlag) {
+      if (eq > 0) throw usageError(`option --${name} takes no value`);
+      opts[name] = true;
+      continue;
+    }
+    let value;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      if (i + 1 >= argv.length) throw usageError(`option --${name} needs a value`);
+      value = argv[++i];
+    }
+    opts[name] = value;
+  }
+  if (command !== undefined && !(command in COMMANDS) && !opts.help) {
+    throw usageError(`unknown command ${JSON.stringify(command)}`);
+  }
+  if (command !== undefined && !opts.help) {
+    const [min, max, shape] = COMMANDS[command].args;
+    if (positional.length < min || positional.length > max) {
+      throw usageError(`${command} takes ${shape ? shape : "no arguments"}${positional.length > max ? `, got extra ${JSON.stringify(positional.slice(max).join(" "))}` : ""}`);
+    }
+    if (command === "note" && positional[0] !== "add") throw usageError(`unknown note command ${JSON.stringify(positional[0])} (only "note add")`);
+  }
+  return { command, args: positional, opts };
+}
+
+function parseNumber(text, what, min, max, integer = false) {
+  const n = Number(text);
+  if (text === undefined || String(text).trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    throw usageError(`${what} must be ${integer ? "a whole number" : "a number"} from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/** A DATE argument as ms; `endOfDay` turns a bare date into its last millisecond (for --until). */
+export function parseDate(text, what, now, endOfDay = false) {
+  const t = String(text).trim().toLowerCase();
+  const startOfToday = Math.floor(now / DAY_MS) * DAY_MS;
+  if (t === "now") return now;
+  if (t === "today") return endOfDay ? startOfToday + DAY_MS - 1 : startOfToday;
+  if (t === "yesterday") return endOfDay ? startOfToday - 1 : startOfToday - DAY_MS;
+  const rel = /^(\d+)\s*(d|w|m|y)$/.exec(t);
+  if (rel) {
+    const days = Number(rel[1]) * { d: 1, w: 7, m: 30, y: 365 }[rel[2]];
+    return now - days * DAY_MS;
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) {
+    const ms = Date.parse(`${t}T00:00:00Z`);
+    if (Number.isFinite(ms)) return endOfDay ? ms + DAY_MS - 1 : ms;
+  } else {
+    const ms = Date.parse(text);
+    if (Number.isFinite(ms)) return ms;
+  }
+  throw usageError(`${what} must be a date (2026-11-14, an ISO time, today, yesterday, 7d, 2w, 3m or 1y), got ${JSON.stringify(text)}`);
+}
+
+// ── environment ───────────────────────────────────────────────────────────────────────────
+
+const MODES = ["hybrid", "lexical", "semantic"];
+
+/** Seed 000's environment variables as store options; bad values are usage errors (exit 2). */
+export function readEnv(env) {
+  const config = {};
+  const num = (name, min, max) => {
+    const v = env[name];
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max || (name === "SIGNATURE_BITS" && !Number.isInteger(n))) {
+      throw new CliError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(v)}`, 2);
+    }
+    return n;
+  };
+  const mode = env.MEMORY_SEARCH_MODE;
+  if (mode !== undefined && mode !== "") {
+    if (!MODES.includes(mode.toLowerCase())) throw new CliError(`MEMORY_SEARCH_MODE must be hybrid, lexical or semantic, got ${JSON.stringify(mode)}`, 2);
+    config.searchMode = mode.toLowerCase();
+  }
+  const enabled = env.EMBEDDING_ENABLED;
+  if (enabled !== undefined && enabled !== "") {
+    if (!/^(true|false|1|0|yes|no)$/i.test(enabled)) throw new CliError(`EMBEDDING_ENABLED must be true or false, got ${JSON.stringify(enabled)}`, 2);
+    config.embeddingEnabled = /^(true|1|yes)$/i.test(enabled);
+  }
+  if (env.EMBEDDING_MODEL) config.embeddingModel = env.EMBEDDING_MODEL;
+  config.similarityThreshold = num("EMBEDDING_SIMILARITY_THRESHOLD", 0, 1);
+  config.decayDays = num("RECALL_DECAY_DAYS", 1e-9, 1e9);
+  config.decayFloor = num("RECALL_DECAY_FLOOR", 0, 1);
+  config.emotionBoost = num("RECALL_EMOTION_BOOST", 0, 1e9);
+  const bits = num("SIGNATURE_BITS", 1, 1e9);
+  if (bits !== undefined && bits !== 256) {
+    throw new CliError(`SIGNATURE_BITS=${bits} is not supported: recallkit's Ss signatures are always 256 bits (unset it or set 256)`, 2);
+  }
+  return config;
+}
+
+// ── embedder ──────────────────────────────────────────────────────────────────────────────
+
+/** Which API and endpoint a --embed-url names (see --help). */
+export function resolveEmbedder(url, api) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+    if (!/^https?:$/.test(parsed.protocol)) throw new Error("not http");
+  } catch {
+    throw usageError(`--embed-url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  if (api !== undefined && api !== "ollama" && api !== "openai") throw usageError(`--embed-api must be ollama or openai, got ${JSON.stringify(api)}`);
+  const base = url.replace(/\/+$/, "");
+  const path = parsed.pathname.replace(/\/+$/, "");
+  if (path.endsWith("/api/embed") || path.endsWith("/api/embeddings")) {
+    return { api: api ?? "ollama", endpoint: api === "openai" ? `${base}/embeddings` : base.replace(/\/api\/embeddings$/, "/api/embed") };
+  }
+  if (path.endsWith("/embeddings")) return { api: api ?? "openai", endpoint: base };
+  const kind = api ?? (/\/v\d+$/.test(path) || /\/v\d+\//.test(path) ? "openai" : "ollama");
+  return { api: kind, endpoint: kind === "ollama" ? `${base}/api/embed` : `${base}/embeddings` };
+}
+
+/**
+ * The host `embed` function for the options: undefined when embeddings are off. Remembers
+ * its last outcome (`embed.last`) and aborts requests still running when the command ends.
+ */
+function makeEmbed(opts, env) {
+  const url = opts["embed-url"] ?? (env.embeddingEnabled ? "http://localhost:11434" : undefined);
+  if (url === undefined) {
+    if (opts["embed-api"] || opts["embed-model"] || opts["embed-key"]) throw usageError("--embed-api, --embed-model and --embed-key need --embed-url (or EMBEDDING_ENABLED=true)");
+    return undefined;
+  }
+  const { api, endpoint } = resolveEmbedder(url, opts["embed-api"]);
+  const model = opts["embed-model"] ?? env.embeddingModel ?? (api === "ollama" ? "nomic-embed-text" : "text-embedding-3-small");
+  const key = opts["embed-key"] ?? process.env.OPENAI_API_KEY;
+  const controllers = new Set();
+  const embed = async (texts) => {
+    const controller = new AbortController();
+    controllers.add(controller);
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${EMBED_REQUEST_TIMEOUT_MS / 1000} s`)), EMBED_REQUEST_TIMEOUT_MS);
+    try {
+      const headers = { "content-type": "application/json" };
+      if (api === "openai" && key) headers.authorization = `Bearer ${key}`;
+      let res;
+      try {
+        res = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ model, input: texts }), signal: controller.signal });
+      } catch (e) {
+        const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(e);
+        throw new Error(`${endpoint} is unreachable (${cause})`);
+      }
+      const body = await res.text();
+      if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${body.slice(0, 200)}`);
+      let json;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        throw new Error(`${endpoint} did not answer JSON`);
+      }
+      const vectors = api === "ollama" ? json.embeddings
+        : Array.isArray(json.data) ? [...json.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding) : undefined;
+      if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+        throw new Error(`${endpoint} returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${texts.length} texts`);
+      }
+      embed.last = { ok: true, dims: vectors[0]?.length };
+      return vectors;
+    } catch (e) {
+      embed.last = { ok: false, error: e instanceof Error ? e.message : String(e) };
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      controllers.delete(controller);
+    }
+  };
+  embed.describe = `${api === "ollama" ? "Ollama" : "OpenAI-compatible"} embedder at ${endpoint} (${model})`;
+  embed.abortAll = () => controllers.forEach((c) => c.abort(new Error("command finished")));
+  return embed;
+}
+
+// ── the store ─────────────────────────────────────────────────────────────────────────────
+
+/** Does `db` hold a store? (a file store's log) */
+function storeExists(db) {
+  try {
+    return statSync(db).isDirectory() && existsSync(join(db, "data.log"));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens the file store in directory `db` (created by writers when missing). A store has one
+ * writer at a time, so another recallkit process holding it is waited for, up to
+ * {@link LOCK_WAIT_MS}.
+ */
+async function openStore(db, storeOptions) {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await MemoryStore.open({ ...storeOptions, name: STORE_NAME, storage: "file", path: db });
+    } catch (e) {
+      if (e?.code !== "locked") throw e;
+      if (Date.now() >= deadline) {
+        throw new CliError(`the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${e.message})`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+// ── plain memories (import of lines that are not recallkit records) ──────────────────────
+
+const ENGINE_FIELDS = ["recallCount", "lastRecalledAt", "recallTimestamps", "signature"];
+
+/** A line of a plain-memory file as MemoryInput. */
+function plainMemory(line, where) {
+  let value;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    throw new CliError(`${where}: not JSON (${e.message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || typeof value.text !== "string") {
+    throw new CliError(`${where}: expected a memory object with "text" (or a recallkit export)`);
+  }
+  if ("kind" in value && "data" in value) throw new CliError(`${where}: a recallkit record in a file of plain memories`);
+  for (const key of ENGINE_FIELDS) delete value[key];
+  return value;
+}
+
+/**
+ * Reads the start of `chunks` until its first non-blank line is complete and tells whether it
+ * is a recallkit record (`{"v":…,"kind":…,"data":…}`). Resolves to `{ records, chunks }`, where
+ * `chunks` yields everything again from the start.
+ */
+async function peekFormat(chunks) {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const head = [];
+  let text = "";
+  for (;;) {
+    const { done, value } = await iterator.next();
+    if (done) break;
+    head.push(value);
+    text += Buffer.from(value).toString("utf8");
+    const first = text.replace(/^\uFEFF/, "").split(/\r?\n/).find((l) => l.trim() !== "");
+    if (first !== undefined && (text.includes("\n") || first.length > 4096)) break;
+  }
+  const first = text.replace(/^\uFEFF/, "").trimStart();
+  const records = /^\{\s*"(v|kind)"\s*:/.test(first);
+  async function* replay() {
+    yield* head;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { records, chunks: replay() };
+}
+
+async function census(store) {
+  const [notes, entities, edges] = await Promise.all([store.notes(), store.entities(), store.edges()]);
+  return { memories: store.size, notes: notes.length, entities: entities.length, edges: edges.length };
+}
+
+// ── progress bar ──────────────────────────────────────────────────────────────────────────
+
+/** A one-line progress bar on stderr (bytes read of the input, and records stored so far). */
+function progressBar(enabled, label) {
+  if (!enabled) return { update() {}, records() {}, done() {} };
+  let last = 0;
+  let stored = 0;
+  const draw = (done, total) => {
+    const fraction = total > 0 ? Math.min(1, done / total) : 0;
+    const width = 30;
+    const filled = Math.round(fraction * width);
+    const count = stored ? ` ${stored.toLocaleString("en")} records` : "";
+    process.stderr.write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
+  };
+  return {
+    update(done, total) {
+      const t = Date.now();
+      if (t - last < 100 && done < total) return;
+      last = t;
+      draw(done, total);
+    },
+    records(n) {
+      stored = n;
+    },
+    done(total) {
+      draw(total, total);
+      process.stderr.write("\n");
+    },
+  };
+}
+
+// ── commands ──────────────────────────────────────────────────────────────────────────────
+
+const SKIP_WORDS = {
+  short_circuit: "Sf filled limit",
+  lexical_mode: "search mode is lexical",
+  semantic_mode: "search mode is semantic",
+  no_embedder: "no embedder; set --embed-url or EMBEDDING_ENABLED=true",
+  embed_failed: "the embedder failed",
+  embed_timeout: "the embedder did not answer in time",
+};
+
+const fmtMs = (ms) => (ms < 10 ? `${ms.toFixed(1)}ms` : `${Math.round(ms)}ms`);
+const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+
+/** Seed 000's recall print-out: each stage, then the ranked results. */
+export function formatRecall(query, result, limit) {
+  const lines = [`Query: ${JSON.stringify(query)}`];
+  let candidates = 0;
+  for (const s of result.stages) {
+    if (s.skipped) {
+      lines.push(`Stage ${s.name}: skipped (${s.reason}: ${SKIP_WORDS[s.reason] ?? "skipped"})`);
+    } else {
+      candidates += s.hits;
+      lines.push(`Stage ${s.name}: ${s.hits} ${s.hits === 1 ? "hit" : "hits"} (${fmtMs(s.ms)})`);
+    }
+  }
+  lines.push(`→ ${candidates} candidates → MMR rerank → top ${result.results.length} returned${result.results.length < limit ? "" : ` (limit ${limit})`}`);
+  if (result.results.length) lines.push("");
+  result.results.forEach((r, i) => {
+    const n = `${i + 1}.`.padStart(4);
+    lines.push(`${n} [${r.stage} ${r.score.toFixed(3)}] ${r.text.replace(/\s*\n\s*/g, " ")}`);
+    const m = r.memory;
+    const meta = r.kind === "memory" && m
+      ? [`id ${r.id}`, m.topic, m.type, m.tier, isoDay(m.createdAt), m.emotion ? `emotion ${m.emotion > 0 ? "+" : ""}${m.emotion}` : undefined]
+      : r.kind === "note" && r.note ? [`${r.note.period} note ${r.note.id}`, isoDay(r.note.start)]
+        : [`relation ${r.id}`];
+    lines.push(`     ${meta.filter(Boolean).join(" · ")}`);
+    if (r.warning) lines.push(`     ${r.warning}${r.conflicts?.length ? ` (${r.conflicts.join(", ")})` : ""}`);
+  });
+  return lines.join("\n");
+}
+
+async function cmdRecall(ctx) {
+  const { opts, args } = ctx;
+  const now = Date.now();
+  const options = { limit: opts.limit === undefined ? 10 : parseNumber(opts.limit, "--limit", 1, 100, true) };
+  if (opts.mode !== undefined) {
+    if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
+    options.searchMode = opts.mode;
+  }
+  if (opts.topic !== undefined) options.topic = opts.topic;
+  if (opts.tier !== undefined) options.tier = opts.tier;
+  if (opts.since !== undefined) options.start = parseDate(opts.since, "--since", now);
+  if (opts.until !== undefined) options.end = parseDate(opts.until, "--until", now, true);
+  if (options.start !== undefined && options.end !== undefined && options.start > options.end) throw usageError("--since is after --until");
+  options.trackRecalls = !opts["no-track"];
+  const store = await ctx.open({ mustExist: true });
+  const result = await store.recall(args[0], options);
+  const se = result.stages.find((s) => s.name === "Se");
+  if (se?.skipped && (se.reason === "embed_failed" || se.reason === "embed_timeout") && ctx.embed) {
+    const last = ctx.embed.last;
+    const stored = store.dimensions;
+    const why = last?.ok && stored !== undefined && last.dims !== stored
+      ? `it returns ${last.dims}-dimension vectors but the store holds ${stored}-dimension vectors`
+      : se.reason === "embed_timeout" ? "it did not answer in time" : last?.error ?? "it failed";
+    warn(`${ctx.embed.describe}: ${why}; stage Se was skipped, the other stages answered`);
+  }
+  out(opts.json ? JSON.stringify(result, null, 2) : formatRecall(args[0], result, options.limit));
+}
+
+async function cmdRemember(ctx) {
+  const { opts, args } = ctx;
+  if (args[0].trim() === "") throw usageError("remember needs some text");
+  const memory = { text: args[0] };
+  if (opts.topic !== undefined) memory.topic = opts.topic;
+  if (opts.tags !== undefined) memory.tags = opts.tags.split(",").map((t) => t.trim()).filter(Boolean);
+  if (opts.type !== undefined) memory.type = opts.type;
+  if (opts.tier !== undefined) memory.tier = opts.tier;
+  if (opts.emotion !== undefined) memory.emotion = parseNumber(opts.emotion, "--emotion", -5, 5);
+  if (opts.id !== undefined) memory.id = opts.id;
+  if (opts.date !== undefined) memory.createdAt = parseDate(opts.date, "--date", Date.now());
+  const store = await ctx.open({ mustExist: false });
+  let id;
+  try {
+    id = await store.remember(memory);
+  } catch (e) {
+    if (e?.code === "embed_failed" || e?.code === "embed_timeout") {
+      throw new CliError(`cannot embed the memory with the ${ctx.embed?.describe ?? "embedder"}: ${e.message}. Nothing was stored; fix the embedder or run without --embed-url / EMBEDDING_ENABLED`);
+    }
+    if (e?.code === "dimension_mismatch") {
+      throw new CliError(`the ${ctx.embed?.describe ?? "embedder"} returns vectors of another dimension than the store's (${e.message}). Nothing was stored; use the store's embedder or a new --db`);
+    }
+    throw e;
+  }
+  out(id);
+}
+
+async function cmdForget(ctx) {
+  const store = await ctx.open({ mustExist: true });
+  const id = ctx.args[0];
+  if ((await store.get(id)) === undefined) throw new CliError(`no memory with id ${JSON.stringify(id)}`);
+  const memory = await store.forget(id);
+  out(`forgot ${id}: ${memory.text}`);
+}
+
+async function cmdNote(ctx) {
+  const { opts, args } = ctx;
+  const text = args[1];
+  if (text.trim() === "") throw usageError("note add needs some text");
+  const period = opts.period ?? "daily";
+  if (!["daily", "weekly", "quarterly"].includes(period)) throw usageError(`--period must be daily, weekly or quarterly, got ${JSON.stringify(period)}`);
+  const start = opts.start === undefined ? Math.floor(Date.now() / DAY_MS) * DAY_MS : parseDate(opts.start, "--start", Date.now());
+  const store = await ctx.open({ mustExist: false });
+  const id = await store.addNote({ period, start, text });
+  out(id);
+}
+
+async function cmdRelate(ctx) {
+  const [from, relation, to] = ctx.args;
+  for (const [name, value] of [["FROM", from], ["RELATION", relation], ["TO", to]]) {
+    if (value.trim() === "") throw usageError(`relate: ${name} must not be empty`);
+  }
+  const strength = ctx.opts.strength === undefined ? undefined : parseNumber(ctx.opts.strength, "--strength", 0, 1);
+  const store = await ctx.open({ mustExist: false });
+  const edge = await store.relate({ from, relation, to, ...(strength === undefined ? {} : { strength }) });
+  out(`${edge.from} —[${edge.relation}]→ ${edge.to} (strength ${edge.strength})`);
+}
+
+/** The chunks of a file (or stdin), reporting the bytes read so far. */
+async function* readChunks(file, onBytes) {
+  let bytes = 0;
+  for await (const chunk of file === "-" ? process.stdin : createReadStream(file)) {
+    bytes += chunk.length;
+    onBytes(bytes);
+    yield chunk;
+  }
+}
+
+/** Lines of byte chunks (UTF-8), without their line ends. */
+async function* linesOf(chunks) {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let rest = "";
+  for await (const chunk of chunks) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = lines.pop();
+    for (const line of lines) yield line.replace(/\r$/, "");
+  }
+  rest += decoder.decode();
+  if (rest !== "") yield rest;
+}
+
+async function cmdImport(ctx) {
+  const file = ctx.args[0];
+  const onConflict = ctx.opts["on-conflict"] ?? "error";
+  if (!["error", "skip", "replace"].includes(onConflict)) throw usageError(`--on-conflict must be error, skip or replace, got ${JSON.stringify(onConflict)}`);
+  let total = 0;
+  if (file !== "-") {
+    if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+    total = statSync(file).size;
+  }
+  const bar = progressBar(ctx.opts.progress || process.stderr.isTTY, `importing ${file === "-" ? "stdin" : file}`);
+  const store = await ctx.open({ mustExist: false });
+  const before = await census(store);
+  let bytesRead = 0;
+  const { records, chunks } = await peekFormat(readChunks(file, (b) => {
+    bytesRead = b;
+    bar.update(b, total || b + 1);
+  }));
+  let skipped = 0;
+  try {
+    if (records) {
+      const result = await store.import(chunks, {
+        onConflict,
+        onProgress: (p) => {
+          bar.records(p.records);
+          bar.update(bytesRead, total || bytesRead + 1);
+        },
+      });
+      skipped = result.skipped;
+    } else {
+      let batch = [];
+      let lineNo = 0;
+      for await (const line of linesOf(chunks)) {
+        lineNo += 1;
+        if (line.trim() === "") continue;
+        batch.push(plainMemory(lineNo === 1 ? line.replace(/^\uFEFF/, "") : line, `${file}:${lineNo}`));
+        if (batch.length >= IMPORT_BATCH) {
+          await store.rememberMany(batch);
+          bar.records(store.size - before.memories);
+          batch = [];
+        }
+      }
+      if (batch.length) await store.rememberMany(batch);
+    }
+  } catch (e) {
+    bar.done(bytesRead);
+    if (e?.code === "already_exists") {
+      throw new CliError(`${file}: ${e.message} (use --on-conflict skip or replace; earlier batches stay imported)`);
+    }
+    if (e?.code === "corrupt" || e?.code === "invalid_argument") throw new CliError(`${file}: ${e.message}`);
+    throw e;
+  }
+  bar.done(total || bytesRead);
+  const after = await census(store);
+  const parts = Object.keys(after).map((k) => `${after[k] - before[k]} ${k}`);
+  out(`imported ${parts.join(", ")}${skipped ? ` (${skipped} skipped as already stored)` : ""}`);
+}
+
+async function cmdExport(ctx) {
+  const store = await ctx.open({ mustExist: true });
+  for await (const line of store.export()) {
+    if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once("drain", r));
+  }
+}
+
+async function cmdStats(ctx) {
+  const store = await ctx.open({ mustExist: true });
+  const [notes, entities, edges, engine] = await Promise.all([store.notes(), store.entities(), store.edges(), store.stats()]);
+  let withEmbedding = 0;
+  for (const id of await store.ids()) if ((await store.getEmbedding(id)) !== undefined) withEmbedding += 1;
+  const diskBytes = readdirSync(ctx.db).reduce((n, f) => n + statSync(join(ctx.db, f)).size, 0);
+  const info = await store.storageInfo();
+  const stats = {
+    path: resolve(ctx.db), memories: store.size, notes: notes.length, entities: entities.length, edges: edges.length,
+    embeddings: withEmbedding, dimensions: store.dimensions ?? null, porterTerms: engine.porterTerms, fuzzyTerms: engine.fuzzyTerms,
+    diskBytes, openedFrom: info.openedFrom,
+  };
+  if (ctx.opts.json) {
+    out(JSON.stringify(stats, null, 2));
+    return;
+  }
+  out([
+    `store       ${stats.path}`,
+    `memories    ${stats.memories} (${stats.embeddings} with embeddings${stats.dimensions ? `, ${stats.dimensions} dimensions` : ""})`,
+    `notes       ${stats.notes}`,
+    `entities    ${stats.entities}`,
+    `relations   ${stats.edges}`,
+    `terms       ${stats.porterTerms} stemmed, ${stats.fuzzyTerms} in the trigram vocabulary`,
+    `on disk     ${stats.diskBytes} bytes (opened from the ${info.openedFrom})`,
+  ].join("\n"));
+}
+
+const HANDLERS = { recall: cmdRecall, remember: cmdRemember, forget: cmdForget, note: cmdNote, relate: cmdRelate, import: cmdImport, export: cmdExport, stats: cmdStats };
+
+// ── main ──────────────────────────────────────────────────────────────────────────────────
+
+async function main(argv) {
+  const { command, args, opts } = parseArgs(argv);
+  if (opts.help) {
+    out(USAGE);
+    return;
+  }
+  if (opts.version) {
+    out(VERSION);
+    return;
+  }
+  if (command === undefined) throw usageError("no command given");
+  const env = readEnv(process.env);
+  const embed = makeEmbed(opts, env);
+  const db = opts.db ?? DEFAULT_DB;
+  if (db === "") throw usageError("--db must not be empty");
+  const storeOptions = {};
+  for (const key of ["decayDays", "decayFloor", "emotionBoost", "similarityThreshold", "searchMode"]) {
+    if (env[key] !== undefined) storeOptions[key] = env[key];
+  }
+  if (embed) storeOptions.embed = embed;
+  let opened;
+  const ctx = {
+    args, opts, db, embed,
+    async open({ mustExist }) {
+      if (mustExist && !storeExists(db)) {
+        throw new CliError(`no store at ${db}${existsSync(db) ? " (the directory holds no recallkit store)" : ""}; create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`);
+      }
+      opened = await openStore(db, storeOptions);
+      return opened;
+    },
+  };
+  try {
+    await HANDLERS[command](ctx);
+  } finally {
+    embed?.abortAll();
+    await opened?.close();
+  }
+}
+
+function isMain() {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  main(process.argv.slice(2)).catch((e) => {
+    if (e instanceof CliError) {
+      process.stderr.write(`recallkit: ${e.message}\n`);
+      process.exitCode = e.exitCode;
+    } else if (e instanceof RecallError) {
+      process.stderr.write(`recallkit: ${e.code}: ${e.message}\n`);
+      process.exitCode = e.code === "invalid_argument" ? 2 : 1;
+    } else {
+      process.stderr.write(`recallkit: ${e?.stack ?? e}\n`);
+      process.exitCode = 1;
+    }
+  });
+}

@@ -1,0 +1,433 @@
+// The recallkit CLI (bin/recallkit.mjs), run as a real process against temporary stores.
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startStubEmbedder, unreachableUrl } from "./browser/demo-embedder.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const BIN = join(root, "bin", "recallkit.mjs");
+const SAMPLE = join(root, "www", "sample", "store.jsonl");
+const SEED_ENV = ["MEMORY_SEARCH_MODE", "EMBEDDING_ENABLED", "EMBEDDING_MODEL", "EMBEDDING_SIMILARITY_THRESHOLD",
+  "RECALL_DECAY_DAYS", "RECALL_DECAY_FLOOR", "RECALL_EMOTION_BOOST", "SIGNATURE_BITS", "OPENAI_API_KEY"];
+
+const dirs = [];
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "recallkit-cli-"));
+  dirs.push(dir);
+  return dir;
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Runs the CLI; resolves to { code, stdout, stderr } (never rejects on a non-zero exit). */
+function run(args, { env = {}, input } = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SEED_ENV.includes(k)));
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error ? error.code ?? 1 : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
+
+async function ok(args, options) {
+  const r = await run(args, options);
+  assert.equal(r.code, 0, `recallkit ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
+  return r;
+}
+
+const stage = (json, name) => json.stages.find((s) => s.name === name);
+
+describe("help and bad arguments", { concurrency: true }, () => {
+  test("--help prints the usage and exits 0", async () => {
+    const r = await ok(["--help"]);
+    assert.match(r.stdout, /Usage: recallkit \[--db PATH\] <command>/);
+    for (const word of ["recall", "remember", "forget", "note add", "relate", "import", "export", "stats", "--db", "--embed-url", "SIGNATURE_BITS"]) {
+      assert.ok(r.stdout.includes(word), `help mentions ${word}`);
+    }
+    assert.equal((await ok(["recall", "--help"])).stdout, r.stdout);
+  });
+
+  const bad = [
+    [[], /no command given/],
+    [["frobnicate"], /unknown command "frobnicate"/],
+    [["recall"], /recall takes "query"/],
+    [["recall", "a", "b"], /extra "b"/],
+    [["recall", "x", "--bogus"], /unknown option --bogus/],
+    [["recall", "x", "--limit", "0"], /--limit must be a whole number from 1 to 100, got "0"/],
+    [["recall", "x", "--limit", "ten"], /--limit must be a whole number/],
+    [["recall", "x", "--mode", "fuzzy"], /--mode must be hybrid, lexical or semantic, got "fuzzy"/],
+    [["recall", "x", "--since", "last tuesday"], /--since must be a date/],
+    [["recall", "x", "--limit"], /--limit needs a value/],
+    [["remember", "x", "--emotion", "9"], /--emotion must be a number from -5 to 5, got "9"/],
+    [["remember", "x", "--since", "7d"], /--since does not apply to remember/],
+    [["--topic", "work", "recall", "x"], /--topic must come after the command/],
+    [["note", "delete", "x"], /unknown note command "delete"/],
+    [["note", "add", "x", "--period", "monthly"], /--period must be daily, weekly or quarterly/],
+    [["relate", "a", "b"], /relate takes FROM RELATION TO/],
+    [["relate", "a", "b", "c", "--strength", "2"], /--strength must be a number from 0 to 1/],
+    [["export", "extra"], /export takes no arguments/],
+    [["recall", "x", "--embed-url", "ftp://x"], /--embed-url must be an http\(s\) URL/],
+    [["recall", "x", "--embed-url", "http://127.0.0.1:1", "--embed-api", "cohere"], /--embed-api must be ollama or openai/],
+  ];
+  for (const [args, message] of bad) {
+    test(`exit 2: recallkit ${args.join(" ")}`, async () => {
+      const r = await run(["--db", join(tempDir(), "db"), ...args]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.match(r.stderr, /^recallkit: /);
+      assert.equal(r.stdout, "");
+    });
+  }
+
+  const badEnv = [
+    [{ SIGNATURE_BITS: "128" }, /SIGNATURE_BITS=128 is not supported: recallkit's Ss signatures are always 256 bits/],
+    [{ MEMORY_SEARCH_MODE: "vector" }, /MEMORY_SEARCH_MODE must be hybrid, lexical or semantic, got "vector"/],
+    [{ RECALL_DECAY_DAYS: "soon" }, /RECALL_DECAY_DAYS must be a number/],
+    [{ RECALL_DECAY_FLOOR: "1.5" }, /RECALL_DECAY_FLOOR must be a number from 0 to 1, got "1.5"/],
+    [{ EMBEDDING_ENABLED: "maybe" }, /EMBEDDING_ENABLED must be true or false/],
+    [{ EMBEDDING_SIMILARITY_THRESHOLD: "-1" }, /EMBEDDING_SIMILARITY_THRESHOLD must be a number from 0 to 1/],
+  ];
+  for (const [env, message] of badEnv) {
+    test(`exit 2: ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(" ")}`, async () => {
+      const r = await run(["--db", join(tempDir(), "db"), "stats"], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+    });
+  }
+
+  test("SIGNATURE_BITS=256 is accepted", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "signature width check"], { env: { SIGNATURE_BITS: "256" } });
+  });
+});
+
+describe("a missing store", { concurrency: true }, () => {
+  for (const args of [["recall", "anything"], ["forget", "some-id"], ["export"], ["stats"]]) {
+    test(`${args[0]} on a path that does not exist exits 1 and creates nothing`, async () => {
+      const db = join(tempDir(), "nowhere");
+      const r = await run(["--db", db, ...args]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /recallkit: no store at .*nowhere; create one with/);
+      assert.equal(existsSync(db), false);
+    });
+  }
+
+  test("an existing directory without a store is not a store", async () => {
+    const dir = tempDir();
+    const r = await run(["--db", dir, "stats"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /holds no recallkit store/);
+  });
+});
+
+describe("remember, recall, forget", () => {
+  let db;
+  let id;
+  before(async () => {
+    db = join(tempDir(), "db");
+    const r = await ok(["--db", db, "remember", "The deployment pipeline runs every Tuesday at 09:00", "--topic", "work",
+      "--tags", "deploy, ci", "--type", "fact", "--tier", "core", "--emotion", "2"]);
+    id = r.stdout.trim();
+    assert.match(id, /^[\w-]+$/);
+    await ok(["--db", db, "remember", "Miso the cat hates the vacuum cleaner", "--topic", "home", "--id", "cat-1"]);
+    await ok(["--db", db, "remember", "Booked the dentist for 3 December", "--topic", "health", "--tier", "working"]);
+  });
+
+  test("recall prints each stage, then the ranked results", async () => {
+    const r = await ok(["--db", db, "recall", "when does the deployment pipeline run?"]);
+    const lines = r.stdout.split("\n");
+    assert.equal(lines[0], 'Query: "when does the deployment pipeline run?"');
+    for (const [i, name] of ["Sf", "Se", "Ss", "S6", "S8"].entries()) {
+      assert.match(lines[i + 1], new RegExp(`^Stage ${name}: (\\d+ hits? \\(\\d+(\\.\\d)?ms\\)|skipped \\(\\w+: .+\\))$`));
+    }
+    assert.match(r.stdout, /^Stage Se: skipped \(no_embedder: no embedder/m);
+    assert.match(r.stdout, /→ \d+ candidates → MMR rerank → top \d+ returned/);
+    assert.match(r.stdout, /\n {2}1\. \[Sf:[a-z_]+ \d\.\d{3}\] The deployment pipeline runs every Tuesday at 09:00\n/);
+    assert.match(r.stdout, new RegExp(`id ${id} · work · fact · core · \\d{4}-\\d{2}-\\d{2} · emotion \\+2`));
+  });
+
+  test("--json prints the whole result object", async () => {
+    const r = await ok(["--db", db, "recall", "deployment pipeline", "--json", "--topic", "work"]);
+    const json = JSON.parse(r.stdout);
+    assert.deepEqual(Object.keys(json).sort(), ["results", "stages"]);
+    assert.deepEqual(json.stages.map((s) => s.name), ["Sf", "Se", "Ss", "S6", "S8"]);
+    for (const s of json.stages) assert.equal(typeof s.ms, "number");
+    const hit = json.results[0];
+    assert.equal(hit.id, id);
+    assert.equal(hit.kind, "memory");
+    assert.match(hit.stage, /^Sf:/);
+    assert.equal(typeof hit.score, "number");
+    assert.equal(typeof hit.components.bm25, "number");
+    assert.equal(hit.memory.topic, "work");
+    assert.deepEqual(hit.memory.tags, ["deploy", "ci"]);
+    assert.ok(json.results.every((h) => h.kind !== "memory" || h.memory.topic === "work"), "--topic filters");
+  });
+
+  test("filters: --tier, --since and --until", async () => {
+    const core = JSON.parse((await ok(["--db", db, "recall", "cat dentist deployment", "--tier", "core", "--json"])).stdout);
+    assert.deepEqual(core.results.filter((h) => h.kind === "memory").map((h) => h.id), [id]);
+    const future = JSON.parse((await ok(["--db", db, "recall", "cat dentist deployment", "--since", "2999-01-01", "--json"])).stdout);
+    assert.equal(future.results.filter((h) => h.kind === "memory").length, 0);
+    const past = JSON.parse((await ok(["--db", db, "recall", "cat dentist deployment", "--until", "yesterday", "--json"])).stdout);
+    assert.equal(past.results.filter((h) => h.kind === "memory").length, 0);
+    const recent = JSON.parse((await ok(["--db", db, "recall", "cat dentist deployment", "--since", "1d", "--json"])).stdout);
+    assert.equal(recent.results.filter((h) => h.kind === "memory").length, 3);
+  });
+
+  test("recalls are tracked unless --no-track", async () => {
+    const before = JSON.parse((await ok(["--db", db, "recall", "vacuum cleaner", "--json", "--no-track"])).stdout);
+    const count = before.results.find((h) => h.id === "cat-1").memory.recallCount;
+    await ok(["--db", db, "recall", "vacuum cleaner", "--json", "--no-track"]);
+    await ok(["--db", db, "recall", "vacuum cleaner", "--json"]);
+    const after = JSON.parse((await ok(["--db", db, "recall", "vacuum cleaner", "--json", "--no-track"])).stdout);
+    assert.equal(after.results.find((h) => h.id === "cat-1").memory.recallCount, count + 1);
+  });
+
+  test("forget removes a memory; an unknown id exits 1", async () => {
+    const r = await ok(["--db", db, "forget", "cat-1"]);
+    assert.equal(r.stdout, "forgot cat-1: Miso the cat hates the vacuum cleaner\n");
+    const json = JSON.parse((await ok(["--db", db, "recall", "vacuum cleaner cat", "--json"])).stdout);
+    assert.ok(!json.results.some((h) => h.id === "cat-1"));
+    const again = await run(["--db", db, "forget", "cat-1"]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no memory with id "cat-1"/);
+  });
+});
+
+describe("notes and relations", () => {
+  test("note add is found by stage S6", async () => {
+    const db = join(tempDir(), "db");
+    const daily = (await ok(["--db", db, "note", "add", "Shipped the billing migration.\n\nLunch with Ana about the roadmap."])).stdout.trim();
+    assert.ok(daily.length > 0);
+    await ok(["--db", db, "note", "add", "--period", "weekly", "--start", "2026-11-09", "A calm week: the roadmap is agreed."]);
+    const json = JSON.parse((await ok(["--db", db, "recall", "roadmap", "--json"])).stdout);
+    const notes = json.results.filter((h) => h.kind === "note");
+    assert.ok(notes.some((h) => h.stage === "S6:daily" && h.text === "Lunch with Ana about the roadmap."), JSON.stringify(notes));
+    assert.ok(notes.some((h) => h.stage === "S6:weekly" && h.note.start === Date.parse("2026-11-09T00:00:00Z")));
+    assert.equal(stage(json, "S6").hits, 2);
+    const text = (await ok(["--db", db, "recall", "roadmap"])).stdout;
+    assert.match(text, /\[S6:daily 0\.500\] Lunch with Ana about the roadmap\.\n\s+daily note /);
+  });
+
+  test("relate links entities that stage S8 finds", async () => {
+    const db = join(tempDir(), "db");
+    const r = await ok(["--db", db, "relate", "Alice", "works_with", "Bob", "--strength", "0.8"]);
+    assert.equal(r.stdout, "alice —[works_with]→ bob (strength 0.8)\n");
+    await ok(["--db", db, "relate", "Alice", "manages", "Project Falcon"]);
+    const json = JSON.parse((await ok(["--db", db, "recall", "who does alice work with?", "--json"])).stdout);
+    const edges = json.results.filter((h) => h.kind === "edge").map((h) => h.text).sort();
+    assert.deepEqual(edges, ["Alice —[manages]→ Project Falcon", "Alice —[works_with]→ Bob"]);
+    assert.equal(stage(json, "S8").hits, 2);
+  });
+});
+
+describe("import, export, stats", () => {
+  test("the sample imports with a progress bar, exports, and round-trips", async () => {
+    const a = join(tempDir(), "a");
+    const imported = await ok(["--db", a, "import", SAMPLE, "--progress"]);
+    assert.match(imported.stdout, /^imported 330 memories, 49 notes, 51 entities, 64 edges\n$/);
+    assert.match(imported.stderr, /importing .*store\.jsonl \[#+\] 100%/);
+    const quiet = await ok(["--db", join(tempDir(), "q"), "import", SAMPLE]);
+    assert.equal(quiet.stderr, "", "no progress bar when stderr is not a terminal");
+
+    const exported = (await ok(["--db", a, "export"])).stdout;
+    const records = exported.trim().split("\n").map((l) => JSON.parse(l));
+    const kinds = (rs, kind) => rs.filter((r) => r.kind === kind).map((r) => r.data);
+    assert.equal(kinds(records, "memory").length, 330);
+    assert.ok(records.every((r) => r.v === 1));
+
+    const file = join(tempDir(), "export.jsonl");
+    writeFileSync(file, exported);
+    const b = join(tempDir(), "b");
+    await ok(["--db", b, "import", file]);
+    const again = (await ok(["--db", b, "export"])).stdout;
+    assert.equal(again, exported, "export → import → export gives the same lines");
+    const viaStdin = join(tempDir(), "c");
+    await ok(["--db", viaStdin, "import", "-"], { input: exported });
+    assert.equal((await ok(["--db", viaStdin, "export"])).stdout, exported);
+  });
+
+  test("importing ids the store holds: an error, or --on-conflict skip / replace", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]);
+    const clash = await run(["--db", db, "import", SAMPLE]);
+    assert.equal(clash.code, 1);
+    assert.match(clash.stderr, /line 1: a memory with id "mem-db-pg15" already exists \(use --on-conflict skip or replace/);
+    const skip = await ok(["--db", db, "import", SAMPLE, "--on-conflict", "skip"]);
+    assert.match(skip.stdout, /imported 0 memories, 0 notes, 0 entities, 0 edges \(\d+ skipped as already stored\)/);
+    await ok(["--db", db, "import", SAMPLE, "--on-conflict", "replace"]);
+    const bad = await run(["--db", db, "import", SAMPLE, "--on-conflict", "merge"]);
+    assert.equal(bad.code, 2);
+  });
+
+  test("import reads stdin and plain memory objects; bad lines name their line", async () => {
+    const db = join(tempDir(), "db");
+    const r = await ok(["--db", db, "import", "-"], { input: '{"text":"first plain memory","topic":"misc"}\n\n{"text":"second plain memory"}\n' });
+    assert.match(r.stdout, /imported 2 memories/);
+    const found = JSON.parse((await ok(["--db", db, "recall", "plain memory", "--json"])).stdout);
+    assert.equal(found.results.length, 2);
+    const bad = join(tempDir(), "bad.jsonl");
+    writeFileSync(bad, '{"text":"ok"}\nnot json\n');
+    const failed = await run(["--db", db, "import", bad]);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /bad\.jsonl:2: not JSON/);
+    const corrupt = join(tempDir(), "corrupt.jsonl");
+    writeFileSync(corrupt, '{"v":1,"kind":"memory","data":{"id":"x","text":"fine"}}\n{"v":7,"kind":"memory","data":{}}\n');
+    const failed2 = await run(["--db", db, "import", corrupt]);
+    assert.equal(failed2.code, 1);
+    assert.match(failed2.stderr, /corrupt\.jsonl: (corrupt: )?line 2: .*format version 7 is not supported/);
+    const missing = await run(["--db", db, "import", join(tempDir(), "nope.jsonl")]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no such file/);
+  });
+
+  test("commands on one store at the same time wait for each other", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]);
+    const runs = await Promise.all([
+      run(["--db", db, "recall", "Miso vaccination", "--json"]),
+      run(["--db", db, "remember", "Concurrent memory one"]),
+      run(["--db", db, "recall", "deploy freeze"]),
+      run(["--db", db, "remember", "Concurrent memory two"]),
+    ]);
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).memories, 332);
+  });
+
+  test("stats counts everything", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]);
+    const text = (await ok(["--db", db, "stats"])).stdout;
+    assert.match(text, /memories +330 \(0 with embeddings\)/);
+    assert.match(text, /notes +49/);
+    assert.match(text, /relations +64/);
+    const json = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
+    assert.equal(json.memories, 330);
+    assert.equal(json.notes, 49);
+    assert.ok(json.entities >= 50);
+    assert.equal(json.edges, 64);
+    assert.ok(json.diskBytes > 0);
+  });
+});
+
+describe("environment variables", () => {
+  let db;
+  before(async () => {
+    db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Quarterly report about the harbour cranes", "--date", "100d", "--id", "old"]);
+  });
+
+  test("MEMORY_SEARCH_MODE=lexical skips Se and Ss (lexical_mode)", async () => {
+    const r = await ok(["--db", db, "recall", "harbour cranes"], { env: { MEMORY_SEARCH_MODE: "lexical" } });
+    assert.match(r.stdout, /^Stage Se: skipped \(lexical_mode: search mode is lexical\)$/m);
+    assert.match(r.stdout, /^Stage Ss: skipped \(lexical_mode/m);
+    const flag = await ok(["--db", db, "recall", "harbour cranes", "--mode", "semantic"], { env: { MEMORY_SEARCH_MODE: "lexical" } });
+    assert.match(flag.stdout, /^Stage Sf: skipped \(semantic_mode/m, "--mode wins over the environment");
+  });
+
+  test("RECALL_DECAY_DAYS, RECALL_DECAY_FLOOR and RECALL_EMOTION_BOOST change the recency factor", async () => {
+    const recency = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track"], { env })).stdout)
+      .results.find((h) => h.id === "old").components.recency;
+    const base = await recency({});
+    assert.ok(Math.abs(base - (1 - 100 / 365)) < 0.01, `default decay: ${base}`);
+    assert.ok(Math.abs((await recency({ RECALL_DECAY_DAYS: "10" })) - 0.3) < 1e-9, "past decayDays: the default floor 0.3");
+    assert.ok(Math.abs((await recency({ RECALL_DECAY_DAYS: "10", RECALL_DECAY_FLOOR: "0.6" })) - 0.6) < 1e-9);
+    await ok(["--db", db, "remember", "Excited about the harbour cranes demo", "--emotion", "4", "--id", "hot"]);
+    const hot = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track"], { env })).stdout)
+      .results.find((h) => h.id === "hot").components.recency;
+    assert.ok((await hot({ RECALL_EMOTION_BOOST: "0.5" })) / (await hot({ RECALL_EMOTION_BOOST: "0" })) > 2.9);
+  });
+});
+
+describe("embedders", () => {
+  let stub;
+  before(async () => {
+    stub = await startStubEmbedder();
+  });
+  after(() => stub.close());
+
+  test("Ollama (--embed-url host): memories are embedded and stage Se answers", async () => {
+    const db = join(tempDir(), "db");
+    const embed = ["--embed-url", stub.url];
+    await ok(["--db", db, "remember", "The replica ran out of disk space during the night", "--id", "disk", ...embed]);
+    await ok(["--db", db, "remember", "Tomás is allergic to cashews", "--id", "nuts", ...embed]);
+    assert.ok(stub.requests.some((r) => r.path === "/api/embed" && r.model === "nomic-embed-text"));
+    const json = JSON.parse((await ok(["--db", db, "recall", "disk space on the replica", "--mode", "semantic", "--json", ...embed])).stdout);
+    assert.equal(stage(json, "Se").skipped, undefined);
+    assert.ok(stage(json, "Se").hits >= 1);
+    assert.equal(json.results.find((h) => h.stage === "Se")?.id, "disk");
+    const stats = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
+    assert.equal(stats.embeddings, 2);
+    assert.equal(stats.dimensions, 64);
+  });
+
+  test("EMBEDDING_SIMILARITY_THRESHOLD and EMBEDDING_MODEL reach the embedder and stage Se", async () => {
+    const db = join(tempDir(), "db");
+    const embed = ["--embed-url", `${stub.url}/api/embed`];
+    await ok(["--db", db, "remember", "Porto half marathon in 1:52", ...embed], { env: { EMBEDDING_MODEL: "stub-64" } });
+    assert.equal(stub.requests.at(-1).model, "stub-64");
+    const strict = JSON.parse((await ok(["--db", db, "recall", "marathon time", "--mode", "semantic", "--json", ...embed],
+      { env: { EMBEDDING_SIMILARITY_THRESHOLD: "0.99" } })).stdout);
+    assert.equal(stage(strict, "Se").hits, 0);
+    const loose = JSON.parse((await ok(["--db", db, "recall", "marathon time", "--mode", "semantic", "--json", ...embed],
+      { env: { EMBEDDING_SIMILARITY_THRESHOLD: "0.1" } })).stdout);
+    assert.equal(stage(loose, "Se").hits, 1);
+  });
+
+  test("OpenAI-compatible (--embed-url …/v1) sends the bearer key", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Kyoto in April", "--embed-url", `${stub.url}/v1`, "--embed-key", "sk-test"]);
+    const last = stub.requests.at(-1);
+    assert.equal(last.path, "/v1/embeddings");
+    assert.equal(last.model, "text-embedding-3-small");
+    assert.equal(last.authorization, "Bearer sk-test");
+    await ok(["--db", db, "remember", "Kanazawa ryokan", "--embed-url", `${stub.url}/v1/embeddings`, "--embed-model", "stub-64"],
+      { env: { OPENAI_API_KEY: "sk-env" } });
+    assert.deepEqual({ ...stub.requests.at(-1), count: 1 }, { path: "/v1/embeddings", model: "stub-64", count: 1, authorization: "Bearer sk-env" });
+    await ok(["--db", db, "remember", "Tokyo for three days", "--embed-url", `${stub.url}/v1`, "--embed-api", "openai", "--embed-model", "stub-64"]);
+    assert.equal(stub.requests.at(-1).path, "/v1/embeddings");
+    const json = JSON.parse((await ok(["--db", db, "recall", "ryokan in Kanazawa", "--mode", "semantic", "--json", "--embed-url", `${stub.url}/v1`, "--embed-model", "stub-64"])).stdout);
+    assert.ok(stage(json, "Se").hits >= 1);
+  });
+
+  test("an unreachable embedder: recall answers with Se skipped, remember exits 1 and stores nothing", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Offline memories still work", "--id", "m1"]);
+    const down = ["--embed-url", await unreachableUrl()];
+    const r = await ok(["--db", db, "recall", "offline memories", "--json", "--mode", "semantic", ...down]);
+    const json = JSON.parse(r.stdout);
+    assert.deepEqual({ ...stage(json, "Se"), ms: 0 }, { name: "Se", hits: 0, ms: 0, skipped: true, reason: "embed_failed" });
+    assert.match(r.stderr, /recallkit: warning: Ollama embedder at http:\/\/127\.0\.0\.1:\d+\/api\/embed .*unreachable.*stage Se was skipped/);
+    const text = await ok(["--db", db, "recall", "offline memories", ...down]);
+    assert.match(text.stdout, /Stage Sf: 1 hit/);
+    const failed = await run(["--db", db, "remember", "This one needs an embedding", ...down]);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /cannot embed the memory .*Nothing was stored/);
+    const stats = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
+    assert.equal(stats.memories, 1);
+  });
+
+  test("an embedder of another dimension: a clear error on remember, a warning on recall", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Vectors of 64 dimensions", "--embed-url", stub.url]);
+    const other = ["--embed-url", stub.url, "--embed-model", "stub-32"];
+    const failed = await run(["--db", db, "remember", "Vectors of 32 dimensions", ...other]);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /another dimension than the store's .*expected 64, got 32/);
+    const r = await ok(["--db", db, "recall", "vectors", "--mode", "semantic", "--json", ...other]);
+    assert.equal(stage(JSON.parse(r.stdout), "Se").reason, "embed_failed");
+    assert.match(r.stderr, /returns 32-dimension vectors but the store holds 64-dimension vectors/);
+  });
+});
+
+test("the sample file is what www/sample/generate.mjs writes", async () => {
+  const r = await new Promise((resolve) => execFile(process.execPath, [join(root, "www", "sample", "generate.mjs"), "--check"],
+    (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr })));
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(readFileSync(SAMPLE, "utf8").split("\n").length > 400);
+});
