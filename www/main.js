@@ -142,8 +142,8 @@ async function refreshInfo() {
   const [notes, entities, edges, info] = await Promise.all([s.notes(), s.entities(), s.edges(), s.storageInfo()]);
   let where;
   if (state.durable) {
-    const mb = (n) => `${(n / 1_048_576).toFixed(1)} MB`;
-    const usage = info.usage !== undefined ? `, ${mb(info.usage)} used${info.quota ? ` of ${mb(info.quota)}` : ""}` : "";
+    const size = (n) => (n >= 2 ** 30 ? `${(n / 2 ** 30).toFixed(1)} GB` : n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MB` : `${Math.ceil(n / 1024)} kB`);
+    const usage = info.usage !== undefined ? `, ${size(info.usage)} used${info.quota ? ` of ${size(info.quota)}` : ""}` : "";
     where = `stored in this browser (IndexedDB${usage}), kept across reloads`;
   } else {
     where = `kept in memory only (${state.storageProblem ?? "IndexedDB is unavailable"}), so a reload restores the sample`;
