@@ -156,9 +156,10 @@ pub fn term_score(idf: f64, tf: f64, length_norm: f64, params: &Bm25Params) -> f
 /// OR-query: every indexed document containing at least one of `query_terms` (analysed
 /// terms, one FTS5 phrase each, repeats included), scored as FTS5 `bm25()` (positive).
 ///
-/// `accept` is called once per matching document, in ascending `DocId` order; rejected
-/// documents are dropped before the top-k selection, while `N`, `avgdl` and the document
-/// frequencies stay those of the whole index, as in FTS5. Returns the best `k` (any `k`,
+/// `accept` filters matching documents, in ascending `DocId` order; it is asked only about
+/// documents whose score would enter the current top `k` (so at most once per match, often
+/// far less). Rejected documents are dropped before the top-k selection, while `N`, `avgdl`
+/// and the document frequencies stay those of the whole index, as in FTS5. Returns the best `k` (any `k`,
 /// including `usize::MAX`) by score descending, ties by ascending `DocId`.
 ///
 /// Allocates a [`SearchBuffer`] for the call; use [`search_with`] to reuse one.
@@ -208,8 +209,11 @@ pub fn search_with(
     }
     let mut top = TopK::new(k);
     buffer.drain(|doc, score| {
-        if accept(doc) {
-            top.push(ScoredDoc { doc, score });
+        // `accept` only for documents that would enter the top k: most matches of a common
+        // term never get that far, and the filter is the costlier test.
+        let scored = ScoredDoc { doc, score };
+        if top.admits(scored) && accept(doc) {
+            top.push(scored);
         }
     });
     top.into_sorted_vec()
@@ -454,6 +458,15 @@ impl TopK {
             k,
             heap: BinaryHeap::with_capacity(k.min(MAX_PREALLOCATED)),
         }
+    }
+
+    /// Whether `scored` would enter the top k now.
+    fn admits(&self, scored: ScoredDoc) -> bool {
+        self.heap.len() < self.k
+            || self
+                .heap
+                .peek()
+                .is_some_and(|worst| Ranked(scored) > worst.0)
     }
 
     fn push(&mut self, scored: ScoredDoc) {

@@ -95,7 +95,7 @@ impl FuzzyIndex {
         params: &Bm25Params,
         k: usize,
         scratch: &mut Scratch,
-        mut accept: impl FnMut(DocId) -> bool,
+        accept: impl FnMut(DocId) -> bool,
     ) -> Vec<ScoredDoc> {
         let n_docs = self.terms.doc_count();
         if n_docs == 0 || k == 0 || words.is_empty() {
@@ -159,11 +159,11 @@ impl FuzzyIndex {
             }
             scratch.touched_word.clear();
         }
-        let mut hits: Vec<ScoredDoc> = Vec::with_capacity(scratch.touched_total.len().min(4096));
+        let mut hits: Vec<ScoredDoc> = Vec::with_capacity(scratch.touched_total.len());
         for &d in &scratch.touched_total {
             let score = scratch.total[d as usize];
             scratch.total[d as usize] = 0.0;
-            if score > 0.0 && accept(DocId(d)) {
+            if score > 0.0 {
                 hits.push(ScoredDoc {
                     doc: DocId(d),
                     score,
@@ -171,17 +171,90 @@ impl FuzzyIndex {
             }
         }
         scratch.touched_total.clear();
-        top_k(hits, k)
+        top_accepted(hits, k, accept)
     }
 }
 
-/// The best `k` hits by score descending, ties by ascending `DocId`.
-fn top_k(mut hits: Vec<ScoredDoc>, k: usize) -> Vec<ScoredDoc> {
-    let order = |a: &ScoredDoc, b: &ScoredDoc| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
-    if hits.len() > k {
-        hits.select_nth_unstable_by(k, order);
-        hits.truncate(k);
+/// The best `k` hits that `accept` keeps, by score descending, ties by ascending `DocId`.
+/// `accept` is asked about the best candidates first, in growing rounds, so a common word
+/// that touches most documents does not run the filter on all of them.
+fn top_accepted(
+    mut hits: Vec<ScoredDoc>,
+    k: usize,
+    mut accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    let mut kept = Vec::with_capacity(k.min(hits.len()));
+    let mut start = 0;
+    let mut window = k.saturating_mul(2).max(16);
+    while kept.len() < k && start < hits.len() {
+        let rest = &mut hits[start..];
+        let take = window.min(rest.len());
+        if take < rest.len() {
+            // The best `take` hits move to the front, in no particular order.
+            rest.select_nth_unstable_by(take - 1, better_first);
+        }
+        rest[..take].sort_unstable_by(better_first);
+        for hit in &rest[..take] {
+            if kept.len() < k && accept(hit.doc) {
+                kept.push(*hit);
+            }
+        }
+        start += take;
+        window = window.saturating_mul(4);
     }
-    hits.sort_unstable_by(order);
-    hits
+    kept
+}
+
+fn better_first(a: &ScoredDoc, b: &ScoredDoc) -> std::cmp::Ordering {
+    b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::postings::test_support::SplitMix64;
+
+    #[test]
+    fn top_accepted_equals_filtering_everything_then_sorting() {
+        for seed in 0..300u64 {
+            let mut rng = SplitMix64(seed);
+            let n = rng.below(400) as usize;
+            let hits: Vec<ScoredDoc> = (0..n)
+                .map(|i| ScoredDoc {
+                    doc: DocId(i as u32),
+                    score: f64::from(rng.below(50) as u32),
+                })
+                .collect();
+            let modulus = 1 + rng.below(7);
+            let keep = |d: DocId| u64::from(d.0) % modulus == 0;
+            let k = rng.below(60) as usize;
+            let mut oracle: Vec<ScoredDoc> = hits.iter().copied().filter(|h| keep(h.doc)).collect();
+            oracle.sort_by(better_first);
+            oracle.truncate(k);
+            let mut calls = 0;
+            let got = top_accepted(hits, k, |d| {
+                calls += 1;
+                keep(d)
+            });
+            assert_eq!(got, oracle, "seed {seed}");
+            assert!(calls <= n, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn finds_typos_and_substrings_with_bm25_weights() {
+        let mut index = FuzzyIndex::new();
+        index
+            .insert(DocId(0), ["the", "deployment", "pipeline"])
+            .unwrap();
+        index.insert(DocId(1), ["the", "cat"]).unwrap();
+        let mut scratch = Scratch::default();
+        let params = Bm25Params::default();
+        let found = index.search(&["pipelnie"], &params, 10, &mut scratch, |_| true);
+        assert_eq!(found.iter().map(|h| h.doc).collect::<Vec<_>>(), [DocId(0)]);
+        let found = index.search(&["deploy", "cat"], &params, 10, &mut scratch, |_| true);
+        assert_eq!(found.len(), 2);
+        let none = index.search(&["deploy"], &params, 10, &mut scratch, |d| d != DocId(0));
+        assert!(none.is_empty());
+    }
 }
