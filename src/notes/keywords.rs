@@ -176,9 +176,19 @@ pub const STOPWORDS: &[&str] = &[
     "yourselves",
 ];
 
-/// Whether a folded token is an English stopword.
+/// The commonest function words of Portuguese, Spanish, French, Italian and German, folded and
+/// sorted: memories often mix languages ("pão de queijo"), and "de" must not match every
+/// Romance-language memory. Words that are also frequent English content words (`die`, `den`)
+/// are left out.
+pub const OTHER_STOPWORDS: &[&str] = &[
+    "al", "das", "de", "del", "der", "des", "do", "dos", "du", "e", "el", "em", "en", "et", "il",
+    "la", "las", "le", "les", "lo", "los", "na", "nas", "nos", "os", "por", "que", "uma", "una",
+    "und", "une", "y",
+];
+
+/// Whether a folded token is a stopword ([`STOPWORDS`] or [`OTHER_STOPWORDS`]).
 pub fn is_stopword(folded: &str) -> bool {
-    STOPWORDS.binary_search(&folded).is_ok()
+    STOPWORDS.binary_search(&folded).is_ok() || OTHER_STOPWORDS.binary_search(&folded).is_ok()
 }
 
 /// The non-trivial terms of `query`: porter stems of its tokens that are not stopwords,
@@ -207,6 +217,17 @@ pub fn paragraph_terms(paragraph: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn stopword_lists_are_sorted_and_cover_romance_function_words() {
+        for list in [STOPWORDS, OTHER_STOPWORDS] {
+            assert!(
+                list.windows(2).all(|w| w[0] < w[1]),
+                "sorted for binary search"
+            );
+        }
+        assert!(is_stopword("de") && is_stopword("the") && !is_stopword("queijo"));
+    }
     use super::*;
 
     #[test]

@@ -10,15 +10,22 @@
 //! Every sub-query applies the recall's [`Filter`] before taking its top candidates, and takes
 //! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (seed 000 does the same with
 //! SQL `LIMIT` before re-ranking). Each candidate then gets the seed's full score
-//! ([`SfComponents`]). A memory found by several sub-queries appears once, with the highest of
-//! its scores and the label of the sub-query that gave it (ties: the earlier sub-query). The
-//! stage returns up to `limit` hits by score descending, ties by ascending `DocId`.
+//! ([`SfComponents`]). A memory found by several sub-queries appears once, labelled with the
+//! first sub-query that found it (seed 000: "first stage wins") and scored with the best of
+//! its sub-query scores. The stage returns up to `limit` hits by score descending, ties by
+//! ascending `DocId`.
+//!
+//! Stopwords (`notes::keywords::STOPWORDS`): porter scores stay FTS5-exact over every query
+//! term, but a memory must contain at least one query term that is not a stopword, and the
+//! trigram sub-queries only expand non-stopwords. A query of stopwords alone ("what is the")
+//! is trivial and finds nothing.
 
 use std::collections::HashMap;
 
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::postings::InvertedIndex;
+use crate::index::postings::{InvertedIndex, TermId};
+use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
 use crate::store::{DocId, Memory};
@@ -100,43 +107,72 @@ pub fn run<'m>(
     }
     let k = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
     let bm25_params = Bm25Params::default();
+    let mut stems = String::new();
+    text::for_each_term(query.text, |t| push_term(&mut stems, t));
+    let stems: Vec<&str> = stems.split_terminator('\0').collect();
+    let mut words = String::new();
+    text::tokenize::for_each_token(query.text, |t| push_term(&mut words, t));
+    let words: Vec<&str> = words.split_terminator('\0').collect();
+    // One stem per token, in order (the porter tokenizer wraps unicode61), so they zip.
+    let content: Vec<(&str, &str)> = words
+        .iter()
+        .zip(&stems)
+        .filter(|(w, _)| !is_stopword(w))
+        .map(|(&w, &s)| (w, s))
+        .collect();
+    if content.is_empty() {
+        return Vec::new(); // only stopwords (or nothing): a trivial query
+    }
+    let content_terms: Vec<TermId> = content
+        .iter()
+        .filter_map(|(_, s)| indexes.porter.term_id(s))
+        .collect();
+    let contains_content = |doc: DocId| {
+        content_terms.iter().any(|&t| {
+            let postings = indexes.porter.postings(t);
+            postings.binary_search_by_key(&doc, |p| p.doc).is_ok()
+        })
+    };
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
     let keep = |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>| {
         for hit in found {
             let Some(m) = memory(hit.doc) else { continue };
             let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
-            let candidate = SfHit {
-                doc: hit.doc,
-                source,
-                score: components.score(),
-                components,
-            };
-            match best.get(&hit.doc) {
-                Some(old) if old.score >= candidate.score => {}
-                _ => {
-                    best.insert(hit.doc, candidate);
+            let score = components.score();
+            match best.get_mut(&hit.doc) {
+                // First sub-query wins the label; the memory keeps its best score.
+                Some(old) if score > old.score => {
+                    old.score = score;
+                    old.components = components;
+                }
+                Some(_) => {}
+                None => {
+                    let hit = SfHit {
+                        doc: hit.doc,
+                        source,
+                        score,
+                        components,
+                    };
+                    best.insert(hit.doc, hit);
                 }
             }
         }
     };
 
-    let mut stems = String::new();
-    text::for_each_term(query.text, |t| push_term(&mut stems, t));
-    let stems: Vec<&str> = stems.split_terminator('\0').collect();
+    // Porter: FTS5-exact scores over every query term, but a memory must match at least one
+    // term that is not a stopword ("the" alone is not a reason to recall anything).
     let found = bm25::search_with(
         &mut scratch.bm25,
         indexes.porter,
         &stems,
         &bm25_params,
         k,
-        accept,
+        |d| contains_content(d) && accept(d),
     );
     keep(&mut best, SfSource::Porter, found);
 
-    let mut words = String::new();
-    text::tokenize::for_each_token(query.text, |t| push_term(&mut words, t));
-    let words: Vec<&str> = words.split_terminator('\0').collect();
+    let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
     let found = indexes
         .trigram_en
         .search(&words, &bm25_params, k, scratch, accept);
