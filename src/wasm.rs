@@ -13,7 +13,8 @@ use wasm_bindgen::prelude::*;
 use crate::engine::{self, EmbeddingUpdate, EngineConfig, RecallOptions, SearchMode};
 use crate::graph::{Edge, Entity};
 use crate::notes::{Note, Period};
-use crate::rank::Context;
+use crate::rank::calibrate::DEFAULT_SF_HALF;
+use crate::rank::{Calibration, Context, Mapping};
 use crate::recall::{Filter, ScoreParams};
 use crate::store::Memory;
 
@@ -28,6 +29,16 @@ const TYPES: &'static str = r#"
 export interface EngineConfigJs {
   decayDays?: number; decayFloor?: number; emotionBoost?: number; dimensions?: number;
   similarityThreshold?: number; signatureSeed?: bigint; shortCircuitFloor?: number; mmrLambda?: number;
+  calibration?: CalibrationJs;
+}
+/**
+ * Per-stage calibration (defaults and their measurement in `src/rank/calibrate.rs`): Sf maps
+ * its raw score by `sfKind` ("hyperbolic", the default: raw / (raw + sfHalf); "exponential":
+ * 1 − exp(−raw / sfScale), sfScale defaulting to the default sfHalf; "identity": raw clamped to
+ * [0, 1]); Se and Ss map linearly, (raw − zero) / (1 − zero), from `seZero` and `ssZero`.
+ */
+export interface CalibrationJs {
+  sfKind?: "hyperbolic" | "exponential" | "identity"; sfHalf?: number; sfScale?: number; seZero?: number; ssZero?: number;
 }
 /** A memory as the engine stores it; times are ms since the epoch. */
 export interface MemoryRecord {
@@ -141,6 +152,44 @@ struct ConfigShape {
     signature_seed: Option<u64>,
     short_circuit_floor: Option<f64>,
     mmr_lambda: Option<f64>,
+    calibration: Option<CalibrationShape>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct CalibrationShape {
+    sf_kind: Option<String>,
+    sf_half: Option<f64>,
+    sf_scale: Option<f64>,
+    se_zero: Option<f64>,
+    ss_zero: Option<f64>,
+}
+
+impl CalibrationShape {
+    /// The default calibration with the given parameters replaced; the engine validates ranges.
+    fn into_calibration(self) -> Result<Calibration, JsError> {
+        let d = Calibration::default();
+        let sf = match self.sf_kind.as_deref() {
+            None | Some("hyperbolic") => Mapping::Hyperbolic {
+                half: self.sf_half.unwrap_or(DEFAULT_SF_HALF),
+            },
+            Some("exponential") => Mapping::Exponential {
+                scale: self.sf_scale.unwrap_or(DEFAULT_SF_HALF),
+            },
+            Some("identity") => Mapping::Identity,
+            Some(other) => {
+                return Err(JsError::new(&format!(
+                    "invalid_argument: calibration.sfKind must be \"hyperbolic\", \"exponential\" or \"identity\", got \"{other}\""
+                )))
+            }
+        };
+        Ok(Calibration {
+            sf,
+            se: self.se_zero.map_or(d.se, |zero| Mapping::Linear { zero }),
+            ss: self.ss_zero.map_or(d.ss, |zero| Mapping::Linear { zero }),
+            ..d
+        })
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -211,6 +260,10 @@ impl Engine {
     pub fn new(config: JsEngineConfig) -> Result<Engine, JsError> {
         let shape: ConfigShape = from_js(config.into())?;
         let d = EngineConfig::default();
+        let calibration = match shape.calibration {
+            Some(c) => c.into_calibration()?,
+            None => d.calibration,
+        };
         let score = ScoreParams {
             decay_days: shape.decay_days.unwrap_or(d.score.decay_days),
             decay_floor: shape.decay_floor.unwrap_or(d.score.decay_floor),
@@ -223,6 +276,7 @@ impl Engine {
             signature_seed: shape.signature_seed.unwrap_or(d.signature_seed),
             short_circuit_floor: shape.short_circuit_floor.unwrap_or(d.short_circuit_floor),
             mmr_lambda: shape.mmr_lambda.unwrap_or(d.mmr_lambda),
+            calibration,
             ..d
         };
         let inner = engine::Engine::new(config).map_err(to_js)?;
