@@ -187,7 +187,9 @@ describe("stage Se and Ss", () => {
 describe("orchestration", () => {
   test("the query embedding starts before Sf and is dropped unawaited on short-circuit", async () => {
     const { embed, state } = fakeEmbed({ hang: true });
-    const store = await open({ embed, embedTimeoutMs: 60_000 });
+    // Seed 000's counting (every Sf hit fills the limit): 20 "coffee" notes score near zero,
+    // under the default shortCircuitFloor.
+    const store = await open({ embed, embedTimeoutMs: 60_000, shortCircuitFloor: 0 });
     await store.rememberMany(Array.from({ length: 20 }, (_, i) => ({ text: `coffee note ${i}`, embedding: toyEmbed(`coffee ${i}`) })));
     const calls = state.calls.length;
     let sfRan = false;

@@ -239,6 +239,16 @@ mod tests {
         Candidate::new(CandidateKey::Memory(DocId(id)), stage, raw, text)
     }
 
+    /// The calibration these tests' arithmetic is written for (Sf `half` 4.5, Se kept as it
+    /// is), pinned so that re-tuning the defaults leaves them valid.
+    fn fixed_calibration() -> Calibration {
+        Calibration {
+            sf: Mapping::Hyperbolic { half: 4.5 },
+            se: Mapping::Linear { zero: 0.0 },
+            ..Calibration::default()
+        }
+    }
+
     #[test]
     fn names_stages_by_their_prefix() {
         assert_eq!(StageKind::of("Sf:porter"), Some(StageKind::Sf));
@@ -269,6 +279,7 @@ mod tests {
         se.topic = Some("work".into());
         let s8 = memory(2, "S8", 0.6, "alice works_with bob");
         let options = RerankOptions {
+            calibration: fixed_calibration(),
             se_ran_with_hits: true,
             context: Some(Context {
                 topic: Some("work".into()),
@@ -293,6 +304,7 @@ mod tests {
                 memory(1, "Se", 0.8, "delta epsilon"),
             ],
             &RerankOptions {
+                calibration: fixed_calibration(),
                 se_ran_with_hits: true,
                 ..RerankOptions::default()
             },
@@ -369,6 +381,7 @@ mod tests {
         c.emotion = 3.0;
         c.recall_timestamps = vec![0.0, 1.5 * day, 3.0 * day];
         let options = RerankOptions {
+            calibration: fixed_calibration(),
             se_ran_with_hits: true,
             context: Some(Context {
                 hour: Some(10),
