@@ -31,7 +31,7 @@ const PAGES = [
   { tabs: ["/js/test/browser/storage-tabs.html?tab=a&peer=b", "/js/test/browser/storage-tabs.html?tab=b&peer=a"] },
   { path: "/js/test/browser/storage-quota.html?quota=4194304", quotaBytes: 4 << 20 },
   { path: "/js/test/browser/storage-reload.html?phase=write", restart: "/js/test/browser/storage-reload.html?phase=read" },
-  { path: "/js/test/browser/store-reload.html", reloads: 2 },
+  { path: "/js/test/browser/store-reload.html", reloads: 3 },
   { tabs: ["/js/test/browser/store-tabs.html?tab=alpha&peer=beta", "/js/test/browser/store-tabs.html?tab=beta&peer=alpha"] },
   "/js/test/browser/store-snapshot.html",
 ];

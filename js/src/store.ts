@@ -25,11 +25,11 @@ import type { RecordKind, StoredRecord } from "./storage/codec.js";
 import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
 import {
-  CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
-  SNAPSHOT_KEY, STORE_FORMAT, checkConfig, decodeConfig, decodeSeq, encodeConfig, encodeSeq, newWriterId, sameKeys,
-  seedToHex, seqKey,
+  CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX,
+  SEQ_PREFIX, SNAPSHOT_PREFIX, STORE_FORMAT, checkConfig, decodeConfig, decodeJournal, decodeSeq, encodeConfig, encodeJournal,
+  encodeSeq, joinChunks, journalKey, newWriterId, parseJournalKey, planReplay, seedToHex, seqKey, snapshotChunks, snapshotKey,
 } from "./storage/layout.js";
-import type { StoreConfig } from "./storage/layout.js";
+import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type {
   Edge, EmbedFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
   MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
@@ -67,6 +67,15 @@ export const DEFAULT_IMPORT_BATCH = 1000;
 const LOAD_BATCH = 4096;
 /** Concurrent reads while applying another tab's writes. */
 const REREAD_CONCURRENCY = 256;
+/** Delay before the snapshot an open that rebuilt a large store writes (the app starts first). */
+const SNAPSHOT_AFTER_REBUILD_DELAY_MS = 2000;
+/** Record prefixes: the keys a batch's journal entry lists. */
+const RECORD_PREFIXES = [MEMORY_PREFIX, NOTE_PREFIX, ENTITY_PREFIX, EDGE_PREFIX];
+
+/** Lets the event loop run (timers, I/O, UI) between slices of long work. */
+function breathe(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 function randomId(): string {
   return globalThis.crypto.randomUUID();
@@ -195,13 +204,14 @@ export class MemoryStore {
   #config: StoreConfig = { format: STORE_FORMAT, signatureSeed: seedToHex(DEFAULT_SIGNATURE_SEED) };
   #configDirty = false;
   readonly #writer = newWriterId();
+  /** Batches this handle has written (its `meta/seq` number). */
   #writeCount = 0;
-  #ownSeqKey: string | undefined;
-  #seq = 0;
-  /** The write-sequence keys whose batches this engine reflects (see `storage/layout.ts`). */
-  readonly #claims = new Set<string>();
-  /** Other writers' keys to delete with the first batch (set when this handle is alone). */
-  #pruneKeys: string[] = [];
+  /** For each writer, the last batch this engine reflects (see `storage/layout.ts`). */
+  readonly #claims = new Map<string, number>();
+  /** Journal entries this engine reflects: the next snapshot deletes them. */
+  readonly #journalKeys = new Set<string>();
+  /** Writers to prune with the first batch (writer → last batch), when this handle is alone. */
+  #prune = new Map<string, number>();
   readonly #order = new Map<string, number>();
   #nextOrder = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -343,14 +353,24 @@ export class MemoryStore {
       });
     }
     let stored: StoreConfig | undefined;
+    const seqs = new Map<string, number>();
+    const journal = new Map<string, Map<number, JournalEntry>>();
     for (const [key, value] of await this.#read(() => adapter.entries(META_PREFIX))) {
       if (key === CONFIG_KEY) {
         stored = decodeConfig(value);
       } else if (key.startsWith(SEQ_PREFIX)) {
-        this.#claims.add(key);
-        this.#seq = Math.max(this.#seq, decodeSeq(value));
+        seqs.set(key.slice(SEQ_PREFIX.length), decodeSeq(value, key));
+      } else if (key.startsWith(JOURNAL_PREFIX)) {
+        // Everything loaded below reflects these batches; the next snapshot may delete them.
+        this.#journalKeys.add(key);
+        const at = parseJournalKey(key);
+        const entry = decodeJournal(value);
+        if (at === undefined || entry === undefined) continue; // a gap: the snapshot will not be used
+        if (!journal.has(at.writer)) journal.set(at.writer, new Map());
+        journal.get(at.writer)!.set(at.n, entry);
       }
     }
+    for (const [writer, n] of seqs) this.#claims.set(writer, n);
     if (stored !== undefined) {
       if (options.dimensions !== undefined && stored.dimensions !== undefined && options.dimensions !== stored.dimensions) {
         throw new RecallError("dimension_mismatch", `the store holds ${stored.dimensions}-dimensional embeddings; dimensions is ${options.dimensions}`);
@@ -367,17 +387,25 @@ export class MemoryStore {
     this.#engine = this.#newEngine();
     let fromSnapshot = false;
     if (this.#snapshots) {
-      const bytes = await this.#read(() => adapter.get(SNAPSHOT_KEY));
-      if (bytes !== undefined) fromSnapshot = this.#loadImage(bytes);
+      const chunks = await this.#read(() => adapter.entries(SNAPSHOT_PREFIX));
+      const bytes = joinChunks(chunks);
+      chunks.length = 0;
+      const replayed = bytes === undefined ? undefined : await this.#loadImage(bytes, seqs, journal);
+      fromSnapshot = replayed !== undefined;
+      // A snapshot that needed the journal is rewritten on close, which trims the journal.
+      this.#snapshotFresh = replayed === 0;
     }
     if (!fromSnapshot) await this.#loadRecords();
     this.#openedFrom = fromSnapshot ? "snapshot" : "records";
     const engine = this.#engine;
-    this.#snapshotFresh = fromSnapshot || (engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0);
-    if (typeof sole === "function" ? await sole().catch(() => false) : sole) this.#pruneKeys = [...this.#claims];
+    if (!fromSnapshot) this.#snapshotFresh = engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0;
+    if (typeof sole === "function" ? await sole().catch(() => false) : sole) this.#prune = new Map(seqs);
     loaded = true;
     if (heard.length > 0) this.#onRemote(heard);
-    if (this.#snapshots && !fromSnapshot && engine.size >= SNAPSHOT_AFTER_REBUILD) this.#scheduleSnapshot();
+    if (this.#snapshots && !fromSnapshot && engine.size >= SNAPSHOT_AFTER_REBUILD) {
+      const timer = setTimeout(() => { if (this.#open) this.#scheduleSnapshot(); }, SNAPSHOT_AFTER_REBUILD_DELAY_MS);
+      (timer as { unref?: () => void }).unref?.();
+    }
   }
 
   async #read<T>(read: () => Promise<T>): Promise<T> {
@@ -388,22 +416,33 @@ export class MemoryStore {
     }
   }
 
-  /** Loads a snapshot whose write-sequence keys match; `false` (engine untouched) when it cannot be used. */
-  #loadImage(bytes: Uint8Array): boolean {
+  /**
+   * Loads the snapshot and re-reads the records changed after it, when the journal covers
+   * every later batch (`planReplay`). Returns how many records were re-read, or `undefined`
+   * (engine untouched) when the snapshot cannot be used.
+   */
+  async #loadImage(
+    bytes: Uint8Array, seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
+  ): Promise<number | undefined> {
     const image = openImage(bytes);
-    if (image === undefined || !sameKeys(this.#claims, image.header.claims)) return false;
+    if (image === undefined) return undefined;
+    const replay = planReplay(new Map(Object.entries(image.header.claims)), seqs, journal);
+    // Re-reading one record at a time only pays while few changed since the snapshot.
+    if (replay === undefined || replay.length > 1000 + image.header.memories / 4) return undefined;
     const engine = this.#engine!;
     try {
       for (const block of image.blocks()) this.#loadBlock(engine, block);
       if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
-      return true;
     } catch {
       engine.free();
       this.#engine = this.#newEngine();
       this.#order.clear();
       this.#nextOrder = 0;
-      return false;
+      return undefined;
     }
+    await this.#reload(engine, replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)), true);
+    if (replay.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) this.#setGraph(engine, await this.#readGraph());
+    return replay.length;
   }
 
   #loadBlock(engine: Engine, block: ImageBlock): void {
@@ -539,22 +578,25 @@ export class MemoryStore {
     const config = dims !== undefined && dims !== this.#config.dimensions ? { ...this.#config, dimensions: dims } : this.#config;
     const batch = [...ops];
     if (config !== this.#config || this.#configDirty) batch.push({ op: "put", key: CONFIG_KEY, value: encodeConfig(config) });
-    const key = seqKey(this.#writer, ++this.#writeCount);
-    batch.push({ op: "put", key, value: encodeSeq(this.#seq + 1) });
-    const stale = this.#ownSeqKey === undefined ? this.#pruneKeys : [this.#ownSeqKey, ...this.#pruneKeys];
-    for (const k of stale) batch.push({ op: "delete", key: k });
+    const n = ++this.#writeCount;
+    batch.push({ op: "put", key: seqKey(this.#writer), value: encodeSeq(n) });
+    for (const writer of this.#prune.keys()) batch.push({ op: "delete", key: seqKey(writer) });
+    const journaled = this.#snapshots ? journalKey(this.#writer, n) : undefined;
+    if (journaled !== undefined) {
+      const keys = ops.map((op) => op.key).filter((k) => RECORD_PREFIXES.some((p) => k.startsWith(p)));
+      batch.push({ op: "put", key: journaled, value: encodeJournal({ keys, pruned: Object.fromEntries(this.#prune) }) });
+    }
     try {
       await this.#adapter.write(batch);
     } catch (e) {
       throw storageError(e, "cannot write to the store");
     }
-    this.#seq++;
     this.#config = config;
     this.#configDirty = false;
-    for (const k of stale) this.#claims.delete(k);
-    this.#claims.add(key);
-    this.#ownSeqKey = key;
-    this.#pruneKeys = [];
+    for (const writer of this.#prune.keys()) this.#claims.delete(writer);
+    this.#prune.clear();
+    this.#claims.set(this.#writer, n);
+    if (journaled !== undefined) this.#journalKeys.add(journaled);
     this.#snapshotFresh = false;
     this.#writesSinceSnapshot++;
     if (this.#snapshotEvery > 0 && this.#writesSinceSnapshot >= this.#snapshotEvery) this.#scheduleSnapshot();
@@ -663,8 +705,11 @@ export class MemoryStore {
     else engine.addNote(note);
   }
 
-  /** Re-reads memory and note keys and applies what storage holds to the engine. */
-  async #reload(engine: Engine, keys: readonly string[]): Promise<void> {
+  /**
+   * Re-reads memory and note keys and applies what storage holds to the engine. A record that
+   * cannot be applied throws when `strict` (while opening), else marks the engine unsynced.
+   */
+  async #reload(engine: Engine, keys: readonly string[], strict = false): Promise<void> {
     for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
       const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
       const values = await this.#read(() => Promise.all(chunk.map((k) => this.#adapter.get(k))));
@@ -676,7 +721,8 @@ export class MemoryStore {
           } else {
             this.#applyNote(engine, key.slice(NOTE_PREFIX.length), bytes && decodeAt(key, bytes, "note"));
           }
-        } catch {
+        } catch (e) {
+          if (strict) throw located(e, `record ${JSON.stringify(key)}`);
           this.#unsynced = true;
         }
       });
@@ -707,15 +753,16 @@ export class MemoryStore {
         }
       }
     }
-    // After the records: a claimed key's batch is then surely applied (see storage/layout.ts).
+    // The records of these batches are applied now: claim them (see storage/layout.ts).
+    for (const key of keys) {
+      const at = parseJournalKey(key);
+      if (at === undefined) continue;
+      this.#claims.set(at.writer, Math.max(this.#claims.get(at.writer) ?? 0, at.n));
+      this.#journalKeys.add(key);
+    }
+    // A deleted write-sequence key: its writer was pruned, after every batch of it was loaded.
     for (const key of keys.filter((k) => k.startsWith(SEQ_PREFIX))) {
-      const bytes = await this.#read(() => this.#adapter.get(key));
-      if (bytes === undefined) {
-        this.#claims.delete(key);
-      } else {
-        this.#claims.add(key);
-        this.#seq = Math.max(this.#seq, decodeSeq(bytes));
-      }
+      if ((await this.#read(() => this.#adapter.get(key))) === undefined) this.#claims.delete(key.slice(SEQ_PREFIX.length));
     }
   }
 
@@ -741,36 +788,54 @@ export class MemoryStore {
     this.#enqueue(() => this.#writeSnapshot()).catch(() => undefined);
   }
 
-  /** Writes the snapshot of the engine's state (queued work only: no write may be half done). */
+  /**
+   * Writes the snapshot of the engine's state (queued work only: no write is half done). The
+   * image is built in slices, letting the event loop run; recalls may track meanwhile, so the
+   * tracking is flushed (a journaled batch) before the snapshot, which claims the batches
+   * before the build and deletes their journal entries.
+   */
   async #writeSnapshot(): Promise<void> {
     this.#snapshotQueued = false;
-    if (!this.#snapshots || this.#unsynced || this.#engine === undefined) return;
-    await this.#flushTracking();
     const engine = this.#engine;
+    if (!this.#snapshots || this.#unsynced || engine === undefined) return;
+    await this.#flushTracking();
     if (this.#snapshotFresh) return;
     const estimate = engine.size * (4 * (engine.dimensions ?? 0) + 512);
     if (estimate > MAX_SNAPSHOT_BYTES) return;
-    const bytes = this.#image(engine);
-    if (bytes.length > MAX_SNAPSHOT_BYTES) return;
+    const claims = Object.fromEntries(this.#claims);
+    const reflected = [...this.#journalKeys];
+    const writes = this.#writeCount;
+    const bytes = await this.#image(engine, claims);
+    if (bytes.length > MAX_SNAPSHOT_BYTES || this.#engine !== engine) return;
+    await this.#flushTracking();
+    const chunks = snapshotChunks(bytes);
+    const keys = chunks.map((_, i) => snapshotKey(i));
+    // Chunks of an earlier, longer snapshot go in the same batch.
+    const stale = (await this.#read(() => this.#adapter.keys(SNAPSHOT_PREFIX))).filter((k) => !keys.includes(k));
     try {
-      await this.#adapter.write([{ op: "put", key: SNAPSHOT_KEY, value: bytes }]);
+      await this.#adapter.write([
+        ...chunks.map((value, i): StorageOp => ({ op: "put", key: keys[i]!, value })),
+        ...[...stale, ...reflected].map((key): StorageOp => ({ op: "delete", key })),
+      ]);
     } catch (e) {
       throw storageError(e, "cannot write the snapshot");
     }
-    this.#snapshotFresh = true;
+    for (const key of reflected) this.#journalKeys.delete(key);
+    this.#snapshotFresh = this.#writeCount === writes;
     this.#writesSinceSnapshot = 0;
   }
 
   /** Every record of the engine as a snapshot, memories in insertion order. */
-  #image(engine: Engine): Uint8Array {
+  async #image(engine: Engine, claims: Record<string, number>): Promise<Uint8Array> {
     const rank = (id: string): number => this.#order.get(id) ?? Number.MAX_SAFE_INTEGER;
     const ids = engine.ids().sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
     const notes = engine.notes();
     const { entities, edges } = this.#graphState(engine);
     const writer = new ImageWriter({
-      claims: [...this.#claims], memories: ids.length, notes: notes.length, entities: entities.length, edges: edges.length,
+      claims, memories: ids.length, notes: notes.length, entities: entities.length, edges: edges.length,
     });
     for (let at = 0; at < ids.length; at += IMAGE_BLOCK_MEMORIES) {
+      if (at > 0) await breathe();
       const chunk = ids.slice(at, at + IMAGE_BLOCK_MEMORIES);
       const records = chunk.map((id) => ({ ...engine.get(id), order: this.#order.get(id) }) as Record<string, unknown>);
       writer.addMemories(records, chunk.map((id) => engine.embedding(id)), engine.dimensions);

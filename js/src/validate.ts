@@ -131,7 +131,15 @@ export function toVector(value: unknown, field: string, where = "", dims?: numbe
   else if (Array.isArray(value) && value.every((x) => typeof x === "number")) v = Float32Array.from(value as number[]);
   else if (value instanceof Float64Array) v = Float32Array.from(value);
   else throw invalid(where, field, "a Float32Array or an array of numbers", value);
-  const bad = v.findIndex((x) => !Number.isFinite(x));
+  let bad = -1;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    // x - x is NaN exactly for NaN and ±Infinity; a plain loop, as vectors are long and many.
+    if (x - x !== 0) {
+      bad = i;
+      break;
+    }
+  }
   if (bad >= 0) {
     throw new RecallError("invalid_embedding", `${where}${field}[${bad}] is ${String(v[bad])}, not a finite number`);
   }

@@ -66,6 +66,19 @@ function failing(adapter) {
   return handle;
 }
 
+/** The snapshot's bytes (its chunks joined), or undefined. */
+async function readSnapshot(raw) {
+  const chunks = await raw.entries("snapshot/");
+  return chunks.length === 0 ? undefined : Buffer.concat(chunks.map(([, v]) => v));
+}
+
+/** Replaces the snapshot with `bytes` (one chunk), or removes it. */
+async function putSnapshot(raw, bytes) {
+  const ops = (await raw.keys("snapshot/")).map((key) => ({ op: "delete", key }));
+  if (bytes !== undefined) ops.push({ op: "put", key: "snapshot/000000", value: bytes });
+  await raw.write(ops);
+}
+
 /** Each backend: open options for a store, and a raw adapter on the same data. */
 const BACKENDS = {
   memory: () => {
@@ -175,7 +188,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
 
       // Without the snapshot, the records alone give the same store.
       const raw = await backend.raw();
-      await raw.write([{ op: "delete", key: "snapshot" }]);
+      await putSnapshot(raw, undefined);
       await raw.close();
       const c = await open(backend);
       assert.equal((await c.storageInfo()).openedFrom, "records");
@@ -211,10 +224,10 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await a.close();
       for (const damage of [(b) => { b[b.length - 5] ^= 0x40; }, (b) => { b[3] ^= 1; }, () => "truncate"]) {
         const raw = await backend.raw();
-        let bytes = await raw.get("snapshot");
+        let bytes = new Uint8Array(await readSnapshot(raw));
         assert.ok(bytes && bytes.length > 1000, "a snapshot was written on close");
         if (damage(bytes) === "truncate") bytes = bytes.subarray(0, bytes.length >> 1);
-        await raw.write([{ op: "put", key: "snapshot", value: bytes }]);
+        await putSnapshot(raw, bytes);
         await raw.close();
         const b = await open(backend);
         assert.equal((await b.storageInfo()).openedFrom, "records");
@@ -230,7 +243,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await writeEverything(a);
       await a.close();
       let raw = await backend.raw();
-      const old = await raw.get("snapshot");
+      const old = await readSnapshot(raw);
       await raw.close();
       const b = await open(backend);
       assert.equal((await b.storageInfo()).openedFrom, "snapshot");
@@ -240,13 +253,74 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await b.close();
       // Put the old snapshot back, as if the new one had never been written.
       raw = await backend.raw();
-      await raw.write([{ op: "put", key: "snapshot", value: old }]);
+      await putSnapshot(raw, old);
       await raw.close();
       const c = await open(backend);
       assert.equal((await c.storageInfo()).openedFrom, "records");
       assert.deepEqual(await stateOf(c), state);
       assert.equal((await c.get("late")).text, "written after the old snapshot");
       assert.equal(await c.get("m1"), undefined);
+      await c.close();
+    });
+
+    test("a store that was not closed opens from the snapshot plus the journal of later writes", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      await a.close();
+      // The next session writes, then its storage goes away without a close (a crash, a
+      // closed tab): no new snapshot, the old one plus the journal must give the same store.
+      const raw = failing(await backend.raw());
+      const b = await MemoryStore.open({ storage: raw, clock: () => NOW + DAY });
+      assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      await b.remember({ id: "late", text: "written after the snapshot", embedding: vec(77) });
+      await b.rememberMany([{ id: "late2", text: "a batch after the snapshot" }, { id: "late3", text: "and another" }]);
+      await b.update("m2", { text: "the garden database, updated", embedding: vec(88) });
+      await b.forget("m1");
+      await b.recall("garden", { now: NOW + DAY });
+      await b.addNote({ id: "n9", period: "daily", start: NOW, text: "a note after the snapshot" });
+      await b.forgetNote("n1");
+      await b.relate({ from: "Dana", relation: "knows", to: "Alice" });
+      await b.forgetEntity("Bob");
+      const state = await stateOf(b);
+      const recalls = await answers(b);
+      raw.fail = "storage_failed";
+      await b.close(); // its snapshot write fails: nothing but the records and the journal changed
+      const c = await open(backend);
+      assert.equal((await c.storageInfo()).openedFrom, "snapshot");
+      assert.deepEqual(await stateOf(c), state);
+      assert.deepEqual(await answers(c), recalls);
+      await c.close(); // writes a fresh snapshot, trimming the journal
+      const rawAfter = await backend.raw();
+      const journal = (await rawAfter.keys("meta/journal/")).length;
+      await rawAfter.close();
+      assert.equal(journal, 0, "the new snapshot deleted the journal entries it reflects");
+      const d = await open(backend);
+      assert.equal((await d.storageInfo()).openedFrom, "snapshot");
+      assert.deepEqual(await stateOf(d), state);
+      await d.close();
+    });
+
+    test("a gap in the journal means a rebuild from the records", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      await a.close();
+      const raw = failing(await backend.raw());
+      const b = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      await b.remember({ id: "x1", text: "first after the snapshot" });
+      await b.remember({ id: "x2", text: "second after the snapshot" });
+      const state = await stateOf(b);
+      raw.fail = "storage_failed";
+      await b.close();
+      const r = await backend.raw();
+      const entries = await r.keys("meta/journal/");
+      assert.equal(entries.length, 2);
+      await r.write([{ op: "delete", key: entries[0] }]);
+      await r.close();
+      const c = await open(backend);
+      assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.deepEqual(await stateOf(c), state);
       await c.close();
     });
 
@@ -384,7 +458,8 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       const good = await raw.get("m/x");
       const future = good.slice();
       future[2] = 9; // record format version
-      await raw.write([{ op: "put", key: "m/x", value: future }, { op: "delete", key: "snapshot" }]);
+      await raw.write([{ op: "put", key: "m/x", value: future }]);
+      await putSnapshot(raw, undefined);
       await raw.close();
       await rejectsWith(open(backend), "corrupt", /record "m\/x".*version 9/);
       raw = await backend.raw();
@@ -424,7 +499,10 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       for (let i = 0; i < 3; i++) await store.remember({ text: `memory ${i}` });
       await store.stats(); // let the queued snapshot run
       await new Promise((r) => setTimeout(r, 20));
-      assert.ok(raw.writes.some((keys) => keys.length === 1 && keys[0] === "snapshot"));
+      const snapshotWrite = raw.writes.find((keys) => keys.includes("snapshot/000000"));
+      assert.ok(snapshotWrite, "the snapshot was written");
+      assert.ok(snapshotWrite.every((k) => k.startsWith("snapshot/") || k.startsWith("meta/journal/")),
+        "alone in its batch, with the journal entries it reflects");
       assert.equal((await store.storageInfo()).openedFrom, "records");
       await store.close();
       const direct = await open(backend);
@@ -547,9 +625,10 @@ describe("two handles of one IndexedDB store (tabs)", () => {
     await a.close();
     await b.remember({ id: "last", text: "written after a closed" });
     const expected = await sorted(b);
-    // b stays open (a tab that is never closed): only a's snapshot exists, and it is stale.
+    // b stays open (a tab that is never closed): only a's snapshot exists; b's later write
+    // is in the journal, so c uses the snapshot and re-reads that record.
     const c = await MemoryStore.open({ storage: "indexeddb", name });
-    assert.equal((await c.storageInfo()).openedFrom, "records");
+    assert.equal((await c.storageInfo()).openedFrom, "snapshot");
     assert.deepEqual(await sorted(c), expected);
     assert.equal((await c.get("last")).text, "written after a closed");
     await c.close();

@@ -1,15 +1,15 @@
 /**
  * The snapshot's payload: every record of a store in one compact binary image, so an open
- * reads one value instead of one per record. It is a cache: the store uses it only when its
- * write-sequence keys match the stored ones exactly (`layout.ts`), and rebuilds from the
- * records whenever it is stale, of another version or damaged (the framing's CRC, then the
- * checks here). Memories are written in insertion order, so both paths load the same engine.
+ * reads one value instead of one per record. It is a cache: the store uses it only when the
+ * journal covers every batch written after it (`layout.ts`), and rebuilds from the records
+ * whenever it is stale beyond that, of another version or damaged (the framing's CRC, then
+ * the checks here). Memories are written in insertion order, so both paths load the same engine.
  *
  * Layout (integers little-endian, every section starting at a multiple of 4 bytes):
  *
  * | field | content |
  * |---|---|
- * | u32 `h`, then `h` bytes, padded | header JSON: `{ claims, memories, notes, entities, edges }` (`claims`: the write-sequence keys reflected) |
+ * | u32 `h`, then `h` bytes, padded | header JSON: `{ claims, memories, notes, entities, edges }` (`claims`: writer → last batch reflected) |
  * | blocks | until the end |
  *
  * Block: u32 kind (1 memory, 2 note, 3 entity, 4 edge), u32 count, u32 JSON bytes `j`, u32
@@ -28,8 +28,8 @@ export const IMAGE_BLOCK_MEMORIES = 4096;
 
 /** The image header. */
 export interface ImageHeader {
-  /** The write-sequence keys the image reflects. */
-  claims: string[];
+  /** The last batch of each writer the image reflects (see `layout.ts`). */
+  claims: Record<string, number>;
   memories: number;
   notes: number;
   entities: number;
@@ -121,7 +121,9 @@ export function openImage(bytes: Uint8Array): { header: ImageHeader; blocks: () 
     const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
     const headerBytes = view.getUint32(0, true);
     const header = JSON.parse(decoder.decode(payload.subarray(4, 4 + headerBytes))) as ImageHeader;
-    if (!Array.isArray(header?.claims) || !header.claims.every((k) => typeof k === "string")) return undefined;
+    const claims = header?.claims as unknown;
+    if (typeof claims !== "object" || claims === null || Array.isArray(claims)) return undefined;
+    if (!Object.values(claims).every((n) => Number.isSafeInteger(n))) return undefined;
     const start = 4 + headerBytes + pad4(headerBytes);
     return { header, blocks: () => readBlocks(payload, view, start) };
   } catch {

@@ -1,26 +1,34 @@
 /**
  * How a {@link MemoryStore} lays out its records in a {@link StorageAdapter}: the keys, the
- * store configuration record and the write-sequence keys. Records are the truth; the snapshot
- * (`image.ts`) is a cache of them.
+ * store configuration, the write sequence and the journal. Records are the truth; the
+ * snapshot (`image.ts`) is a cache of them that is never trusted over them.
  *
- * | key | record (`codec.ts`) |
+ * | key | value (`codec.ts` record, kind) |
  * |---|---|
- * | `m/<id>` | kind `memory`: the memory's fields plus `order` (its insertion rank), its embedding and its 32-byte signature |
- * | `n/<id>` | kind `note`: the note |
- * | `e/<name>` | kind `entity`: the entity, keyed by its display name (unique per entity, as normal forms are) |
- * | `g/<edge id>` | kind `edge`: the edge (`from\|relation\|to`, normalised) |
- * | `meta/config` | kind `meta`: `{ format, dimensions?, signatureSeed }` |
- * | `meta/seq/<writer>/<n>` | kind `meta`: `{ seq }`; see below |
- * | `snapshot` | not a record: the snapshot blob (`snapshot.ts` framing around `image.ts`) |
+ * | `m/<id>` | `memory`: the memory's fields plus `order` (its insertion rank), its embedding and its 32-byte signature |
+ * | `n/<id>` | `note`: the note |
+ * | `e/<name>` | `entity`: the entity, keyed by its display name (unique per entity, as normal forms are) |
+ * | `g/<edge id>` | `edge`: the edge (`from\|relation\|to`, normalised) |
+ * | `meta/config` | `meta`: `{ format, dimensions?, signatureSeed }` |
+ * | `meta/seq/<writer>` | `meta`: `{ n }`, the number of that writer's last batch |
+ * | `meta/journal/<writer>/<n>` | `meta`: `{ keys, pruned }`, the record keys batch `n` changed (snapshot stores only) |
+ * | `snapshot/<i>` | not records: the snapshot (`snapshot.ts` framing around `image.ts`) in chunks of at most {@link SNAPSHOT_CHUNK_BYTES} (Chromium refuses IndexedDB values over 127 MiB), written in one batch |
  *
- * Write sequence. Every write batch of a store handle ("writer", a random id per open) puts a
- * fresh key `meta/seq/<writer>/<n>` (n counts that writer's batches) and deletes its previous
- * one, so the set of `meta/seq/` keys names the last batch of every writer. A snapshot records
- * the set it reflects and is used only when the stored set is exactly that set: any later
- * batch, by any tab or process, adds a key the snapshot does not name. A counter in one key
- * would not do: two tabs writing at once could both write the same value, and a snapshot
- * missing one tab's batch would then look current. Keys of writers that are gone are deleted
- * by the next writer that knows it is alone (the file store's lock; Web Locks for IndexedDB).
+ * Write sequence. Each open store handle is a "writer" with a random id; its `n`th write batch
+ * puts `meta/seq/<writer>` = n and the journal entry `meta/journal/<writer>/<n>`, atomically
+ * with the records. A snapshot records, for every writer, the last batch it reflects (its
+ * "claims"), and its write deletes the journal entries it reflects. An open uses the snapshot
+ * only when, for every writer with a `meta/seq` key, the journal holds every batch after the
+ * claimed one ({@link planReplay}); it then loads the snapshot and re-reads the records those
+ * batches changed. Anything missing (a writer the snapshot claims that is gone without a
+ * visible prune, a gap in a journal, a damaged or foreign snapshot) means a rebuild from the
+ * records. One counter for the whole store would not do: two tabs writing at once could both
+ * write the same value, and a snapshot missing one tab's batch would then look current.
+ *
+ * Pruning. A writer that knows it is alone (the file store's lock; IndexedDB with Web Locks
+ * and no other holder) deletes the `meta/seq` keys of the writers it loaded with its first
+ * batch, recording their last `n` in its journal entry (`pruned`): every handle alive then
+ * has loaded their batches. Journal entries are deleted only by snapshot writes.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -36,14 +44,18 @@ export const NOTE_PREFIX = "n/";
 export const ENTITY_PREFIX = "e/";
 /** Edge records: `g/<edge id>`. */
 export const EDGE_PREFIX = "g/";
-/** Store metadata: the configuration and the write-sequence keys. */
+/** Store metadata: the configuration, the write sequence and the journal. */
 export const META_PREFIX = "meta/";
 /** The configuration record. */
 export const CONFIG_KEY = "meta/config";
-/** Write-sequence keys: `meta/seq/<writer>/<n>`. */
+/** Write-sequence keys: `meta/seq/<writer>`. */
 export const SEQ_PREFIX = "meta/seq/";
-/** The snapshot blob. */
-export const SNAPSHOT_KEY = "snapshot";
+/** Journal entries: `meta/journal/<writer>/<n>`. */
+export const JOURNAL_PREFIX = "meta/journal/";
+/** The snapshot's chunks: `snapshot/000000`, `snapshot/000001`, … */
+export const SNAPSHOT_PREFIX = "snapshot/";
+/** Largest snapshot chunk (32 MiB). */
+export const SNAPSHOT_CHUNK_BYTES = 32 << 20;
 /** The engine's default LSH seed (`DEFAULT_SIGNATURE_SEED` in `src/engine/mod.rs`, "recallki"). */
 export const DEFAULT_SIGNATURE_SEED = 0x7265_6361_6c6c_6b69n;
 
@@ -55,6 +67,12 @@ export interface StoreConfig {
   dimensions?: number;
   /** The LSH signature seed, 16 hex digits. */
   signatureSeed: string;
+}
+
+/** A journal entry: the record keys one batch changed, and the writers it pruned (writer → last batch). */
+export interface JournalEntry {
+  keys: string[];
+  pruned: Record<string, number>;
 }
 
 /** The seed as `meta/config` writes it: 16 lower-case hex digits. */
@@ -106,28 +124,120 @@ export function newWriterId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The write-sequence key of a writer's `n`th batch. */
-export function seqKey(writer: string, n: number): string {
-  return `${SEQ_PREFIX}${writer}/${n}`;
+/** The write-sequence key of a writer. */
+export function seqKey(writer: string): string {
+  return `${SEQ_PREFIX}${writer}`;
 }
 
-/** The bytes of a write-sequence key: `{ seq }`, a store-wide counter kept for inspection. */
-export function encodeSeq(seq: number): Uint8Array {
-  return encodeRecord({ kind: "meta", data: { seq } });
+/** The journal key of a writer's `n`th batch. */
+export function journalKey(writer: string, n: number): string {
+  return `${JOURNAL_PREFIX}${writer}/${n}`;
 }
 
-/** The `seq` of a write-sequence record (0 when unreadable: it is only informative). */
-export function decodeSeq(bytes: Uint8Array): number {
+/** The writer and batch number of a journal key, or `undefined` for another key. */
+export function parseJournalKey(key: string): { writer: string; n: number } | undefined {
+  if (!key.startsWith(JOURNAL_PREFIX)) return undefined;
+  const rest = key.slice(JOURNAL_PREFIX.length);
+  const slash = rest.lastIndexOf("/");
+  const n = Number(rest.slice(slash + 1));
+  if (slash <= 0 || !Number.isSafeInteger(n) || n < 1) return undefined;
+  return { writer: rest.slice(0, slash), n };
+}
+
+/** The bytes of a write-sequence key. */
+export function encodeSeq(n: number): Uint8Array {
+  return encodeRecord({ kind: "meta", data: { n } });
+}
+
+/** The batch number of a write-sequence record; `corrupt` when unreadable. */
+export function decodeSeq(bytes: Uint8Array, key: string): number {
+  const n = decodeRecord(bytes).data.n;
+  if (!Number.isSafeInteger(n) || (n as number) < 1) throw corrupt(`${key}: not a batch number: ${JSON.stringify(n)}`);
+  return n as number;
+}
+
+/** The bytes of a journal entry. */
+export function encodeJournal(entry: JournalEntry): Uint8Array {
+  return encodeRecord({ kind: "meta", data: { keys: entry.keys, pruned: entry.pruned } });
+}
+
+/** Reads a journal entry; `undefined` when unreadable (the snapshot is then not used). */
+export function decodeJournal(bytes: Uint8Array): JournalEntry | undefined {
   try {
-    const seq = decodeRecord(bytes).data.seq;
-    return typeof seq === "number" && Number.isFinite(seq) ? seq : 0;
+    const { keys, pruned } = decodeRecord(bytes).data;
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === "string")) return undefined;
+    if (typeof pruned !== "object" || pruned === null || Array.isArray(pruned)) return undefined;
+    if (!Object.values(pruned).every((n) => Number.isSafeInteger(n))) return undefined;
+    return { keys, pruned: pruned as Record<string, number> };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
-/** Whether two sets of write-sequence keys are equal. */
-export function sameKeys(a: ReadonlySet<string>, b: readonly string[]): boolean {
-  if (a.size !== b.length) return false;
-  return b.every((k) => a.has(k));
+/**
+ * Whether a snapshot that reflects `claims` (writer → last batch) can be brought up to date
+ * with the journal, and how: the record keys to re-read after loading it, or `undefined` when
+ * it cannot be used. `seqs` are the stored write-sequence keys (writer → last batch) and
+ * `journal` the stored entries (writer → batch → entry).
+ *
+ * Every writer that still has a `meta/seq` key, and every writer pruned by a batch the
+ * snapshot does not reflect (up to the batch recorded at pruning), must have every batch after
+ * its claim in the journal. A claimed writer whose key is gone must have been pruned so.
+ * Writers with no key and no such prune were pruned by a batch the snapshot reflects: their
+ * batches all precede it, and their leftover entries are ignored.
+ */
+export function planReplay(
+  claims: ReadonlyMap<string, number>, seqs: ReadonlyMap<string, number>,
+  journal: ReadonlyMap<string, ReadonlyMap<number, JournalEntry>>,
+): string[] | undefined {
+  const keys = new Set<string>();
+  const latest = new Map(seqs);
+  const covered = new Map<string, number>();
+  const pending = [...latest.keys()];
+  while (pending.length > 0) {
+    const writer = pending.pop()!;
+    const to = latest.get(writer)!;
+    const from = Math.max(claims.get(writer) ?? 0, covered.get(writer) ?? 0) + 1;
+    if ((claims.get(writer) ?? 0) > to) return undefined;
+    for (let n = from; n <= to; n++) {
+      const entry = journal.get(writer)?.get(n);
+      if (entry === undefined) return undefined;
+      for (const k of entry.keys) keys.add(k);
+      for (const [other, last] of Object.entries(entry.pruned)) {
+        if (seqs.has(other) || last <= (latest.get(other) ?? 0)) continue;
+        latest.set(other, last);
+        pending.push(other);
+      }
+    }
+    covered.set(writer, Math.max(covered.get(writer) ?? 0, to));
+  }
+  for (const writer of claims.keys()) if (!latest.has(writer)) return undefined;
+  return [...keys];
+}
+
+/** The key of snapshot chunk `i`. */
+export function snapshotKey(i: number): string {
+  return `${SNAPSHOT_PREFIX}${String(i).padStart(6, "0")}`;
+}
+
+/** Cuts a snapshot into chunks (views, no copies). */
+export function snapshotChunks(bytes: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += SNAPSHOT_CHUNK_BYTES) out.push(bytes.subarray(at, at + SNAPSHOT_CHUNK_BYTES));
+  return out;
+}
+
+/** Joins chunks read in key order back into the snapshot. */
+export function joinChunks(chunks: ReadonlyArray<[string, Uint8Array]>): Uint8Array | undefined {
+  if (chunks.length === 0) return undefined;
+  if (chunks.length === 1) return chunks[0]![1];
+  let length = 0;
+  for (const [, c] of chunks) length += c.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const [, c] of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
