@@ -165,6 +165,7 @@ async function run() {
   const perClass = Object.fromEntries(QUERY_CLASSES.map((c) => [c, { latencies: [], ranks: [] }]));
   let spentMs = 0;
   let measured = 0;
+  const ranks = []; // in query order, 0 = not in the top K; classes cycle as in QUERY_CLASSES
   for (const q of queries) {
     const start = performance.now();
     const ids = await resolve(instance.search(q, K));
@@ -172,10 +173,12 @@ async function run() {
     spentMs += ms;
     measured++;
     perClass[q.class].latencies.push(ms);
-    perClass[q.class].ranks.push(ids.slice(0, K).indexOf(q.source) + 1);
+    const rank = ids.slice(0, K).indexOf(q.source) + 1;
+    perClass[q.class].ranks.push(rank);
+    ranks.push(rank);
     if (spentMs > budgetMs && measured % 3 === 0) break;
   }
-  result.queries = { requested: queries.length, measured, budgetHit: measured < queries.length, perClass: {} };
+  result.queries = { requested: queries.length, measured, budgetHit: measured < queries.length, ranks, perClass: {} };
   for (const c of QUERY_CLASSES) result.queries.perClass[c] = summarize(perClass[c].latencies, perClass[c].ranks);
   result.queries.all = summarize(
     QUERY_CLASSES.flatMap((c) => perClass[c].latencies),
