@@ -57,8 +57,14 @@ export const DEFAULT_EMBED_BATCH_SIZE = 64;
 export const DEFAULT_STORE_NAME = "default";
 /** Write batches between automatic snapshots, unless `snapshotEvery` says otherwise. */
 export const DEFAULT_SNAPSHOT_EVERY = 1000;
-/** An open that rebuilt at least this many memories from records writes a snapshot right away. */
+/** An open that rebuilt at least this many memories from records writes a snapshot soon after. */
 export const SNAPSHOT_AFTER_REBUILD = 1000;
+/**
+ * `close()` rewrites a usable snapshot only once the journal after it holds this many batches
+ * (or many records): the next open re-reads a few records instead, and a short session does
+ * not pay for writing the whole store.
+ */
+export const CLOSE_SNAPSHOT_BATCHES = 100;
 /** Largest snapshot written (1 GiB); a larger store opens from its records. */
 export const MAX_SNAPSHOT_BYTES = 1 << 30;
 /** Records per batch of {@link MemoryStore.import}, unless `batchSize` says otherwise. */
@@ -217,7 +223,10 @@ export class MemoryStore {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #trackingDirty = new Set<string>();
   #writesSinceSnapshot = 0;
-  #snapshotFresh = false;
+  /** A snapshot usable with the journal is in storage (loaded at open, or written since). */
+  #hasSnapshot = false;
+  /** Record keys in the journal after that snapshot, as far as this handle knows. */
+  #journalRecords = 0;
   #snapshotQueued = false;
   /** The engine may differ from the records (a remote change failed to apply): write no snapshot. */
   #unsynced = false;
@@ -392,13 +401,12 @@ export class MemoryStore {
       chunks.length = 0;
       const replayed = bytes === undefined ? undefined : await this.#loadImage(bytes, seqs, journal);
       fromSnapshot = replayed !== undefined;
-      // A snapshot that needed the journal is rewritten on close, which trims the journal.
-      this.#snapshotFresh = replayed === 0;
+      this.#hasSnapshot = fromSnapshot;
+      this.#journalRecords = replayed ?? 0;
     }
     if (!fromSnapshot) await this.#loadRecords();
     this.#openedFrom = fromSnapshot ? "snapshot" : "records";
     const engine = this.#engine;
-    if (!fromSnapshot) this.#snapshotFresh = engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0;
     if (typeof sole === "function" ? await sole().catch(() => false) : sole) this.#prune = new Map(seqs);
     loaded = true;
     if (heard.length > 0) this.#onRemote(heard);
@@ -597,7 +605,7 @@ export class MemoryStore {
     this.#prune.clear();
     this.#claims.set(this.#writer, n);
     if (journaled !== undefined) this.#journalKeys.add(journaled);
-    this.#snapshotFresh = false;
+    this.#journalRecords += ops.length;
     this.#writesSinceSnapshot++;
     if (this.#snapshotEvery > 0 && this.#writesSinceSnapshot >= this.#snapshotEvery) this.#scheduleSnapshot();
   }
@@ -738,7 +746,7 @@ export class MemoryStore {
     const engine = this.#engine;
     if (engine === undefined) return;
     const keys = [...new Set(changed)];
-    this.#snapshotFresh = false;
+    this.#journalRecords += keys.length;
     await this.#reload(engine, keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)));
     if (keys.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) {
       this.#setGraph(engine, await this.#readGraph());
@@ -785,7 +793,7 @@ export class MemoryStore {
   #scheduleSnapshot(): void {
     if (!this.#snapshots || this.#snapshotQueued) return;
     this.#snapshotQueued = true;
-    this.#enqueue(() => this.#writeSnapshot()).catch(() => undefined);
+    this.#enqueue(() => this.#writeSnapshot(true)).catch(() => undefined);
   }
 
   /**
@@ -794,19 +802,25 @@ export class MemoryStore {
    * tracking is flushed (a journaled batch) before the snapshot, which claims the batches
    * before the build and deletes their journal entries.
    */
-  async #writeSnapshot(): Promise<void> {
+  async #writeSnapshot(force: boolean): Promise<void> {
     this.#snapshotQueued = false;
     const engine = this.#engine;
     if (!this.#snapshots || this.#unsynced || engine === undefined) return;
     await this.#flushTracking();
-    if (this.#snapshotFresh) return;
+    const changed = this.#journalKeys.size > 0 || !this.#hasSnapshot;
+    const empty = engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0;
+    const due = this.#hasSnapshot
+      ? this.#journalKeys.size >= CLOSE_SNAPSHOT_BATCHES || this.#journalRecords >= 1000 + engine.size / 8
+      : !empty || this.#journalKeys.size > 0;
+    if (!changed || !(force || due)) return;
     const estimate = engine.size * (4 * (engine.dimensions ?? 0) + 512);
-    if (estimate > MAX_SNAPSHOT_BYTES) return;
+    if (estimate > MAX_SNAPSHOT_BYTES) return this.#dropSnapshot();
     const claims = Object.fromEntries(this.#claims);
     const reflected = [...this.#journalKeys];
     const writes = this.#writeCount;
     const bytes = await this.#image(engine, claims);
-    if (bytes.length > MAX_SNAPSHOT_BYTES || this.#engine !== engine) return;
+    if (this.#engine !== engine) return;
+    if (bytes.length > MAX_SNAPSHOT_BYTES) return this.#dropSnapshot();
     await this.#flushTracking();
     const chunks = snapshotChunks(bytes);
     const keys = chunks.map((_, i) => snapshotKey(i));
@@ -821,7 +835,22 @@ export class MemoryStore {
       throw storageError(e, "cannot write the snapshot");
     }
     for (const key of reflected) this.#journalKeys.delete(key);
-    this.#snapshotFresh = this.#writeCount === writes;
+    this.#hasSnapshot = true;
+    this.#journalRecords = this.#writeCount === writes ? 0 : this.#journalRecords;
+    this.#writesSinceSnapshot = 0;
+  }
+
+  /**
+   * A store too large for a snapshot keeps no journal either: deletes any snapshot and the
+   * journal entries this engine reflects, so they do not pile up.
+   */
+  async #dropSnapshot(): Promise<void> {
+    const stale = await this.#read(() => this.#adapter.keys(SNAPSHOT_PREFIX));
+    const reflected = [...this.#journalKeys];
+    if (stale.length + reflected.length === 0) return;
+    await this.#adapter.write([...stale, ...reflected].map((key): StorageOp => ({ op: "delete", key })));
+    for (const key of reflected) this.#journalKeys.delete(key);
+    this.#hasSnapshot = false;
     this.#writesSinceSnapshot = 0;
   }
 
@@ -1459,9 +1488,9 @@ export class MemoryStore {
   }
 
   /**
-   * Finishes queued writes, writes the snapshot (when the store changed since the last one),
-   * closes the storage and releases the engine. Later calls fail with `closed`; closing twice
-   * is harmless.
+   * Finishes queued writes, writes the snapshot when none is usable or the journal after it
+   * has grown ({@link CLOSE_SNAPSHOT_BATCHES} batches), closes the storage and releases the
+   * engine. Later calls fail with `closed`; closing twice is harmless.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -1469,7 +1498,7 @@ export class MemoryStore {
       await this.#enqueue(async () => {
         await this.#flushTracking().catch(() => undefined);
         // The snapshot only speeds up the next open; failing to write it loses nothing.
-        await this.#writeSnapshot().catch(() => undefined);
+        await this.#writeSnapshot(false).catch(() => undefined);
       });
       this.#unsubscribe?.();
       await this.#adapter.close().catch(() => undefined);

@@ -245,7 +245,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       let raw = await backend.raw();
       const old = await readSnapshot(raw);
       await raw.close();
-      const b = await open(backend);
+      const b = await open(backend, { snapshotEvery: 1 }); // a new snapshot after each write
       assert.equal((await b.storageInfo()).openedFrom, "snapshot");
       await b.remember({ id: "late", text: "written after the old snapshot" });
       await b.forget("m1");
@@ -290,15 +290,25 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       assert.equal((await c.storageInfo()).openedFrom, "snapshot");
       assert.deepEqual(await stateOf(c), state);
       assert.deepEqual(await answers(c), recalls);
-      await c.close(); // writes a fresh snapshot, trimming the journal
-      const rawAfter = await backend.raw();
-      const journal = (await rawAfter.keys("meta/journal/")).length;
-      await rawAfter.close();
-      assert.equal(journal, 0, "the new snapshot deleted the journal entries it reflects");
+      await c.close(); // a short journal: no new snapshot
+      const journalOf = async () => {
+        const r = await backend.raw();
+        const n = (await r.keys("meta/journal/")).length;
+        await r.close();
+        return n;
+      };
+      assert.equal(await journalOf(), 9, "b's nine batches are still journaled");
       const d = await open(backend);
       assert.equal((await d.storageInfo()).openedFrom, "snapshot");
       assert.deepEqual(await stateOf(d), state);
-      await d.close();
+      for (let i = 0; i < 100; i++) await d.remember({ id: `j${i}`, text: `journaled ${i}` });
+      const longer = await stateOf(d);
+      await d.close(); // 109 batches after the snapshot: close writes a new one
+      assert.equal(await journalOf(), 0, "the new snapshot deleted the journal entries it reflects");
+      const e = await open(backend);
+      assert.equal((await e.storageInfo()).openedFrom, "snapshot");
+      assert.deepEqual(await stateOf(e), longer);
+      await e.close();
     });
 
     test("a gap in the journal means a rebuild from the records", async () => {
