@@ -41,7 +41,7 @@ import {
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
-  "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshotEvery",
+  "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshots", "snapshotEvery",
   "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
   "embedTimeoutMs", "embedBatchSize", "searchMode", "shortCircuitFloor", "mmrLambda",
 ]);
@@ -275,7 +275,7 @@ export class MemoryStore {
         throw new RecallError("invalid_argument", `${key} must be a function, got ${typeof options[key]}`);
       }
     }
-    for (const key of ["persist"] as const) {
+    for (const key of ["persist", "snapshots"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "boolean") {
         throw new RecallError("invalid_argument", `${key} must be a boolean, got ${typeof options[key]}`);
       }
@@ -302,7 +302,8 @@ export class MemoryStore {
     const adapter = isAdapter(storage) ? storage : await openAdapter(kind as StorageKind, {
       name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
     });
-    const store = new MemoryStore(adapter, kind !== "memory", options);
+    const snapshots = kind !== "memory" && (options.snapshots ?? kind !== "file");
+    const store = new MemoryStore(adapter, snapshots, options);
     try {
       const sole = kind === "file" || kind === "memory" ? true : kind === "indexeddb" ? await store.#lock(name) : false;
       await store.#load(options, sole);
@@ -410,6 +411,10 @@ export class MemoryStore {
     if (typeof sole === "function" ? await sole().catch(() => false) : sole) this.#prune = new Map(seqs);
     loaded = true;
     if (heard.length > 0) this.#onRemote(heard);
+    if (!this.#snapshots && this.#journalKeys.size + (await this.#read(() => adapter.keys(SNAPSHOT_PREFIX))).length > 0) {
+      // Snapshots were turned off: the old one and its journal would only take space.
+      this.#enqueue(() => this.#dropSnapshot()).catch(() => undefined);
+    }
     if (this.#snapshots && !fromSnapshot && engine.size >= SNAPSHOT_AFTER_REBUILD) {
       const timer = setTimeout(() => { if (this.#open) this.#scheduleSnapshot(); }, SNAPSHOT_AFTER_REBUILD_DELAY_MS);
       (timer as { unref?: () => void }).unref?.();

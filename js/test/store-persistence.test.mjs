@@ -87,7 +87,8 @@ const BACKENDS = {
   },
   file: () => {
     const path = join(root, fresh("file"));
-    return { options: () => ({ storage: "file", path }), raw: () => FileAdapter.open({ path }) };
+    // Snapshots are off by default for file stores; on here, so the file store runs them too.
+    return { options: () => ({ storage: "file", path, snapshots: true }), raw: () => FileAdapter.open({ path }) };
   },
   indexeddb: () => {
     const name = fresh("idb");
@@ -587,6 +588,32 @@ describe("file stores", () => {
     await rejectsWith(MemoryStore.open({ name: "bad name!" }), "invalid_argument", /store name/);
     await rejectsWith(MemoryStore.open({ storage: { get() {} } }), "invalid_argument", /StorageAdapter/);
     await rejectsWith(MemoryStore.open({ storage: "memory", snapshotEvery: -1 }), "invalid_argument", /snapshotEvery/);
+  });
+
+  test("no snapshot by default; turning snapshots off deletes the old one and its journal", async () => {
+    const path = join(root, fresh("nosnap"));
+    const a = await MemoryStore.open({ storage: "file", path, clock: () => NOW });
+    await writeEverything(a);
+    const state = await stateOf(a);
+    await a.close();
+    const keys = async () => {
+      const raw = await FileAdapter.open({ path, readOnly: true });
+      const out = [...await raw.keys("snapshot/"), ...await raw.keys("meta/journal/")];
+      await raw.close();
+      return out;
+    };
+    assert.deepEqual(await keys(), []);
+    const b = await MemoryStore.open({ storage: "file", path, snapshots: true });
+    assert.equal((await b.storageInfo()).openedFrom, "records");
+    await b.remember({ id: "s", text: "with snapshots" });
+    await b.close();
+    assert.ok((await keys()).length > 0, "a snapshot was written");
+    const c = await MemoryStore.open({ storage: "file", path });
+    assert.equal((await c.storageInfo()).openedFrom, "records");
+    assert.deepEqual((await stateOf(c)).memories.slice(0, -1), state.memories);
+    await c.close();
+    assert.deepEqual(await keys(), [], "the snapshot and journal are gone");
+    await rejectsWith(MemoryStore.open({ storage: "file", path, snapshots: "yes" }), "invalid_argument", /snapshots/);
   });
 
   test("dimensions must agree with the stored dimension", async () => {
