@@ -63,12 +63,29 @@ const COST_FIGURES = [
     { key: `p95 ${c}`, get: (r) => r.queries?.perClass[c].p95Ms },
   ]),
 ];
+/** hit@10 or MRR@10 of one class (or all, cls null) over the first `count` queries of a result. */
+function qualityOnPrefix(r, cls, metric, count) {
+  const slot = cls == null ? -1 : QUERY_CLASSES.indexOf(cls);
+  const ranks = r.queries.ranks.slice(0, count).filter((_, i) => slot < 0 || i % QUERY_CLASSES.length === slot);
+  if (!ranks.length) return null;
+  const sum = ranks.reduce((acc, x) => acc + (x > 0 ? (metric === "hit" ? 1 : 1 / x) : 0), 0);
+  return sum / ranks.length;
+}
+
+/** Quality figures: (result, count) → value, on the first `count` queries when ranks were recorded. */
 const QUALITY_FIGURES = [
-  ...QUERY_CLASSES.map((c) => ({ key: `hit@10 ${c}`, get: (r) => r.queries?.perClass[c].hit10 })),
-  ...QUERY_CLASSES.map((c) => ({ key: `MRR ${c}`, get: (r) => r.queries?.perClass[c].mrr10 })),
-  { key: "hit@10 all", get: (r) => r.queries?.all.hit10 },
-  { key: "MRR all", get: (r) => r.queries?.all.mrr10 },
-];
+  ...QUERY_CLASSES.map((c) => ({ key: `hit@10 ${c}`, cls: c, metric: "hit", get: (r) => r.queries?.perClass[c].hit10 })),
+  ...QUERY_CLASSES.map((c) => ({ key: `MRR ${c}`, cls: c, metric: "mrr", get: (r) => r.queries?.perClass[c].mrr10 })),
+  { key: "hit@10 all", cls: null, metric: "hit", get: (r) => r.queries?.all.hit10 },
+  { key: "MRR all", cls: null, metric: "mrr", get: (r) => r.queries?.all.mrr10 },
+].map((f) => ({
+  ...f,
+  pair(mine, peer) {
+    if (!mine.queries?.ranks || !peer.queries?.ranks) return [f.get(mine), f.get(peer)];
+    const count = Math.min(mine.queries.measured, peer.queries.measured);
+    return [qualityOnPrefix(mine, f.cls, f.metric, count), qualityOnPrefix(peer, f.cls, f.metric, count)];
+  },
+}));
 
 // ---------------------------------------------------------------------------
 // Targets
@@ -86,11 +103,7 @@ function unusable(r, name) {
 }
 
 /** hit@10 of one query class over the first `count` queries of a result (classes cycle). */
-function hitOnPrefix(r, cls, count) {
-  const slot = QUERY_CLASSES.indexOf(cls);
-  const ranks = r.queries.ranks.slice(0, count).filter((_, i) => i % QUERY_CLASSES.length === slot);
-  return ranks.length ? ranks.filter((x) => x > 0).length / ranks.length : null;
-}
+const hitOnPrefix = (r, cls, count) => qualityOnPrefix(r, cls, "hit", count);
 
 /**
  * One comparison of recallkit's `mineName` with the strictest of `theirNames`: met when
@@ -142,8 +155,8 @@ const TARGETS = [
   { id: "T5", text: "lexical paraphrase hit@10 ≥ MiniSearch (better of fuzzy, exact)", sizes: TEN_AND_HUNDRED, who: LEX, peers: ["minisearch-fuzzy", "minisearch-exact"], pick: (r) => r.queries?.perClass.paraphrase.hit10, quality: "paraphrase", unit: fmt },
   { id: "T6", text: "build docs/s ≥ FlexSearch default", sizes: null, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.docsPerSec, unit: count },
   { id: "T7", text: "build docs/s ≥ 2 × MiniSearch", sizes: null, who: LEX, peers: ["minisearch-exact", "minisearch-fuzzy"], pick: (r) => r.docsPerSec, factor: 2, unit: count },
-  { id: "T8", text: "index memory per doc (heap + array buffers) ≤ FlexSearch default", sizes: null, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.memory?.perDoc.index, lowerBetter: true, unit: bytes },
-  { id: "T9", text: "persisted size per doc ≤ MiniSearch JSON", sizes: null, who: LEX, peers: ["minisearch-exact"], pick: (r) => r.persisted?.perDoc, lowerBetter: true, unit: bytes },
+  { id: "T8", text: "index memory per doc (JS heap + array buffers + wasm memory) ≤ FlexSearch default", sizes: null, who: LEX, peers: ["flexsearch-default"], pick: (r) => r.memory?.perDoc.index, lowerBetter: true, unit: bytes },
+  { id: "T9", text: "persisted size per doc ≤ MiniSearch JSON", sizes: null, who: LEX, peers: ["minisearch-exact"], pick: (r) => r.persisted?.perDoc, lowerBetter: true, unit: bytes, note: "recallkit's file store keeps the memories themselves (records + snapshot); MiniSearch's JSON only the index (storeFields: [])" },
   { id: "T10", text: "Se exact vector scan ≥ 4× faster than the JS loop (p50)", sizes: TEN_AND_HUNDRED, who: RECALLKIT.semantic, peers: ["js-cosine"], pick: (r) => r.queries?.all.p50Ms, factor: 1 / 4, lowerBetter: true, unit: ms },
   { id: "T11", text: "hybrid p50 ≤ ¼ of MiniSearch + JS-scan RRF", sizes: null, who: RECALLKIT.hybrid, peers: ["minisearch+jscan-rrf"], pick: (r) => r.queries?.all.p50Ms, factor: 1 / 4, lowerBetter: true, unit: ms },
   { id: "T12a", text: "hybrid exact hit@10 ≥ recallkit text-only", sizes: null, who: RECALLKIT.hybrid, peers: [LEX], pick: (r) => r.queries?.perClass.exact.hit10, quality: "exact", unit: fmt },
@@ -176,7 +189,7 @@ function targetsSection(rows) {
     t.ratio == null ? "–" : ratio(t.ratio),
     t.factor && t.factor !== 1 ? (t.lowerBetter ? `≤ ${fmt(t.factor)}×` : `≥ ${fmt(t.factor)}×`) : t.lowerBetter ? "≤ 1×" : "≥ 1×",
     t.status === "met" ? "**met**" : t.status === "missed" ? "**missed**" : t.status,
-    t.detail ?? "",
+    [t.detail, t.status === "met" || t.status === "missed" ? t.note : null].filter(Boolean).join("; "),
   ]);
   const tally = ["met", "missed", "invalid", "n/a"].map((s) => `${rows.filter((r) => r.status === s).length} ${s}`).join(", ");
   return `## Targets\n\n${tally}. Ratio = recallkit ÷ peer, measured in this run; "needed" is the bound on that ratio. ` +
@@ -192,17 +205,18 @@ function sizeSection(n, queries, results) {
   let out = `## N = ${count(n)} memories (${queries} queries: ${queries / 3} per class)\n\n`;
   out += "### Build, memory, persistence\n\n";
   out += table(
-    ["contender", "status", "build ms", "docs/s", "heap B/doc", "arrayBuf B/doc", "index B/doc", "RSS B/doc", "persisted B/doc", "open ms", "load"],
+    ["contender", "status", "build ms", "build CPU ms", "docs/s", "heap B/doc", "arrayBuf B/doc", "index B/doc", "RSS B/doc", "persisted B/doc", "open ms", "load"],
     rows.map((r) => usable(r)
-      ? [r.contender, statusCell(r), ms(r.buildMs), count(r.docsPerSec), count(r.memory.perDoc.heap), count(r.memory.perDoc.arrayBuffers), count(r.memory.perDoc.index), count(r.memory.perDoc.rss), r.persisted.perDoc == null ? "n/a" : count(r.persisted.perDoc), r.openMs == null ? "n/a" : ms(r.openMs), fmt(r.loadAvgStart, 1)]
-      : [r.contender, r.status, "", "", "", "", "", "", "", "", ""]),
+      ? [r.contender, statusCell(r), ms(r.buildMs), ms(r.buildCpuMs), count(r.docsPerSec), count(r.memory.perDoc.heap), count(r.memory.perDoc.arrayBuffers), count(r.memory.perDoc.index), count(r.memory.perDoc.rss), r.persisted.perDoc == null ? "n/a" : count(r.persisted.perDoc), r.openMs == null ? "n/a" : ms(r.openMs), fmt(r.loadAvgStart, 1)]
+      : [r.contender, r.status, "", "", "", "", "", "", "", "", "", ""]),
   );
   out += "\n### Query latency (ms, one query at a time, k = 10)\n\n";
   out += table(
-    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "measured"],
+    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "mean", "CPU mean", "measured"],
     rows.filter(usable).map((r) => [
       r.contender, ms(r.queries.all.p50Ms), ms(r.queries.all.p95Ms),
       ...QUERY_CLASSES.flatMap((c) => [ms(r.queries.perClass[c].p50Ms), ms(r.queries.perClass[c].p95Ms)]),
+      ms(r.queries.all.meanMs), ms(r.queries.cpuMeanMs),
       r.queries.budgetHit ? `${r.queries.measured}/${r.queries.requested} (time budget)` : String(r.queries.measured),
     ]),
   );
@@ -217,8 +231,8 @@ function sizeSection(n, queries, results) {
       r.canary.ok ? (r.openCanary && !r.openCanary.ok ? "reopen FAILED" : "ok") : `FAILED (top ${r.canary.got})`,
     ]),
   );
-  const notRun = rows.filter((r) => !usable(r) || r.status === "broken");
-  if (notRun.length) out += "\n" + notRun.map((r) => `- ${r.contender}: ${r.status}${r.reason ? ` — ${r.reason}` : ""}`).join("\n") + "\n";
+  const notes = rows.filter((r) => !usable(r) || r.status === "broken" || r.warning);
+  if (notes.length) out += "\n" + notes.map((r) => `- ${r.contender}: ${r.status}${r.reason ? ` — ${r.reason}` : ""}${r.warning ? ` — warning: ${r.warning}` : ""}`).join("\n") + "\n";
   out += "\n" + ratioSection(n, rows);
   return out + "\n";
 }
@@ -229,16 +243,16 @@ function ratioTable(mine, peers, figures) {
     peers.map((p) => [
       p.contender + (p.status === "broken" ? " (BROKEN)" : ""),
       ...figures.map((f) => {
-        const a = f.get(mine);
-        const b = f.get(p);
-        return a == null || b == null || b === 0 ? "–" : ratio(a / b);
+        const [a, b] = f.pair ? f.pair(mine, p) : [f.get(mine), f.get(p)];
+        // A negative or zero figure (a memory delta lost in GC noise) has no meaningful ratio.
+        return a == null || b == null || a < 0 || b <= 0 ? "–" : ratio(a / b);
       }),
     ]),
   );
 }
 
 function ratioSection(n, rows) {
-  let out = "### recallkit ÷ peer\n\nEach cell is recallkit's figure divided by the peer's: better is > 1 for docs/s, hit@10 and MRR, < 1 for every other figure. – means a figure is missing or 0.\n";
+  let out = "### recallkit ÷ peer\n\nEach cell is recallkit's figure divided by the peer's: better is > 1 for docs/s, hit@10 and MRR, < 1 for every other figure. – means a figure is missing, zero or negative (a memory delta within GC noise).\n";
   for (const name of Object.values(RECALLKIT)) {
     const mine = rows.find((r) => r.contender === name);
     if (!mine) continue;
@@ -246,10 +260,10 @@ function ratioSection(n, rows) {
       out += `\n- ${name}: n/a — ${mine.status}${mine.reason ? `: ${mine.reason}` : ""}\n`;
       continue;
     }
-    const peers = rows.filter((r) => usable(r) && r.contender !== name);
+    const peers = rows.filter((r) => usable(r) && !Object.values(RECALLKIT).includes(r.contender));
     const broken = mine.status === "broken" ? " (BROKEN: for diagnosis only)" : "";
     out += `\n**${name}: cost**${broken}\n\n${ratioTable(mine, peers, COST_FIGURES)}`;
-    out += `\n**${name}: quality**${broken}\n\n${ratioTable(mine, peers, QUALITY_FIGURES)}`;
+    out += `\n**${name}: quality** (against a peer stopped by its time budget: on the queries both answered)${broken}\n\n${ratioTable(mine, peers, QUALITY_FIGURES)}`;
   }
   return out;
 }
@@ -269,6 +283,19 @@ function wasmSection(wasm) {
   ) + "\n";
 }
 
+function openSection(results) {
+  const rows = results.filter((r) => r.contender.startsWith("recallkit") && usable(r));
+  if (!rows.length) return "";
+  return "## recallkit persisted size and open time\n\n" + table(
+    ["contender", "N", "persisted", "B/doc", "open ms", "first recall after open ms", "how"],
+    rows.map((r) => [
+      r.contender, sizeLabel(r.n), bytes(r.persisted.bytes), r.persisted.perDoc == null ? "n/a" : count(r.persisted.perDoc),
+      r.openMs == null ? "n/a" : ms(r.openMs), r.openFirstQueryMs == null ? "n/a" : ms(r.openFirstQueryMs),
+      r.openMs == null ? (r.openNote ?? r.persisted.note) : r.openNote ?? "",
+    ]),
+  ) + "\n";
+}
+
 function settingsSection(contenders) {
   return "## Contenders\n\n" + table(
     ["contender", "library", "kind", "settings"],
@@ -282,7 +309,8 @@ const METHOD = `## Method
 - Queries: one third **exact** (3–5 content words of the source memory), one third **typo** (the same, with one edit in ~30 % of the words, at least one), one third **paraphrase** (half of the source's words, shuffled). Query vectors come from the same word-vector model. The source memory is the single relevant answer: hit@10 is the share of queries that find it in the top 10, MRR its reciprocal rank (0 below 10).
 - Each contender × N runs in a fresh \`node --expose-gc\` process: corpus generation and library setup are untimed; build is timed (median of 5 runs at 1k, 3 at 10k, 1 at 100k); memory is the heapUsed / arrayBuffers / RSS delta across the build after forced GCs (index memory = heap + array buffers, which includes wasm linear memory); 30 warm-up queries from a separate set, then each query timed alone with performance.now(). Persisted size is each library's own serializer; open time is reopening from it.
 - Asserted results: the canary memory (unique words) must be the top hit of its query, also after reopening; a contender whose canary fails or whose exact-query hit@10 is 0 is reported **BROKEN** and never counts towards a target.
-- Noise: this is a shared 2-core machine. The "load" column is the 1-minute load average when the worker started; compare ratios within one run, not across runs.
+- Noise: this is a shared 2-core machine. The "load" column is the 1-minute load average when the worker started; above 2, the worker shared the cores. Wall-clock figures (what the targets use) then include waiting for a core; the CPU columns (process user + system time, V8 helper threads included) do not, so a row whose wall time is far above its CPU time was slowed by the machine, not by the library. Compare ratios within one run, not across runs.
+- recallkit persisted size and open time use a file store (\`storage: "file"\`) written with the same memories after the measured in-memory build: size is every byte of its directory after \`close()\` (record log + snapshot); open time is \`MemoryStore.open\` of it, then the canary is recalled.
 `;
 
 /** The markdown report. */
@@ -297,8 +325,7 @@ export function formatReport({ info, sizes, queriesFor, results, wasm, problems,
   if (problems.length) out += `**Corpus check failed:**\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\n`;
   out += targetsSection(evaluateTargets(results, sizes, wasm));
   out += wasmSection(wasm);
-  const opens = results.filter((r) => r.contender.startsWith("recallkit") && r.status === "ok");
-  if (opens.length) out += `recallkit open time from a persisted store: ${opens.some((r) => r.openMs != null) ? opens.map((r) => `${r.contender} ${sizeLabel(r.n)}: ${ms(r.openMs)} ms`).join(", ") : `n/a (${opens[0].openNote})`}.\n\n`;
+  out += openSection(results);
   for (const n of sizes) out += sizeSection(n, queriesFor(n), results);
   out += settingsSection(contenders);
   out += METHOD;

@@ -25,6 +25,7 @@ import { gzipSync } from "node:zlib";
 import { CONTENDERS } from "./contenders/index.mjs";
 import { DEFAULT_SEED, DIMS } from "./corpus.mjs";
 import { formatReport } from "./report.mjs";
+import { judge } from "./judge.mjs";
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(BENCH, "..");
@@ -181,6 +182,7 @@ async function measure() {
 }
 
 const { info, results } = args["from-json"] ? JSON.parse(readFileSync(args["from-json"], "utf8")) : await measure();
+if (args["from-json"]) results.forEach(judge); // the same rule the workers apply
 const ranSizes = [...new Set(results.map((r) => r.n))];
 const ranContenders = CONTENDERS.filter((c) => results.some((r) => r.contender === c.name));
 const queriesRun = (n) => info.queriesBySize?.[n] ?? queriesFor(n);

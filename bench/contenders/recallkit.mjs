@@ -10,9 +10,10 @@
 //               the plain JS loop (js-cosine).
 // A variant whose feature has not landed reports "unavailable: <reason>" instead of a number:
 // missing build output, an open option the store rejects, or no Se stage in recall's report.
-// Hooks for later: persist() / openPersisted() once persistence lands (see PERSISTENCE below).
+// Persisted size and open time go through a file store (see PERSISTENCE below).
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DIMS, FIXED_NOW_MS } from "../corpus.mjs";
@@ -33,12 +34,50 @@ export function missingBuild() {
 
 const indexOf = (id) => Number(id.slice(1));
 
-// PERSISTENCE: when the store can be saved and reopened, fill these two in: `persist(store)`
-// returns the persisted bytes (a Uint8Array or string), `openPersisted(api, bytes, options)`
-// resolves to a store opened from them. Until then size and open time are reported n/a.
+/** Total bytes of the files under `dir`. */
+function directoryBytes(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? directoryBytes(path) : statSync(path).size;
+  }
+  return total;
+}
+
+/** The memories of `docs` as rememberMany input. */
+function toInputs(docs, vectors) {
+  return docs.map((d) => {
+    const m = { id: d.id, text: d.text, createdAt: d.createdAt, topic: d.topic, tags: d.tags };
+    if (vectors) m.embedding = d.embedding;
+    return m;
+  });
+}
+
+/**
+ * Persistence through a file store (storage: "file"): the benchmarked store stays in memory
+ * (its build is what "build" measures), and size() writes the same memories to a file store
+ * in a temporary directory and closes it, which writes the snapshot. Persisted size is every
+ * byte in that directory (record log + snapshot); open time is MemoryStore.open of it.
+ * Stores from before persistence report n/a.
+ */
 const PERSISTENCE = {
-  persist: null,
-  openPersisted: null,
+  async persist(api, docs, options, vectors) {
+    const dir = mkdtempSync(join(tmpdir(), "recallkit-bench-"));
+    let store;
+    try {
+      store = await api.MemoryStore.open({ ...options, storage: "file", path: dir, snapshotEvery: 0 });
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      if (/storage must be|unknown open option/.test(e.message)) throw new Unavailable(`no file storage: ${e.message}`);
+      throw e;
+    }
+    for (let start = 0; start < docs.length; start += BATCH) await store.rememberMany(toInputs(docs.slice(start, start + BATCH), vectors));
+    await store.close();
+    return { dir, bytes: directoryBytes(dir) };
+  },
+  async openPersisted(api, persisted, options) {
+    return api.MemoryStore.open({ ...options, storage: "file", path: persisted.dir });
+  },
 };
 
 function variant(name, mode, notes) {
@@ -63,6 +102,8 @@ function variant(name, mode, notes) {
         return o;
       };
       let persisted = null;
+      let docs = null;
+      let openNote = "n/a: no persisted store";
       return {
         async setup() {
           api = await import(pathToFileURL(DIST).href);
@@ -76,13 +117,10 @@ function variant(name, mode, notes) {
             store = await api.MemoryStore.open({ storage: "memory" });
           }
         },
-        async build(docs) {
+        async build(items) {
+          docs = items;
           for (let start = 0; start < docs.length; start += BATCH) {
-            const batch = docs.slice(start, start + BATCH).map((d) => {
-              const m = { id: d.id, text: d.text, createdAt: d.createdAt, topic: d.topic, tags: d.tags };
-              if (vectors) m.embedding = d.embedding;
-              return m;
-            });
+            const batch = toInputs(docs.slice(start, start + BATCH), vectors);
             try {
               await store.rememberMany(batch);
             } catch (e) {
@@ -107,17 +145,23 @@ function variant(name, mode, notes) {
           return res.results.map((r) => indexOf(r.id));
         },
         async size() {
-          if (!PERSISTENCE.persist) return { bytes: null, note: "n/a: persistence not landed (hook in bench/contenders/recallkit.mjs)" };
-          persisted = await PERSISTENCE.persist(store);
-          return { bytes: persisted.byteLength ?? Buffer.byteLength(persisted), note: "persisted store" };
+          try {
+            persisted = await PERSISTENCE.persist(api, docs, options, vectors);
+          } catch (e) {
+            if (e instanceof Unavailable) return { bytes: null, note: `n/a: ${e.message}` };
+            throw e;
+          }
+          return { bytes: persisted.bytes, note: "file store after close(): its log holds the records and the snapshot" };
         },
-        open: PERSISTENCE.openPersisted
-          ? async () => {
-              await store.close();
-              store = await PERSISTENCE.openPersisted(api, persisted, options);
-            }
-          : null,
-        openNote: "n/a: persistence not landed (hook in bench/contenders/recallkit.mjs)",
+        async open() {
+          await store.close();
+          store = await PERSISTENCE.openPersisted(api, persisted, options);
+          const info = typeof store.storageInfo === "function" ? await store.storageInfo() : null;
+          openNote = `MemoryStore.open({ storage: "file" })${info?.openedFrom ? `, opened from its ${info.openedFrom}` : ""}`;
+        },
+        get openNote() {
+          return openNote;
+        },
         /** Size of wasm linear memory (the same module instance js/dist loaded), or null. */
         wasmMemoryBytes() {
           try {
@@ -131,6 +175,7 @@ function variant(name, mode, notes) {
         },
         async close() {
           await store?.close();
+          if (persisted) rmSync(persisted.dir, { recursive: true, force: true });
         },
       };
     },
