@@ -1,33 +1,67 @@
 /**
  * Record encoding: the bytes a {@link StorageAdapter} stores for each record, and the JSON
  * Lines format of export/import. Each record is encoded on its own, so no step ever builds one
- * string for the whole store (JavaScript strings stop at about 512 MiB).
+ * string for the whole store (JavaScript strings stop at about 512 MiB), and no length field
+ * caps a record below what the adapters can hold.
  *
- * Binary record, format version 1 (all integers little-endian):
+ * Binary record, format version 2 (written by {@link encodeRecord}; varints are unsigned
+ * LEB128, at most 8 bytes, other integers little-endian):
  *
- * | offset | size | field |
+ * | field | size | content |
  * |---|---|---|
- * | 0 | 2 | magic `"RK"` |
- * | 2 | 1 | format version (1) |
- * | 3 | 1 | kind: 1 memory, 2 note, 3 entity, 4 edge, 5 meta |
- * | 4 | 1 | flags: bit 0 embedding present, bit 1 signature present |
- * | 5 | 3 | reserved, zero |
- * | 8 | 4 | JSON byte length `j` |
- * | 12 | 4 | embedding dims `d` (0 when absent) |
- * | 16 | 4 | signature byte length `s` (0 when absent) |
- * | 20 | j | `data` as UTF-8 JSON |
- * | 20 + j | 4d | embedding as raw float32 (bit-exact, NaN payloads and -0 included) |
- * | 20 + j + 4d | s | signature bytes |
+ * | magic | 2 | `"RK"` |
+ * | version | 1 | 2 |
+ * | kind | 1 | 1 memory, 2 note, 3 entity, 4 edge, 5 meta |
+ * | flags | 1 | bit 0 embedding present, bit 1 signature present |
+ * | dims | varint | only with bit 0: embedding length `d` |
+ * | signature length | varint | only with bit 1: `s` |
+ * | data | … | the record's data as a value (below); always an object |
+ * | embedding | 4d | raw float32 (bit-exact, NaN payloads and -0 included) |
+ * | signature | s | signature bytes |
+ *
+ * A value is a tag byte and its content: 0 null, 1 false, 2 true; 3 a non-negative integer
+ * (varint) and 4 a negative one (varint of its magnitude), both within ±(2^53 - 1); 5 any
+ * other number (float64); 6 a string (varint UTF-8 length, UTF-8); 7 a string with lone
+ * surrogates (varint length, then its JSON text, which keeps them); 8 an array (varint count,
+ * values); 9 an object (varint count, then per field a key and a value). A key is a varint
+ * `k`: `k ≥ 1` names field `k - 1` of {@link FIELD_NAMES} (the names recallkit's records use),
+ * `k = 0` is followed by the name as a string value (tag 6 or 7). So no record repeats its
+ * field names, integers such as timestamps take 1–8 bytes, and the text is stored as UTF-8.
+ * Data means exactly what `JSON.stringify` would keep: `undefined`, functions and symbols
+ * drop out of objects (and are `null` in arrays), `toJSON` is called, non-finite numbers are
+ * `null`, `-0` is `0`.
+ *
+ * Format version 1 (still read, never written): a 20-byte header (`"RK"`, version 1, kind,
+ * flags, 3 reserved zero bytes, then u32 JSON length `j`, u32 dims `d`, u32 signature length
+ * `s`), `data` as `j` bytes of UTF-8 JSON, the embedding (`4d` bytes), the signature (`s`).
  *
  * A JSON line is `{"v":1,"kind":…,"data":{…},"embedding":[…],"signature":"hex"}`; embedding
- * numbers print each float32 exactly (shortest round-trip decimal, `-0` kept).
+ * numbers print each float32 exactly (shortest round-trip decimal, `-0` kept). Its version
+ * ({@link JSON_LINE_VERSION}) is separate from the binary one.
  * Unknown versions and garbage throw `corrupt`; each version has its own named decoder.
  * @module
  */
 import { RecallError } from "../errors.js";
 
-/** The record format version {@link encodeRecord} and {@link toJsonLine} write. */
-export const CODEC_VERSION = 1;
+/** The binary record format version {@link encodeRecord} writes; {@link decodeRecord} reads it and version 1. */
+export const CODEC_VERSION = 2;
+/** The JSON Lines format version {@link toJsonLine} writes and {@link fromJsonLine} reads. */
+export const JSON_LINE_VERSION = 1;
+
+/**
+ * Field names a version-2 record stores as one byte (key `k` = index + 1). Part of the
+ * format: append-only, and only together with a new {@link CODEC_VERSION}.
+ */
+export const FIELD_NAMES: readonly string[] = Object.freeze([
+  // memories
+  "id", "text", "textEn", "keywords", "userId", "topic", "tags", "type", "tier", "emotion", "emotionTags",
+  "importance", "confidence", "trust", "credibility", "relevance", "classification", "createdAt", "updatedAt",
+  "validFrom", "validTo", "expiresAt", "entities", "recallCount", "lastRecalledAt", "recallTimestamps", "order",
+  // notes, entities, edges
+  "period", "start", "end", "name", "aliases", "from", "relation", "to", "strength", "memoryIds", "lastSeenAt",
+  // meta records
+  "format", "dimensions", "signatureSeed", "n", "keys", "pruned",
+]);
 
 /** The kinds of record the store persists. */
 export type RecordKind = "memory" | "note" | "entity" | "edge" | "meta";
@@ -46,7 +80,7 @@ export interface StoredRecord {
 
 const MAGIC_0 = 0x52; // "R"
 const MAGIC_1 = 0x4b; // "K"
-const HEADER_BYTES = 20;
+const V1_HEADER_BYTES = 20;
 const FLAG_EMBEDDING = 1;
 const FLAG_SIGNATURE = 2;
 const KINDS: readonly RecordKind[] = ["memory", "note", "entity", "edge", "meta"];
@@ -99,44 +133,351 @@ function float32Bytes(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Encodes a record as bytes (format {@link CODEC_VERSION}). Throws `invalid_argument` on a malformed record. */
+const V2_HEADER_BYTES = 5;
+const T_NULL = 0, T_FALSE = 1, T_TRUE = 2, T_UINT = 3, T_NEGINT = 4, T_FLOAT = 5, T_STRING = 6, T_JSON_STRING = 7,
+  T_ARRAY = 8, T_OBJECT = 9;
+/** Largest varint: 8 bytes hold 56 bits, enough for every safe integer and any length. */
+const MAX_VARINT_BYTES = 8;
+const FIELD_INDEX = new Map(FIELD_NAMES.map((name, i) => [name, i + 1]));
+const MAX_DEPTH = 1000;
+
+function notSerialisable(why: string): RecallError {
+  return new RecallError("invalid_argument", `record data is not JSON-serialisable: ${why}`);
+}
+
+/** A growable byte buffer for {@link encodeRecord}. */
+class Writer {
+  bytes = new Uint8Array(256);
+  at = 0;
+  /** Objects and arrays being written, to refuse cycles as `JSON.stringify` does. */
+  readonly stack: object[] = [];
+
+  reserve(n: number): void {
+    if (this.at + n <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.at + n));
+    grown.set(this.bytes.subarray(0, this.at));
+    this.bytes = grown;
+  }
+
+  byte(b: number): void {
+    this.reserve(1);
+    this.bytes[this.at++] = b;
+  }
+
+  varint(n: number): void {
+    this.reserve(MAX_VARINT_BYTES);
+    while (n >= 0x80) {
+      this.bytes[this.at++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.bytes[this.at++] = n;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.at);
+    this.at += bytes.length;
+  }
+
+  /** A string as tag 6 (UTF-8) or, with lone surrogates, tag 7 (its JSON text). */
+  string(s: string): void {
+    if (!isWellFormed(s)) {
+      this.byte(T_JSON_STRING);
+      const json = encoder.encode(JSON.stringify(s));
+      this.varint(json.length);
+      this.raw(json);
+      return;
+    }
+    this.byte(T_STRING);
+    if (s.length < 0x80 && isAscii(s)) { // the common case: one length byte, one byte per char
+      this.reserve(1 + s.length);
+      this.bytes[this.at++] = s.length;
+      for (let i = 0; i < s.length; i++) this.bytes[this.at++] = s.charCodeAt(i);
+      return;
+    }
+    const max = s.length * 3;
+    const lengthBytes = varintBytes(max);
+    this.reserve(MAX_VARINT_BYTES + max); // so varint() below never reallocates over the encoded bytes
+    const { written } = encoder.encodeInto(s, this.bytes.subarray(this.at + lengthBytes));
+    const start = this.at;
+    this.varint(written);
+    if (this.at !== start + lengthBytes) this.bytes.copyWithin(this.at, start + lengthBytes, start + lengthBytes + written);
+    this.at += written;
+  }
+
+  number(x: number): void {
+    if (!Number.isFinite(x)) {
+      this.byte(T_NULL);
+    } else if (Number.isSafeInteger(x)) {
+      this.byte(x >= 0 ? T_UINT : T_NEGINT);
+      this.varint(Math.abs(x)); // -0 becomes 0, as in JSON
+    } else {
+      this.byte(T_FLOAT);
+      this.reserve(8);
+      new DataView(this.bytes.buffer).setFloat64(this.at, x, true);
+      this.at += 8;
+    }
+  }
+
+  /** Writes `value` as `JSON.stringify` would see it; `false` when it has no JSON form (`undefined`, a function, a symbol). */
+  value(value: unknown, key: string): boolean {
+    if (value !== null && (typeof value === "object" || typeof value === "bigint")
+      && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+      value = (value as { toJSON(key: string): unknown }).toJSON(key);
+    }
+    switch (typeof value) {
+      case "string": this.string(value); return true;
+      case "number": this.number(value); return true;
+      case "boolean": this.byte(value ? T_TRUE : T_FALSE); return true;
+      case "bigint": throw notSerialisable("a BigInt has no JSON form");
+      case "undefined": case "function": case "symbol": return false;
+    }
+    if (value === null) {
+      this.byte(T_NULL);
+      return true;
+    }
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) return this.value(value.valueOf(), key);
+    const object = value as object;
+    if (this.stack.includes(object)) throw notSerialisable("it is cyclic");
+    if (this.stack.length >= MAX_DEPTH) throw notSerialisable(`it nests deeper than ${MAX_DEPTH} levels`);
+    this.stack.push(object);
+    if (Array.isArray(object)) {
+      this.byte(T_ARRAY);
+      this.varint(object.length);
+      for (let i = 0; i < object.length; i++) if (!this.value(object[i], String(i))) this.byte(T_NULL);
+    } else {
+      this.byte(T_OBJECT);
+      const keys = Object.keys(object);
+      const countAt = this.at;
+      this.varint(keys.length); // rewritten below when some fields drop out
+      let count = 0;
+      for (const k of keys) {
+        const mark = this.at;
+        const index = FIELD_INDEX.get(k);
+        if (index !== undefined) {
+          this.varint(index);
+        } else {
+          this.byte(0);
+          this.string(k);
+        }
+        if (this.value((object as Record<string, unknown>)[k], k)) count++;
+        else this.at = mark;
+      }
+      if (count !== keys.length) {
+        const end = this.at;
+        const before = varintBytes(keys.length);
+        const after = varintBytes(count);
+        this.at = countAt;
+        this.varint(count);
+        if (after !== before) this.bytes.copyWithin(countAt + after, countAt + before, end);
+        this.at = end - before + after;
+      }
+    }
+    this.stack.pop();
+    return true;
+  }
+}
+
+function varintBytes(n: number): number {
+  let bytes = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    bytes++;
+  }
+  return bytes;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isWellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native !== undefined ? native.call(s) : !LONE_SURROGATE.test(s);
+}
+
+/**
+ * Encodes a record as bytes (format {@link CODEC_VERSION}). Throws `invalid_argument` on a
+ * malformed record, or data `JSON.stringify` would refuse (a BigInt, a cycle).
+ */
 export function encodeRecord(record: StoredRecord): Uint8Array {
   checkRecord(record);
-  const json = encoder.encode(stringifyData(record.data));
   const embedding = record.embedding === undefined ? undefined
     : float32Bytes(new Uint8Array(record.embedding.buffer, record.embedding.byteOffset, record.embedding.byteLength));
   const signature = record.signature;
-  const out = new Uint8Array(HEADER_BYTES + json.length + (embedding?.length ?? 0) + (signature?.length ?? 0));
-  const view = new DataView(out.buffer);
-  out[0] = MAGIC_0;
-  out[1] = MAGIC_1;
-  out[2] = CODEC_VERSION;
-  out[3] = KINDS.indexOf(record.kind) + 1;
-  out[4] = (embedding ? FLAG_EMBEDDING : 0) | (signature ? FLAG_SIGNATURE : 0);
-  view.setUint32(8, json.length, true);
-  view.setUint32(12, record.embedding?.length ?? 0, true);
-  view.setUint32(16, signature?.length ?? 0, true);
-  out.set(json, HEADER_BYTES);
-  if (embedding) out.set(embedding, HEADER_BYTES + json.length);
-  if (signature) out.set(signature, HEADER_BYTES + json.length + (embedding?.length ?? 0));
-  return out;
+  const w = new Writer();
+  w.byte(MAGIC_0);
+  w.byte(MAGIC_1);
+  w.byte(CODEC_VERSION);
+  w.byte(KINDS.indexOf(record.kind) + 1);
+  w.byte((embedding ? FLAG_EMBEDDING : 0) | (signature ? FLAG_SIGNATURE : 0));
+  if (record.embedding) w.varint(record.embedding.length);
+  if (signature) w.varint(signature.length);
+  const start = w.at;
+  let wrote: boolean;
+  try {
+    wrote = w.value(record.data, "");
+  } catch (e) {
+    if (e instanceof RecallError) throw e;
+    throw new RecallError("invalid_argument", `record data is not JSON-serialisable: ${String(e)}`, { cause: e });
+  }
+  if (!wrote || w.bytes[start] !== T_OBJECT) throw new RecallError("invalid_argument", "record data must be an object");
+  if (embedding) w.raw(embedding);
+  if (signature) w.raw(signature);
+  return w.bytes.slice(0, w.at);
 }
 
-/** Decodes {@link encodeRecord}'s bytes. Throws `corrupt` on garbage or an unknown format version. */
+/** Decodes {@link encodeRecord}'s bytes, of format version 2 or 1. Throws `corrupt` on garbage or an unknown format version. */
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   if (!(bytes instanceof Uint8Array)) throw corrupt("a record must be a Uint8Array");
-  if (bytes.length < HEADER_BYTES || bytes[0] !== MAGIC_0 || bytes[1] !== MAGIC_1) {
+  if (bytes.length < 3 || bytes[0] !== MAGIC_0 || bytes[1] !== MAGIC_1) {
     throw corrupt(`not a recallkit record (${bytes.length} bytes, no "RK" header)`);
   }
   switch (bytes[2]) {
+    case 2:
+      return decodeV2(bytes);
     case 1:
       return decodeV1(bytes);
     default:
-      throw corrupt(`record format version ${bytes[2]} is not supported (this recallkit reads version ${CODEC_VERSION})`);
+      throw corrupt(`record format version ${bytes[2]} is not supported (this recallkit reads versions 1 and ${CODEC_VERSION})`);
   }
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads a version-2 record body; every overrun or unknown tag is `corrupt`. */
+class Reader {
+  at: number;
+  readonly view: DataView;
+
+  constructor(readonly bytes: Uint8Array, at: number) {
+    this.at = at;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  byte(): number {
+    if (this.at >= this.bytes.length) throw corrupt("record data runs past its end");
+    return this.bytes[this.at++]!;
+  }
+
+  varint(): number {
+    let n = 0;
+    let scale = 1;
+    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) {
+        if (!Number.isSafeInteger(n)) throw corrupt(`record holds an integer beyond 2^53: ${n}`);
+        return n;
+      }
+      scale *= 0x80;
+    }
+    throw corrupt("record holds a varint longer than 8 bytes");
+  }
+
+  take(n: number): Uint8Array {
+    if (n > this.bytes.length - this.at) throw corrupt("record data runs past its end");
+    const out = this.bytes.subarray(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+
+  string(tag: number): string {
+    const raw = this.take(this.varint());
+    if (tag === T_STRING) {
+      if (raw.length <= 32) { // short ASCII strings (ids, topics, tags) skip the decoder call
+        let ascii = true;
+        for (let i = 0; i < raw.length; i++) if (raw[i]! >= 0x80) { ascii = false; break; }
+        if (ascii) return String.fromCharCode(...raw);
+      }
+      try {
+        return utf8.decode(raw);
+      } catch (e) {
+        throw corrupt("record data holds a string that is not UTF-8", e);
+      }
+    }
+    let s: unknown;
+    try {
+      s = JSON.parse(utf8.decode(raw));
+    } catch (e) {
+      throw corrupt("record data holds a string that is not a JSON string", e);
+    }
+    if (typeof s !== "string") throw corrupt("record data holds a string that is not a JSON string");
+    return s;
+  }
+
+  value(depth: number): unknown {
+    const tag = this.byte();
+    switch (tag) {
+      case T_NULL: return null;
+      case T_FALSE: return false;
+      case T_TRUE: return true;
+      case T_UINT: return this.varint();
+      case T_NEGINT: return -this.varint() || 0;
+      case T_FLOAT: {
+        this.take(8);
+        const x = this.view.getFloat64(this.at - 8, true);
+        if (!Number.isFinite(x)) throw corrupt(`record holds the number ${x}, which JSON cannot`);
+        return x;
+      }
+      case T_STRING: case T_JSON_STRING: return this.string(tag);
+    }
+    if (tag !== T_ARRAY && tag !== T_OBJECT) throw corrupt(`record data has unknown value tag ${tag}`);
+    if (depth >= MAX_DEPTH) throw corrupt(`record data nests deeper than ${MAX_DEPTH} levels`);
+    const count = this.varint();
+    if (count > this.bytes.length - this.at) throw corrupt("record data runs past its end");
+    if (tag === T_ARRAY) {
+      const out: unknown[] = [];
+      for (let i = 0; i < count; i++) out.push(this.value(depth + 1));
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < count; i++) {
+      const k = this.varint();
+      let key: string;
+      if (k > 0) {
+        const name = FIELD_NAMES[k - 1];
+        if (name === undefined) throw corrupt(`record data names unknown field ${k}`);
+        key = name;
+      } else {
+        const t = this.byte();
+        if (t !== T_STRING && t !== T_JSON_STRING) throw corrupt(`record data has a field name with tag ${t}`);
+        key = this.string(t);
+      }
+      const v = this.value(depth + 1);
+      // As JSON.parse: "__proto__" is an own field, never the prototype.
+      if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+    }
+    return out;
+  }
+}
+
+function decodeV2(bytes: Uint8Array): StoredRecord {
+  if (bytes.length < V2_HEADER_BYTES) throw corrupt(`record of ${bytes.length} bytes is shorter than its header`);
+  const kind = KINDS[bytes[3]! - 1];
+  if (kind === undefined) throw corrupt(`unknown record kind ${bytes[3]}`);
+  const flags = bytes[4]!;
+  if ((flags & ~(FLAG_EMBEDDING | FLAG_SIGNATURE)) !== 0) throw corrupt(`record header has unknown flags (${flags})`);
+  const r = new Reader(bytes, V2_HEADER_BYTES);
+  const dims = flags & FLAG_EMBEDDING ? r.varint() : 0;
+  const signatureBytes = flags & FLAG_SIGNATURE ? r.varint() : 0;
+  if (bytes[r.at] !== T_OBJECT) throw corrupt("record data is not an object");
+  const data = r.value(0) as Record<string, unknown>;
+  if (r.at + dims * 4 + signatureBytes !== bytes.length) {
+    throw corrupt(`record lengths (data ${r.at - V2_HEADER_BYTES}, dims ${dims}, signature ${signatureBytes}) do not add up to ${bytes.length} bytes`);
+  }
+  const record: StoredRecord = { kind, data };
+  if (flags & FLAG_EMBEDDING) record.embedding = new Float32Array(float32Bytes(r.take(dims * 4)).buffer);
+  if (flags & FLAG_SIGNATURE) record.signature = r.take(signatureBytes).slice();
+  return record;
+}
+
 function decodeV1(bytes: Uint8Array): StoredRecord {
+  if (bytes.length < V1_HEADER_BYTES) throw corrupt(`not a recallkit record (${bytes.length} bytes, shorter than a version 1 header)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const kind = KINDS[bytes[3]! - 1];
   if (kind === undefined) throw corrupt(`unknown record kind ${bytes[3]}`);
@@ -150,18 +491,18 @@ function decodeV1(bytes: Uint8Array): StoredRecord {
   if ((!(flags & FLAG_EMBEDDING) && dims !== 0) || (!(flags & FLAG_SIGNATURE) && signatureBytes !== 0)) {
     throw corrupt("record header lengths contradict its flags");
   }
-  if (HEADER_BYTES + jsonBytes + dims * 4 + signatureBytes !== bytes.length) {
+  if (V1_HEADER_BYTES + jsonBytes + dims * 4 + signatureBytes !== bytes.length) {
     throw corrupt(`record lengths (json ${jsonBytes}, dims ${dims}, signature ${signatureBytes}) do not add up to ${bytes.length} bytes`);
   }
   let data: unknown;
   try {
-    data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(HEADER_BYTES, HEADER_BYTES + jsonBytes)));
+    data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(V1_HEADER_BYTES, V1_HEADER_BYTES + jsonBytes)));
   } catch (e) {
     throw corrupt(`record data is not UTF-8 JSON: ${String(e)}`, e);
   }
   if (!isPlainObject(data)) throw corrupt("record data is not a JSON object");
   const record: StoredRecord = { kind, data };
-  let at = HEADER_BYTES + jsonBytes;
+  let at = V1_HEADER_BYTES + jsonBytes;
   if (flags & FLAG_EMBEDDING) {
     record.embedding = new Float32Array(float32Bytes(bytes.subarray(at, at + dims * 4)).buffer);
     at += dims * 4;
@@ -194,7 +535,7 @@ function fromHex(hex: string): Uint8Array {
  */
 export function toJsonLine(record: StoredRecord): string {
   checkRecord(record);
-  let line = `{"v":${CODEC_VERSION},"kind":${JSON.stringify(record.kind)},"data":${stringifyData(record.data)}`;
+  let line = `{"v":${JSON_LINE_VERSION},"kind":${JSON.stringify(record.kind)},"data":${stringifyData(record.data)}`;
   if (record.embedding !== undefined) line += `,"embedding":[${Array.from(record.embedding, formatFloat).join(",")}]`;
   if (record.signature !== undefined) line += `,"signature":"${toHex(record.signature)}"`;
   return line + "}";
@@ -210,8 +551,8 @@ export function fromJsonLine(line: string): StoredRecord {
     throw corrupt(`not a JSON line: ${JSON.stringify(line.slice(0, 80))}`, e);
   }
   if (!isPlainObject(value)) throw corrupt(`a JSON line must hold an object: ${JSON.stringify(line.slice(0, 80))}`);
-  if (value.v !== CODEC_VERSION) {
-    throw corrupt(`JSON line format version ${JSON.stringify(value.v)} is not supported (this recallkit reads version ${CODEC_VERSION})`);
+  if (value.v !== JSON_LINE_VERSION) {
+    throw corrupt(`JSON line format version ${JSON.stringify(value.v)} is not supported (this recallkit reads version ${JSON_LINE_VERSION})`);
   }
   for (const key of Object.keys(value)) {
     if (!JSON_LINE_FIELDS.has(key)) throw corrupt(`unknown field ${JSON.stringify(key)} in a JSON line`);

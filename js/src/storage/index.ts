@@ -11,7 +11,7 @@ export { MemoryAdapter } from "./memory.js";
 export type { MemoryAdapterOptions } from "./memory.js";
 export { DEFAULT_BLOCKED_TIMEOUT_MS, IDB_VERSION, IndexedDbAdapter, toStorageError } from "./indexeddb.js";
 export type { IndexedDbAdapterOptions, StorageInfo } from "./indexeddb.js";
-export { CODEC_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./codec.js";
+export { CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./codec.js";
 export type { LineSource, RecordKind, StoredRecord } from "./codec.js";
 export { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "./snapshot.js";
 export { crc32 } from "./crc32.js";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import {
-  CODEC_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine,
+  CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine,
 } from "../../dist/storage/codec.js";
 import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "../../dist/storage/snapshot.js";
 import { crc32 } from "../../dist/storage/crc32.js";
@@ -52,6 +52,23 @@ const sample = () => ({
   signature: Uint8Array.from({ length: 32 }, (_, i) => (i * 37) & 0xff),
 });
 
+/** A record in format version 1 (20-byte header, JSON data), as recallkit wrote it before version 2. */
+function encodeV1({ kind, data, embedding, signature }) {
+  const json = new TextEncoder().encode(JSON.stringify(data));
+  const floats = embedding ? new Uint8Array(embedding.buffer, embedding.byteOffset, embedding.byteLength) : new Uint8Array(0);
+  const sig = signature ?? new Uint8Array(0);
+  const out = new Uint8Array(20 + json.length + floats.length + sig.length);
+  const view = new DataView(out.buffer);
+  out.set([0x52, 0x4b, 1, ["memory", "note", "entity", "edge", "meta"].indexOf(kind) + 1, (embedding ? 1 : 0) | (signature ? 2 : 0)]);
+  view.setUint32(8, json.length, true);
+  view.setUint32(12, embedding?.length ?? 0, true);
+  view.setUint32(16, sig.length, true);
+  out.set(json, 20);
+  out.set(floats, 20 + json.length);
+  out.set(sig, 20 + json.length + floats.length);
+  return out;
+}
+
 describe("binary records", () => {
   test("a record round-trips, embedding bit for bit (-0, denormals, extremes, NaN payloads)", () => {
     const record = sample();
@@ -96,10 +113,13 @@ describe("binary records", () => {
 
   test("the header carries the format version; an unknown version is corrupt", () => {
     const bytes = encodeRecord(sample());
+    assert.equal(CODEC_VERSION, 2);
     assert.deepEqual([...bytes.subarray(0, 3)], [0x52, 0x4b, CODEC_VERSION]);
-    const future = bytes.slice();
-    future[2] = 2;
-    throwsCode(() => decodeRecord(future), "corrupt", /record format version 2 is not supported/);
+    for (const version of [0, 3, 255]) {
+      const future = bytes.slice();
+      future[2] = version;
+      throwsCode(() => decodeRecord(future), "corrupt", new RegExp(`record format version ${version} is not supported`));
+    }
   });
 
   test("garbage, truncation and tampering are corrupt, never a wrong record", () => {
@@ -107,24 +127,100 @@ describe("binary records", () => {
     throwsCode(() => decodeRecord(new Uint8Array(0)), "corrupt", /not a recallkit record/);
     throwsCode(() => decodeRecord(new TextEncoder().encode('{"kind":"memory"}')), "corrupt", /not a recallkit record/);
     throwsCode(() => decodeRecord("RK"), "corrupt");
-    for (let cut = 0; cut < good.length; cut += 7) throwsCode(() => decodeRecord(good.subarray(0, cut)), "corrupt");
+    for (let cut = 0; cut < good.length; cut++) throwsCode(() => decodeRecord(good.subarray(0, cut)), "corrupt");
     throwsCode(() => decodeRecord(Uint8Array.of(...good, 0)), "corrupt", /do not add up/);
     const badKind = good.slice(); badKind[3] = 9;
     throwsCode(() => decodeRecord(badKind), "corrupt", /unknown record kind 9/);
     const badFlags = good.slice(); badFlags[4] |= 0x80;
     throwsCode(() => decodeRecord(badFlags), "corrupt", /flags/);
-    const noJson = encodeRecord({ kind: "meta", data: { a: 1 } });
-    noJson[20] = 0x5b; // '{' becomes '[': still UTF-8, no longer an object
-    throwsCode(() => decodeRecord(noJson), "corrupt");
+    const notObject = encodeRecord({ kind: "meta", data: { a: 1 } });
+    notObject[5] = 8; // the data's object tag becomes an array tag
+    throwsCode(() => decodeRecord(notObject), "corrupt", /not an object/);
+    const badTag = encodeRecord({ kind: "meta", data: { a: 1 } });
+    badTag[badTag.length - 2] = 42; // the value tag of field "a"
+    throwsCode(() => decodeRecord(badTag), "corrupt", /unknown value tag 42/);
+    const badField = encodeRecord({ kind: "meta", data: { id: 1 } });
+    badField[7] = 120; // the field index of "id" becomes one past the dictionary
+    throwsCode(() => decodeRecord(badField), "corrupt", /unknown field 120/);
     const badUtf8 = encodeRecord({ kind: "meta", data: { a: "é" } });
     badUtf8[badUtf8.indexOf(0xc3)] = 0xff;
-    throwsCode(() => decodeRecord(badUtf8), "corrupt", /UTF-8 JSON/);
+    throwsCode(() => decodeRecord(badUtf8), "corrupt", /not UTF-8/);
+    const longVarint = Uint8Array.of(0x52, 0x4b, 2, 5, 0, 9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
+    throwsCode(() => decodeRecord(longVarint), "corrupt", /varint longer than 8 bytes/);
+    const hugeCount = Uint8Array.of(0x52, 0x4b, 2, 5, 0, 9, 0xff, 0xff, 0xff, 0x7f);
+    throwsCode(() => decodeRecord(hugeCount), "corrupt", /runs past its end/);
     const rand = splitmix(5);
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < 1000; i++) {
       const junk = Uint8Array.from({ length: Math.floor(rand() * 100) }, () => Math.floor(rand() * 256));
-      if (i % 2 === 0 && junk.length >= 3) { junk[0] = 0x52; junk[1] = 0x4b; junk[2] = 1; }
+      if (i % 2 === 0 && junk.length >= 3) { junk[0] = 0x52; junk[1] = 0x4b; junk[2] = 1 + (i % 4 === 0); }
       throwsCode(() => decodeRecord(junk), "corrupt");
     }
+  });
+
+  test("data round-trips exactly as through JSON (property, seeded)", () => {
+    const rand = splitmix(2024);
+    const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+    const strings = ["", "a", "id", "naïve café 👋", "\u0000\n\"", "x".repeat(127), "é".repeat(100), "y".repeat(5000),
+      "lone \ud800 high", "\udc00 lone low", "pair 😀 ok"];
+    const numbers = [0, -0, 1, -1, 127, 128, 2 ** 31, -(2 ** 31), 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1e300, -1e-300,
+      0.1, 0.8, Math.PI, 1699289764717, NaN, Infinity, -Infinity, 5e-324];
+    const keys = ["id", "text", "createdAt", "order", "custom", "__proto__", "constructor", "", "😀", "k\ud800", "0", "10"];
+    const gen = (depth) => {
+      const r = rand();
+      if (depth > 3 || r < 0.35) return pick([...strings, ...numbers, true, false, null, undefined, () => 1, Symbol("s")]);
+      if (r < 0.55) return Array.from({ length: Math.floor(rand() * 5) }, () => gen(depth + 1));
+      if (r < 0.6) return new Date(Math.floor(rand() * 2 ** 41));
+      const o = {};
+      for (let i = Math.floor(rand() * 6); i > 0; i--) {
+        const k = pick(keys);
+        const v = gen(depth + 1);
+        if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else o[k] = v;
+      }
+      return o;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const data = { i, v: gen(0) };
+      const back = decodeRecord(encodeRecord({ kind: "memory", data })).data;
+      const expected = JSON.parse(JSON.stringify(data));
+      assert.deepEqual(back, expected, `case ${i}: ${JSON.stringify(data)}`);
+      assert.equal(JSON.stringify(back), JSON.stringify(expected), `case ${i}: field order`);
+      assert.equal(Object.getPrototypeOf(back), Object.prototype);
+    }
+  });
+
+  test("field names recallkit uses take one byte; integers are varints; text is UTF-8", () => {
+    const data = {
+      id: "m0", text: "Invoice INV-79045 for 229 USD from Stearer Logistics was approved on 2019-04-27.",
+      createdAt: 1699289764717, topic: "finance", tags: ["garden"], updatedAt: 1699289764717, order: 0,
+    };
+    const bytes = encodeRecord({ kind: "memory", data, signature: new Uint8Array(32) });
+    const json = new TextEncoder().encode(JSON.stringify(data)).length;
+    assert.ok(bytes.length - 32 <= json - 50, `${bytes.length - 32} bytes of record for ${json} bytes of JSON`);
+    assert.ok(!new TextDecoder().decode(bytes).includes("createdAt"), "no field name is spelled out");
+    assert.deepEqual(decodeRecord(bytes).data, data);
+    assert.ok(FIELD_NAMES.includes("createdAt") && Object.isFrozen(FIELD_NAMES));
+  });
+
+  test("version 1 records (a JSON body) still decode", () => {
+    for (const record of [sample(), { kind: "edge", data: { from: "a", to: "b" } }, { kind: "meta", data: {} }]) {
+      const back = decodeRecord(encodeV1(record));
+      assert.deepEqual(back.data, record.data);
+      assert.equal(back.kind, record.kind);
+      if (record.embedding) assert.deepEqual(bitsOf(back.embedding), bitsOf(record.embedding));
+      assert.deepEqual(back.signature, record.signature);
+    }
+    const v1 = encodeV1(sample());
+    for (let cut = 0; cut < v1.length; cut += 7) throwsCode(() => decodeRecord(v1.subarray(0, cut)), "corrupt");
+    throwsCode(() => decodeRecord(Uint8Array.of(...v1, 0)), "corrupt", /do not add up/);
+    const noJson = encodeV1({ kind: "meta", data: { a: 1 } });
+    noJson[20] = 0x5b; // '{' becomes '[': still UTF-8, no longer an object
+    throwsCode(() => decodeRecord(noJson), "corrupt");
+    const badUtf8 = encodeV1({ kind: "meta", data: { a: "é" } });
+    badUtf8[badUtf8.indexOf(0xc3)] = 0xff;
+    throwsCode(() => decodeRecord(badUtf8), "corrupt", /UTF-8 JSON/);
+    const badFlags = encodeV1(sample()); badFlags[4] |= 0x80;
+    throwsCode(() => decodeRecord(badFlags), "corrupt", /flags/);
   });
 
   test("malformed records are invalid_argument at encode time", () => {
@@ -144,6 +240,7 @@ describe("JSON lines", () => {
     const line = toJsonLine(record);
     assert.ok(!line.includes("\n"), "one line");
     assert.match(line, /^\{"v":1,"kind":"memory","data":\{/);
+    assert.equal(JSON_LINE_VERSION, 1, "the export format keeps its own version, apart from the binary one");
     assert.match(line, /"embedding":\[0,-0,1\.401298464324817e-45,/);
     assert.match(line, /"signature":"00254a6f/);
     const back = fromJsonLine(line);
