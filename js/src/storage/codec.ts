@@ -121,9 +121,14 @@ function stringifyData(data: Record<string, unknown>): string {
   }
 }
 
+/** A copy in a buffer of its own (a Node Buffer's `slice()` would return a view of the same memory). */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
 /** Copies float32s to little-endian bytes (or back: the swap is its own inverse). */
 function float32Bytes(bytes: Uint8Array): Uint8Array {
-  const out = bytes.slice();
+  const out = copyOf(bytes);
   if (!LITTLE_ENDIAN) {
     for (let i = 0; i < out.length; i += 4) {
       const a = out[i]!, b = out[i + 1]!;
@@ -472,7 +477,7 @@ function decodeV2(bytes: Uint8Array): StoredRecord {
   }
   const record: StoredRecord = { kind, data };
   if (flags & FLAG_EMBEDDING) record.embedding = new Float32Array(float32Bytes(r.take(dims * 4)).buffer);
-  if (flags & FLAG_SIGNATURE) record.signature = r.take(signatureBytes).slice();
+  if (flags & FLAG_SIGNATURE) record.signature = copyOf(r.take(signatureBytes));
   return record;
 }
 
@@ -507,7 +512,7 @@ function decodeV1(bytes: Uint8Array): StoredRecord {
     record.embedding = new Float32Array(float32Bytes(bytes.subarray(at, at + dims * 4)).buffer);
     at += dims * 4;
   }
-  if (flags & FLAG_SIGNATURE) record.signature = bytes.slice(at, at + signatureBytes);
+  if (flags & FLAG_SIGNATURE) record.signature = copyOf(bytes.subarray(at, at + signatureBytes));
   return record;
 }
 

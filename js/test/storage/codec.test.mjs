@@ -202,6 +202,18 @@ describe("binary records", () => {
     assert.ok(FIELD_NAMES.includes("createdAt") && Object.isFrozen(FIELD_NAMES));
   });
 
+  test("a record in a Node Buffer decodes to copies, not views of the Buffer's pool (regression)", () => {
+    for (const bytes of [encodeRecord(sample()), encodeV1(sample())]) {
+      const pooled = Buffer.concat([Buffer.alloc(7, 1), bytes, Buffer.alloc(9, 2)]).subarray(7, 7 + bytes.length);
+      const back = decodeRecord(pooled);
+      assert.equal(back.embedding.length, sample().embedding.length, "the embedding is its own values, not the whole buffer");
+      assert.equal(back.embedding.buffer.byteLength, back.embedding.byteLength);
+      assert.deepEqual(bitsOf(back.embedding), bitsOf(sample().embedding));
+      pooled.fill(0);
+      assert.deepEqual(back.signature, sample().signature, "the signature does not alias the input");
+    }
+  });
+
   test("version 1 records (a JSON body) still decode", () => {
     for (const record of [sample(), { kind: "edge", data: { from: "a", to: "b" } }, { kind: "meta", data: {} }]) {
       const back = decodeRecord(encodeV1(record));
