@@ -15,7 +15,7 @@
  *   them to its engine without writing.
  * @module
  */
-import { Engine } from "../../pkg/recallkit.js";
+import { Engine } from "./engine.js";
 import type { EdgeRecord, EngineConfigJs, EntityRecord, MemoryRecord, NoteRecord } from "../../pkg/recallkit.js";
 import { RecallError, fromEngineError } from "./errors.js";
 import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapter.js";
