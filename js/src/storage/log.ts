@@ -1,66 +1,184 @@
 /**
  * The file store's log format: a header, then one checksummed frame per `write()` batch.
- * Pure byte encoding and decoding; `file.ts` does the I/O.
+ * Pure byte encoding and decoding; `file.ts` does the I/O and the compression.
  *
- * Layout (integers little-endian):
+ * Layout, format version 2 (written; varints are unsigned LEB128 of at most 8 bytes, other
+ * integers little-endian):
  *
  * ```text
- * header   magic "RKLOG\r\n\x1a" (8) · format version u32 (1) · crc32 of the previous 12 bytes u32
+ * header   magic "RKLOG\r\n\x1a" (8) · format version u32 (2) · crc32 of the previous 12 bytes u32
  * frame    payload length u32 · crc32(payload) u32 · payload
- * payload  op count u32 · op*
- * op       tag u8 (1 put, 2 delete) · key length u32 · key (UTF-8) · [put: value length u32 · value]
+ * payload  encoding u8 · 0: body | 1: body length varint · deflate-raw(body) (RFC 1951)
+ * body     op count varint · op*
+ * op       tag u8 (1 put, 2 delete) · key length varint · key (UTF-8) · [put: value length varint · value]
  * ```
  *
- * A frame is the unit of atomicity: replay applies a frame's ops only when its checksum holds.
- * The magic's `\r\n\x1a` (as in PNG) catches text-mode mangling and stops `type` on Windows.
+ * Format version 1 (still read; appended to in place until the store is compacted): the same
+ * header and frames, with `payload = op count u32 · op*` and `op = tag u8 · key length u32 ·
+ * key · [put: value length u32 · value]`, never compressed.
+ *
+ * A frame is the unit of atomicity: replay applies a frame's ops only when its checksum holds,
+ * and the checksum covers the compressed bytes, so a torn append is caught before inflating.
+ * A `rememberMany` batch is one frame, so compressing frames shares the dictionary across its
+ * records. The magic's `\r\n\x1a` (as in PNG) catches text-mode mangling and stops `type` on
+ * Windows.
  * @module
  */
 import { RecallError } from "../errors.js";
 import type { StorageOp } from "./adapter.js";
 import { crc32 } from "./crc32.js";
 
-/** The log format version this module writes and reads. */
-export const LOG_FORMAT_VERSION = 1;
+/** The log format version this module writes. */
+export const LOG_FORMAT_VERSION = 2;
+/** The log format versions this module reads. */
+export const LOG_FORMAT_VERSIONS: readonly number[] = [1, 2];
 /** Bytes of the log header. */
 export const LOG_HEADER_BYTES = 16;
 /** Bytes before each frame's payload (length and checksum). */
 export const FRAME_HEADER_BYTES = 8;
 /** The largest payload a frame can describe (its length is a u32). */
 export const MAX_PAYLOAD_BYTES = 0xffffffff;
+/** Payload encoding byte (version 2): the body as is. */
+export const ENCODING_STORED = 0;
+/** Payload encoding byte (version 2): the body's length, then the body compressed with deflate-raw. */
+export const ENCODING_DEFLATE_RAW = 1;
 
 const MAGIC = [0x52, 0x4b, 0x4c, 0x4f, 0x47, 0x0d, 0x0a, 0x1a];
 const TAG_PUT = 1;
 const TAG_DELETE = 2;
+const MAX_VARINT_BYTES = 8;
 const encoder = new TextEncoder();
 
-/** The header every log starts with. */
-export function encodeLogHeader(): Uint8Array {
+/** The header every log of format `version` starts with (default {@link LOG_FORMAT_VERSION}). */
+export function encodeLogHeader(version = LOG_FORMAT_VERSION): Uint8Array {
   const out = new Uint8Array(LOG_HEADER_BYTES);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
-  view.setUint32(8, LOG_FORMAT_VERSION, true);
+  view.setUint32(8, version, true);
   view.setUint32(12, crc32(out.subarray(0, 12)), true);
   return out;
 }
 
-/** Checks a log header; throws `corrupt` naming `path` for another file type, version or damage. */
-export function checkLogHeader(bytes: Uint8Array, path: string): void {
+/**
+ * Checks a log header and returns its format version; throws `corrupt` naming `path` for
+ * another file type, an unknown version or damage.
+ */
+export function checkLogHeader(bytes: Uint8Array, path: string): number {
   if (bytes.length < LOG_HEADER_BYTES) {
     throw new RecallError("corrupt", `${path} is ${bytes.length} bytes, shorter than a recallkit log header`);
   }
   if (!MAGIC.every((b, i) => bytes[i] === b)) throw new RecallError("corrupt", `${path} is not a recallkit log (bad magic)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, LOG_HEADER_BYTES);
   const version = view.getUint32(8, true);
-  if (version !== LOG_FORMAT_VERSION) {
+  if (!LOG_FORMAT_VERSIONS.includes(version)) {
     throw new RecallError("corrupt",
-      `${path} has log format version ${version}, which this recallkit cannot read (it reads version ${LOG_FORMAT_VERSION})`);
+      `${path} has log format version ${version}, which this recallkit cannot read (it reads versions ${LOG_FORMAT_VERSIONS.join(" and ")})`);
   }
   if (view.getUint32(12, true) !== crc32(bytes.subarray(0, 12))) {
     throw new RecallError("corrupt", `${path} has a damaged header (checksum mismatch)`);
   }
+  return version;
 }
 
-/** A batch encoded as one frame, with the UTF-8 length of each op's key. */
+function varintBytes(n: number): number {
+  let bytes = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    bytes++;
+  }
+  return bytes;
+}
+
+function writeVarint(out: Uint8Array, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  out[at++] = n;
+  return at;
+}
+
+/**
+ * Bytes an entry takes in an uncompressed body as a put, in log format `version`: tag, key
+ * length, key, value length, value.
+ */
+export function putBytes(keyBytes: number, valueBytes: number, version = LOG_FORMAT_VERSION): number {
+  return version === 1 ? 1 + 4 + keyBytes + 4 + valueBytes : 1 + varintBytes(keyBytes) + keyBytes + varintBytes(valueBytes) + valueBytes;
+}
+
+function deleteBytes(keyBytes: number, version: number): number {
+  return version === 1 ? 1 + 4 + keyBytes : 1 + varintBytes(keyBytes) + keyBytes;
+}
+
+/** A batch encoded as a body, with the UTF-8 length of each op's key. */
+export interface EncodedBody {
+  /** The ops in log format `version` (the whole payload in version 1). */
+  body: Uint8Array;
+  /** `keyBytes[i]` is the UTF-8 length of `ops[i].key`. */
+  keyBytes: number[];
+}
+
+/** Encodes a batch's ops as a body of log format `version` (default {@link LOG_FORMAT_VERSION}). */
+export function encodeBody(ops: readonly StorageOp[], version = LOG_FORMAT_VERSION): EncodedBody {
+  const keys = ops.map((op) => encoder.encode(op.key));
+  let size = version === 1 ? 4 : varintBytes(ops.length);
+  ops.forEach((op, i) => {
+    size += op.op === "put" ? putBytes(keys[i]!.length, op.value.length, version) : deleteBytes(keys[i]!.length, version);
+  });
+  if (size > MAX_PAYLOAD_BYTES - 16) {
+    throw new RecallError("too_large", `a batch of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte frame limit; split it`);
+  }
+  const body = new Uint8Array(size);
+  const view = new DataView(body.buffer);
+  const length = version === 1
+    ? (at: number, n: number): number => { view.setUint32(at, n, true); return at + 4; }
+    : (at: number, n: number): number => writeVarint(body, at, n);
+  let at = length(0, ops.length);
+  ops.forEach((op, i) => {
+    const key = keys[i]!;
+    body[at] = op.op === "put" ? TAG_PUT : TAG_DELETE;
+    at = length(at + 1, key.length);
+    body.set(key, at);
+    at += key.length;
+    if (op.op === "put") {
+      at = length(at, op.value.length);
+      body.set(op.value, at);
+      at += op.value.length;
+    }
+  });
+  return { body, keyBytes: keys.map((k) => k.length) };
+}
+
+/** The payload of a version-2 frame holding `body` as is. */
+export function storedPayload(body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + body.length);
+  out[0] = ENCODING_STORED;
+  out.set(body, 1);
+  return out;
+}
+
+/** The payload of a version-2 frame holding a body of `bodyBytes` bytes, compressed with deflate-raw to `compressed`. */
+export function deflatedPayload(bodyBytes: number, compressed: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + varintBytes(bodyBytes) + compressed.length);
+  out[0] = ENCODING_DEFLATE_RAW;
+  out.set(compressed, writeVarint(out, 1, bodyBytes));
+  return out;
+}
+
+/** A frame (header and payload) around `payload`. Throws `too_large` past a u32 length. */
+export function encodeFrame(payload: Uint8Array): Uint8Array {
+  if (payload.length > MAX_PAYLOAD_BYTES) {
+    throw new RecallError("too_large", `a batch of ${payload.length} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte frame limit; split it`);
+  }
+  const frame = new Uint8Array(FRAME_HEADER_BYTES + payload.length);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, payload.length, true);
+  view.setUint32(4, crc32(payload), true);
+  frame.set(payload, FRAME_HEADER_BYTES);
+  return frame;
+}
+
+/** A batch encoded as one uncompressed frame, with the UTF-8 length of each op's key. */
 export interface EncodedBatch {
   /** Frame header and payload, ready to append. */
   frame: Uint8Array;
@@ -68,68 +186,85 @@ export interface EncodedBatch {
   keyBytes: number[];
 }
 
-/** Bytes an entry takes in a payload as a put: tag, key length, key, value length, value. */
-export function putBytes(keyBytes: number, valueBytes: number): number {
-  return 1 + 4 + keyBytes + 4 + valueBytes;
-}
-
-/** Encodes a batch as one frame. Throws `too_large` when the payload exceeds a u32 length. */
-export function encodeBatch(ops: readonly StorageOp[]): EncodedBatch {
-  const keys = ops.map((op) => encoder.encode(op.key));
-  let payloadBytes = 4;
-  ops.forEach((op, i) => {
-    payloadBytes += op.op === "put" ? putBytes(keys[i]!.length, op.value.length) : 1 + 4 + keys[i]!.length;
-  });
-  if (payloadBytes > MAX_PAYLOAD_BYTES) {
-    throw new RecallError("too_large", `a batch of ${payloadBytes} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte frame limit; split it`);
-  }
-  const frame = new Uint8Array(FRAME_HEADER_BYTES + payloadBytes);
-  const view = new DataView(frame.buffer);
-  let at = FRAME_HEADER_BYTES;
-  view.setUint32(at, ops.length, true);
-  at += 4;
-  ops.forEach((op, i) => {
-    const key = keys[i]!;
-    frame[at] = op.op === "put" ? TAG_PUT : TAG_DELETE;
-    view.setUint32(at + 1, key.length, true);
-    frame.set(key, at + 5);
-    at += 5 + key.length;
-    if (op.op === "put") {
-      view.setUint32(at, op.value.length, true);
-      frame.set(op.value, at + 4);
-      at += 4 + op.value.length;
-    }
-  });
-  view.setUint32(0, payloadBytes, true);
-  view.setUint32(4, crc32(frame.subarray(FRAME_HEADER_BYTES)), true);
-  return { frame, keyBytes: keys.map((k) => k.length) };
+/**
+ * Encodes a batch as one uncompressed frame of log format `version` (default
+ * {@link LOG_FORMAT_VERSION}). Throws `too_large` when the payload exceeds a u32 length.
+ */
+export function encodeBatch(ops: readonly StorageOp[], version = LOG_FORMAT_VERSION): EncodedBatch {
+  const { body, keyBytes } = encodeBody(ops, version);
+  return { frame: encodeFrame(version === 1 ? body : storedPayload(body)), keyBytes };
 }
 
 /** A decoded op with its key's UTF-8 length (for live-size accounting). */
 export type DecodedOp = StorageOp & { keyBytes: number };
 
+/** Inflates deflate-raw bytes to exactly `bodyBytes` bytes, or throws. */
+export type Inflate = (compressed: Uint8Array, bodyBytes: number) => Uint8Array;
+
+/** Splits a checked version-2 payload into its body; `inflate` undoes compression. */
+export function payloadBody(payload: Uint8Array, where: string, inflate: Inflate): Uint8Array {
+  const fail = (why: string, cause?: unknown): RecallError =>
+    new RecallError("corrupt", `${where}: ${why}`, cause === undefined ? undefined : { cause });
+  if (payload.length < 1) throw fail("payload is empty");
+  if (payload[0] === ENCODING_STORED) return payload.subarray(1);
+  if (payload[0] !== ENCODING_DEFLATE_RAW) throw fail(`unknown payload encoding ${payload[0]}`);
+  const { value: bodyBytes, at } = readVarint(payload, 1, fail);
+  let body: Uint8Array;
+  try {
+    body = inflate(payload.subarray(at), bodyBytes);
+  } catch (e) {
+    throw fail(`payload does not inflate: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+  if (body.length !== bodyBytes) throw fail(`payload inflates to ${body.length} bytes, not ${bodyBytes}`);
+  return body;
+}
+
+function readVarint(bytes: Uint8Array, at: number, fail: (why: string) => RecallError): { value: number; at: number } {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+    if (at >= bytes.length) throw fail("a length runs past the payload");
+    const b = bytes[at++]!;
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) return { value, at };
+    scale *= 0x80;
+  }
+  throw fail("a length is longer than 8 bytes");
+}
+
 /**
- * Decodes a frame payload whose checksum already matched. Values are copied out, so the read
- * buffer can be dropped. Throws `corrupt` (naming `where`) when the payload is malformed.
+ * Decodes a body of log format `version` (the payload itself in version 1; see
+ * {@link payloadBody} for version 2) whose checksum already matched. Values are copied out,
+ * so the read buffer can be dropped. Throws `corrupt` (naming `where`) when it is malformed.
  */
-export function decodeBatch(payload: Uint8Array, where: string): DecodedOp[] {
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+export function decodeBatch(body: Uint8Array, where: string, version = LOG_FORMAT_VERSION): DecodedOp[] {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const fail = (why: string): RecallError => new RecallError("corrupt", `${where}: ${why}`);
-  if (payload.length < 4) throw fail("payload is shorter than its op count");
-  const count = view.getUint32(0, true);
+  let at = 0;
+  const length = version === 1
+    ? (what: string): number => {
+      if (at + 4 > body.length) throw fail(`${what} runs past the payload`);
+      at += 4;
+      return view.getUint32(at - 4, true);
+    }
+    : (what: string): number => {
+      const r = readVarint(body, at, (why) => fail(`${what}: ${why}`));
+      at = r.at;
+      return r.value;
+    };
+  if (version === 1 && body.length < 4) throw fail("payload is shorter than its op count");
+  const count = length("the op count");
   const ops: DecodedOp[] = [];
-  let at = 4;
   for (let i = 0; i < count; i++) {
-    if (at + 5 > payload.length) throw fail(`op ${i} runs past the payload`);
-    const tag = payload[at]!;
-    const keyBytes = view.getUint32(at + 1, true);
-    at += 5;
+    if (at + 2 > body.length) throw fail(`op ${i} runs past the payload`);
+    const tag = body[at++]!;
     if (tag !== TAG_PUT && tag !== TAG_DELETE) throw fail(`op ${i} has unknown tag ${tag}`);
-    if (at + keyBytes > payload.length) throw fail(`op ${i}'s key runs past the payload`);
+    const keyBytes = length(`op ${i}'s key length`);
+    if (at + keyBytes > body.length) throw fail(`op ${i}'s key runs past the payload`);
     let key: string;
     try {
-      key = decoder.decode(payload.subarray(at, at + keyBytes));
+      key = decoder.decode(body.subarray(at, at + keyBytes));
     } catch {
       throw fail(`op ${i}'s key is not UTF-8`);
     }
@@ -138,13 +273,12 @@ export function decodeBatch(payload: Uint8Array, where: string): DecodedOp[] {
       ops.push({ op: "delete", key, keyBytes });
       continue;
     }
-    if (at + 4 > payload.length) throw fail(`op ${i}'s value length runs past the payload`);
-    const valueBytes = view.getUint32(at, true);
-    at += 4;
-    if (at + valueBytes > payload.length) throw fail(`op ${i}'s value runs past the payload`);
-    ops.push({ op: "put", key, value: payload.slice(at, at + valueBytes), keyBytes });
+    const valueBytes = length(`op ${i}'s value length`);
+    if (at + valueBytes > body.length) throw fail(`op ${i}'s value runs past the payload`);
+    // A plain copy even when body is a Node Buffer (whose slice() is a view).
+    ops.push({ op: "put", key, value: new Uint8Array(body.subarray(at, at + valueBytes)), keyBytes });
     at += valueBytes;
   }
-  if (at !== payload.length) throw fail(`${payload.length - at} bytes follow the last op`);
+  if (at !== body.length) throw fail(`${body.length - at} bytes follow the last op`);
   return ops;
 }

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32 as zlibCrc32 } from "node:zlib";
+import { inflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
 import { COMPACT_FILE, COMPACT_MIN_BYTES, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
 import { RecallError } from "../../dist/errors.js";
 
@@ -30,6 +30,18 @@ async function rejectsWith(fn, code, pattern) {
 }
 
 /** Writes batches, closes, and returns the log's path and each frame's start offset. */
+/** `n` pseudo-random bytes from `seed` (xorshift32). */
+function randomBytes(n, seed) {
+  let x = (seed * 2654435761 + 1) >>> 0 || 1;
+  return Uint8Array.from({ length: n }, () => {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    return x & 0xff;
+  });
+}
+
+/** `n` characters of pseudo-random hex digits: compresses to about half. */
+const hexText = (n, seed) => Array.from(randomBytes(n, seed), (b) => "0123456789abcdef"[b & 15]).join("");
+
 async function writeBatches(dir, batches) {
   const s = await FileAdapter.open({ path: dir });
   const starts = [];
@@ -50,21 +62,22 @@ async function contents(dir) {
 }
 
 describe("on-disk format", () => {
-  test("the log is a versioned header then [u32 length][u32 crc32][payload] per batch", async () => {
+  test("the log is a versioned header then [u32 length][u32 crc32][payload] per batch; small payloads are stored as is", async () => {
     const dir = freshDir("format");
     const { log } = await writeBatches(dir, [[put("ab", "xyz"), { op: "delete", key: "q" }]]);
     const file = readFileSync(log);
     assert.deepEqual([...file.subarray(0, 8)], [0x52, 0x4b, 0x4c, 0x4f, 0x47, 0x0d, 0x0a, 0x1a], "magic");
-    assert.equal(file.readUInt32LE(8), 1, "format version");
+    assert.equal(file.readUInt32LE(8), 2, "format version");
     assert.equal(file.readUInt32LE(12), zlibCrc32(file.subarray(0, 12)), "header checksum");
     const length = file.readUInt32LE(16);
     const payload = file.subarray(24, 24 + length);
     assert.equal(file.length, 24 + length, "exactly one frame for one write");
     assert.equal(file.readUInt32LE(20), zlibCrc32(payload), "frame checksum is CRC-32 of the payload");
     const expected = Buffer.concat([
-      Buffer.from([2, 0, 0, 0]), // two ops
-      Buffer.from([1, 2, 0, 0, 0]), Buffer.from("ab"), Buffer.from([3, 0, 0, 0]), Buffer.from("xyz"), // put
-      Buffer.from([2, 1, 0, 0, 0]), Buffer.from("q"), // delete
+      Buffer.from([0]), // encoding: stored
+      Buffer.from([2]), // two ops (varint)
+      Buffer.from([1, 2]), Buffer.from("ab"), Buffer.from([3]), Buffer.from("xyz"), // put
+      Buffer.from([2, 1]), Buffer.from("q"), // delete
     ]);
     assert.deepEqual(payload, expected);
   });
@@ -73,11 +86,11 @@ describe("on-disk format", () => {
     const dir = freshDir("version");
     const { log } = await writeBatches(dir, [[put("k", "v")]]);
     const file = readFileSync(log);
-    file.writeUInt32LE(2, 8);
+    file.writeUInt32LE(3, 8);
     file.writeUInt32LE(zlibCrc32(file.subarray(0, 12)), 12);
     writeFileSync(log, file);
-    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /log format version 2.*reads version 1/);
-    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /log format version 2/);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /log format version 3.*reads versions 1 and 2/);
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /log format version 3/);
     writeFileSync(log, "id,name\n1,alice\n");
     await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /not a recallkit log/);
     assert.ok(!existsSync(join(dir, LOCK_FILE)), "a failed open releases the lock");
@@ -90,7 +103,124 @@ describe("on-disk format", () => {
     assert.ok(existsSync(join(dir, "nested", LOG_FILE)));
     await s.close();
   });
+
+  test("a large batch is one deflate-raw frame: smaller, checksummed as written, read back exactly", async () => {
+    const dir = freshDir("deflate");
+    const batch = Array.from({ length: 500 }, (_, i) => put(`m/m${i}`, `memory ${i}: the backup runs at 02:00 and the invoice INV-${1000 + i} is paid`));
+    const raw = batch.reduce((n, op) => n + op.key.length + op.value.length, 0);
+    const { log, starts } = await writeBatches(dir, [batch]);
+    const file = readFileSync(log);
+    const length = file.readUInt32LE(16);
+    assert.equal(file[24], 1, "encoding: deflate-raw");
+    assert.ok(file.length - starts[0] < raw / 3, `${raw} bytes of keys and values took ${file.length - starts[0]} bytes`);
+    assert.equal(file.readUInt32LE(20), zlibCrc32(file.subarray(24, 24 + length)), "the checksum covers the compressed payload");
+    let at = 25;
+    let bodyLength = 0;
+    for (let scale = 1; ; scale *= 0x80) { // the body length varint, after the encoding byte
+      bodyLength += (file[at] & 0x7f) * scale;
+      if (file[at++] < 0x80) break;
+    }
+    const body = inflateRawSync(file.subarray(at, 24 + length));
+    assert.equal(body.length, bodyLength, "the varint gives the body's length");
+    assert.deepEqual([...body.subarray(0, 2)], [0xf4, 0x03], "the body starts with the op count, 500 as a varint");
+    const s = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.equal(s.stats().keys, 500);
+    assert.deepEqual(text(await s.get("m/m7")), text(batch[7].value));
+    await s.close();
+  });
+
+  test("a compressed frame whose checksum holds but which does not inflate is corrupt", async () => {
+    const dir = freshDir("bad-deflate");
+    const big = Array.from({ length: 50 }, (_, i) => put(`k${i}`, "compressible ".repeat(20)));
+    const { log, starts } = await writeBatches(dir, [big, [put("z", "1")]]);
+    const file = readFileSync(log);
+    const length = file.readUInt32LE(starts[0]);
+    const at = starts[0] + 8;
+    assert.equal(file[at], 1);
+    file[at + 4] ^= 0xff; // inside the deflate stream
+    file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
+    writeFileSync(log, file);
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", new RegExp(`frame at byte ${starts[0]}: payload (does not inflate|inflates to)`));
+  });
 });
+
+describe("format version 1 logs", () => {
+  const fixture = new URL("./fixtures/v1-store.log", import.meta.url);
+
+  /** A store directory holding the version-1 log recallkit wrote before log format 2 (`fixtures/v1-store.log`). */
+  function v1Store(label) {
+    const dir = freshDir(label);
+    mkdirSync(dir);
+    writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
+    return dir;
+  }
+
+  test("a reader reads a version-1 log in place and leaves it untouched", async () => {
+    const dir = v1Store("v1-read");
+    const s = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.equal(s.logFormat, 1);
+    assert.deepEqual(await s.keys("m/"), ["m/a", "m/b", "m/c"]);
+    await s.close();
+    assert.deepEqual(readFileSync(join(dir, LOG_FILE)), readFileSync(fixture));
+  });
+
+  test("a writer migrates a version-1 log to version 2 on open (migrateLog), keeping every entry", async () => {
+    const dir = v1Store("v1-migrate");
+    const before = await FileAdapter.open({ path: dir, readOnly: true });
+    const entries = await before.entries();
+    await before.close();
+    const w = await FileAdapter.open({ path: dir });
+    assert.equal(w.logFormat, 2);
+    assert.equal(w.stats().compactions, 1);
+    await w.write([put("after", "migration")]);
+    await w.close();
+    const file = readFileSync(join(dir, LOG_FILE));
+    assert.equal(file.readUInt32LE(8), 2, "the header says version 2");
+    assert.ok(!existsSync(join(dir, COMPACT_FILE)));
+    const r = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.deepEqual(await r.entries(), [["after", bytes("migration")], ...entries].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    await r.close();
+  });
+
+  test("a MemoryStore opens a store written entirely in version 1 (log and records) and exports it unchanged", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    const expected = readFileSync(new URL("./fixtures/v1-store.jsonl", import.meta.url), "utf8");
+    const exportOf = async (store) => {
+      let out = "";
+      for await (const line of store.export()) out += line;
+      return out;
+    };
+    const dir = v1Store("v1-memorystore");
+    const store = await MemoryStore.open({ storage: "file", path: dir });
+    assert.equal(await exportOf(store), expected);
+    assert.equal((await store.recall("backup", { limit: 1, trackRecalls: false })).results[0]?.id, "a", "the indexes are rebuilt from the records");
+    await store.close();
+    const again = await MemoryStore.open({ storage: "file", path: dir });
+    assert.equal(await exportOf(again), expected, "the same after the migration to log format 2");
+    await again.close();
+    assert.equal(readFileSync(join(dir, LOG_FILE)).readUInt32LE(8), 2);
+  });
+
+  test("when the migration cannot write, the writer keeps appending version-1 frames", async () => {
+    const dir = v1Store("v1-stuck");
+    mkdirSync(join(dir, COMPACT_FILE)); // the compaction's temporary file cannot be created
+    const w = await FileAdapter.open({ path: dir });
+    assert.equal(w.logFormat, 1);
+    await w.write([put("late", "write"), { op: "delete", key: "m/c" }]);
+    await w.close();
+    const file = readFileSync(join(dir, LOG_FILE));
+    assert.equal(file.readUInt32LE(8), 1);
+    assert.deepEqual(file.subarray(0, readFileSync(fixture).length), readFileSync(fixture), "appended, not rewritten");
+    rmSync(join(dir, COMPACT_FILE), { recursive: true });
+    const r = await FileAdapter.open({ path: dir });
+    assert.equal(r.logFormat, 2, "migrated once it can write");
+    assert.equal(text(await r.get("late")), "write");
+    assert.equal(await r.get("m/c"), undefined);
+    assert.deepEqual(await r.keys("m/"), ["m/a", "m/b"]);
+    await r.close();
+  });
+});
+
 
 describe("torn and corrupt frames", () => {
   const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
@@ -149,7 +279,7 @@ describe("torn and corrupt frames", () => {
     const { log, starts } = await writeBatches(dir, batches);
     const file = readFileSync(log);
     const at = starts[0] + 8;
-    file.writeUInt32LE(5, at); // claims five ops; the payload holds two
+    file[at + 1] = 5; // claims five ops; the payload holds two
     const length = file.readUInt32LE(starts[0]);
     file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
     writeFileSync(log, file);
@@ -161,7 +291,7 @@ describe("compaction", () => {
   test("overwrites trigger compaction, which keeps the data and shrinks the file", async () => {
     const dir = freshDir("compact");
     const s = await FileAdapter.open({ path: dir });
-    const value = (i) => new Uint8Array(20_000).fill(i % 251);
+    const value = (i) => randomBytes(20_000, i); // incompressible, so the log grows by what is written
     let written = 0;
     for (let i = 0; i < 200; i++) {
       await s.write([put(`k${i % 5}`, value(i)), put(`stable${i % 3}`, `s${i}`)]);
@@ -184,6 +314,22 @@ describe("compaction", () => {
     await again.close();
   });
 
+  test("overwrites of compressible values trigger compaction too: live sizes count compressed bytes", async () => {
+    const dir = freshDir("compact-deflate");
+    const s = await FileAdapter.open({ path: dir });
+    for (let i = 0; i < 300; i++) await s.write([put(`k${i % 5}`, hexText(20_000, i))]);
+    const stats = s.stats();
+    assert.ok(stats.compactions >= 1, `compacted ${stats.compactions} times`);
+    await s.compact();
+    const { logBytes, liveBytes } = s.stats();
+    assert.ok(logBytes < 5 * 20_000, `${logBytes} bytes for 5 values of 20,000 hex digits`);
+    assert.ok(Math.abs(logBytes - liveBytes) <= 8 + 4, `${logBytes} on disk, ${liveBytes} estimated`);
+    await s.close();
+    const again = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.equal(text(await again.get("k4")), hexText(20_000, 299));
+    await again.close();
+  });
+
   test("compact() rewrites to the live size; a leftover compaction file is ignored and removed", async () => {
     const dir = freshDir("compact-now");
     const s = await FileAdapter.open({ path: dir });
@@ -194,7 +340,8 @@ describe("compaction", () => {
     const after = statSync(join(dir, LOG_FILE)).size;
     assert.ok(after < before / 10, `${before} -> ${after} bytes`);
     assert.equal(after, s.stats().logBytes);
-    assert.equal(after, s.stats().liveBytes + 8 + 4, "the header and live entries plus one frame header and op count");
+    const { liveBytes } = s.stats();
+    assert.ok(Math.abs(after - liveBytes) <= 8 + 4, `${after} bytes on disk, ${liveBytes} estimated: one frame header, encoding and op count apart`);
     await s.write([put("after", "compaction")]);
     await s.close();
     writeFileSync(join(dir, COMPACT_FILE), "half-written garbage from a crashed compaction");
