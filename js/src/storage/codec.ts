@@ -335,6 +335,33 @@ export function encodeRecord(record: StoredRecord): Uint8Array {
   return w.bytes.slice(0, w.at);
 }
 
+/**
+ * How many bytes at the end of an encoded record are its raw embedding and signature (random
+ * to a compressor): 0 for anything that is not a well-formed record header. The file log keeps
+ * these bytes out of its compression.
+ */
+export function recordTailBytes(bytes: Uint8Array): number {
+  if (bytes.length < V2_HEADER_BYTES || bytes[0] !== MAGIC_0 || bytes[1] !== MAGIC_1) return 0;
+  let dims = 0;
+  let signature = 0;
+  if (bytes[2] === 1) {
+    if (bytes.length < V1_HEADER_BYTES) return 0;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, V1_HEADER_BYTES);
+    dims = view.getUint32(12, true);
+    signature = view.getUint32(16, true);
+  } else if (bytes[2] === 2) {
+    try {
+      const r = new Reader(bytes, V2_HEADER_BYTES);
+      if (bytes[4]! & FLAG_EMBEDDING) dims = r.varint();
+      if (bytes[4]! & FLAG_SIGNATURE) signature = r.varint();
+    } catch {
+      return 0;
+    }
+  }
+  const tail = dims * 4 + signature;
+  return tail <= bytes.length ? tail : 0;
+}
+
 /** Decodes {@link encodeRecord}'s bytes, of format version 2 or 1. Throws `corrupt` on garbage or an unknown format version. */
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   if (!(bytes instanceof Uint8Array)) throw corrupt("a record must be a Uint8Array");

@@ -37,8 +37,8 @@ import type { StorageAdapter, StorageOp } from "./adapter.js";
 import { crc32 } from "./crc32.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import {
-  FRAME_HEADER_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, checkLogHeader, decodeBatch, deflatedPayload, encodeBatch,
-  encodeBody, encodeFrame, encodeLogHeader, payloadBody, putBytes, storedPayload,
+  ENCODING_DEFLATE_RAW, ENCODING_STORED, FRAME_HEADER_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, checkLogHeader,
+  decodeBatch, encodeBatch, encodeBody, encodeFrame, encodeLogHeader, encodePayload, payloadParts, putBytes, recordTailBytes,
 } from "./log.js";
 import type { DecodedOp } from "./log.js";
 import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
@@ -114,19 +114,22 @@ function inflate(compressed: Uint8Array, bodyBytes: number): Uint8Array {
 }
 
 /**
- * Encodes a batch as one frame of the current log format, compressed when that makes it
- * smaller. Compression runs on libuv's thread pool, so it overlaps with earlier appends.
+ * Encodes a batch as one frame of the current log format, its body compressed when that makes
+ * it smaller; record embeddings and signatures go to the uncompressed tail
+ * ({@link recordTailBytes}). Compression runs on libuv's thread pool, so it overlaps with
+ * earlier appends.
  */
 export async function encodeCompressedFrame(
   ops: readonly StorageOp[],
 ): Promise<{ frame: Uint8Array; keyBytes: number[]; ratio: number }> {
-  const { body, keyBytes } = encodeBody(ops);
-  let payload = storedPayload(body);
+  const { body, tail, keyBytes } = encodeBody(ops, LOG_FORMAT_VERSION, recordTailBytes);
+  let packed = body;
   if (body.length >= MIN_COMPRESS_BYTES) {
-    const compressed = deflatedPayload(body.length, await deflateRawAsync(body));
-    if (compressed.length < payload.length) payload = compressed;
+    const compressed = await deflateRawAsync(body);
+    if (compressed.length < body.length) packed = compressed;
   }
-  return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length, 1) };
+  const payload = encodePayload(packed === body ? ENCODING_STORED : ENCODING_DEFLATE_RAW, body.length, packed, tail);
+  return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length + tail.length, 1) };
 }
 
 /** Maps a file-system error to a {@link RecallError}. */
@@ -193,7 +196,7 @@ async function replay(fh: FileHandle, path: string, apply: (frame: AppliedFrame)
   const { size } = await fh.stat();
   const reader = new Reader(fh, size);
   const version = checkLogHeader(await reader.at(0, LOG_HEADER_BYTES), path);
-  const minPayload = version === 1 ? 4 : 2;
+  const minPayload = 4; // version 1: the op count (u32); version 2: encoding, two lengths, op count
   let offset = LOG_HEADER_BYTES;
   while (size - offset >= FRAME_HEADER_BYTES) {
     const head = await reader.at(offset, FRAME_HEADER_BYTES);
@@ -209,8 +212,8 @@ async function replay(fh: FileHandle, path: string, apply: (frame: AppliedFrame)
         "refusing to drop acknowledged writes (restore a backup or export what can be read)");
     }
     const where = `${path}: frame at byte ${offset}`;
-    const body = version === 1 ? payload : payloadBody(payload, where, inflate);
-    apply({ ops: decodeBatch(body, where, version), ratio: payload.length / body.length, version });
+    const { body, tail } = version === 1 ? { body: payload, tail: undefined } : payloadParts(payload, where, inflate);
+    apply({ ops: decodeBatch(body, where, version, tail), ratio: payload.length / (body.length + (tail?.length ?? 0)), version });
     offset = end;
   }
   return { version, end: offset };

@@ -8,10 +8,17 @@
  * ```text
  * header   magic "RKLOG\r\n\x1a" (8) · format version u32 (2) · crc32 of the previous 12 bytes u32
  * frame    payload length u32 · crc32(payload) u32 · payload
- * payload  encoding u8 · 0: body | 1: body length varint · deflate-raw(body) (RFC 1951)
+ * payload  encoding u8 · body length varint · packed length varint · packed body · tail
+ *          packed body: encoding 0 the body as is, 1 the body compressed with deflate-raw (RFC 1951)
  * body     op count varint · op*
- * op       tag u8 (1 put, 2 delete) · key length varint · key (UTF-8) · [put: value length varint · value]
+ * op       tag u8 (1 put, 2 delete) · key length varint · key (UTF-8)
+ *          · [put: value length varint · tail length varint · the value but its last tail-length bytes]
+ * tail     the last bytes of each put's value, in op order
  * ```
+ *
+ * The tail keeps what does not compress out of the compressor: the writer passes a function
+ * naming each value's incompressible end (for records, `codec.ts`'s {@link recordTailBytes}:
+ * the raw float32 embedding and the signature), so compression costs time only where it pays.
  *
  * Format version 1 (still read; appended to in place until the store is compacted): the same
  * header and frames, with `payload = op count u32 · op*` and `op = tag u8 · key length u32 ·
@@ -27,6 +34,7 @@
 import { RecallError } from "../errors.js";
 import type { StorageOp } from "./adapter.js";
 import { crc32 } from "./crc32.js";
+export { recordTailBytes } from "./codec.js";
 
 /** The log format version this module writes. */
 export const LOG_FORMAT_VERSION = 2;
@@ -103,32 +111,55 @@ function writeVarint(out: Uint8Array, at: number, n: number): number {
  * length, key, value length, value.
  */
 export function putBytes(keyBytes: number, valueBytes: number, version = LOG_FORMAT_VERSION): number {
-  return version === 1 ? 1 + 4 + keyBytes + 4 + valueBytes : 1 + varintBytes(keyBytes) + keyBytes + varintBytes(valueBytes) + valueBytes;
+  return version === 1 ? 1 + 4 + keyBytes + 4 + valueBytes
+    : 1 + varintBytes(keyBytes) + keyBytes + varintBytes(valueBytes) + 1 + valueBytes; // a tail length of one byte
 }
 
 function deleteBytes(keyBytes: number, version: number): number {
   return version === 1 ? 1 + 4 + keyBytes : 1 + varintBytes(keyBytes) + keyBytes;
 }
 
-/** A batch encoded as a body, with the UTF-8 length of each op's key. */
+/** A batch encoded as a body and a tail, with the UTF-8 length of each op's key. */
 export interface EncodedBody {
   /** The ops in log format `version` (the whole payload in version 1). */
   body: Uint8Array;
+  /** The values' tails (version 2; empty in version 1). */
+  tail: Uint8Array;
   /** `keyBytes[i]` is the UTF-8 length of `ops[i].key`. */
   keyBytes: number[];
 }
 
-/** Encodes a batch's ops as a body of log format `version` (default {@link LOG_FORMAT_VERSION}). */
-export function encodeBody(ops: readonly StorageOp[], version = LOG_FORMAT_VERSION): EncodedBody {
+/**
+ * Encodes a batch's ops as a body of log format `version` (default {@link LOG_FORMAT_VERSION}).
+ * In version 2, `tailBytes(value)` says how many bytes at the end of each put's value go to
+ * the tail instead (default none; clamped to the value's length).
+ */
+export function encodeBody(
+  ops: readonly StorageOp[], version = LOG_FORMAT_VERSION, tailBytes: (value: Uint8Array) => number = () => 0,
+): EncodedBody {
   const keys = ops.map((op) => encoder.encode(op.key));
+  const tails = ops.map((op) => (version === 1 || op.op !== "put" ? 0 : Math.max(0, Math.min(op.value.length, Math.floor(tailBytes(op.value)) || 0))));
   let size = version === 1 ? 4 : varintBytes(ops.length);
+  let tailSize = 0;
   ops.forEach((op, i) => {
-    size += op.op === "put" ? putBytes(keys[i]!.length, op.value.length, version) : deleteBytes(keys[i]!.length, version);
+    if (op.op === "delete") {
+      size += deleteBytes(keys[i]!.length, version);
+    } else if (version === 1) {
+      size += putBytes(keys[i]!.length, op.value.length, 1);
+    } else {
+      const t = tails[i]!;
+      size += 1 + varintBytes(keys[i]!.length) + keys[i]!.length + varintBytes(op.value.length) + varintBytes(t) + op.value.length - t;
+      tailSize += t;
+    }
   });
+  size += tailSize; // checked against the frame limit together
   if (size > MAX_PAYLOAD_BYTES - 16) {
     throw new RecallError("too_large", `a batch of ${size} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte frame limit; split it`);
   }
+  size -= tailSize;
   const body = new Uint8Array(size);
+  const tail = new Uint8Array(tailSize);
+  let tailAt = 0;
   const view = new DataView(body.buffer);
   const length = version === 1
     ? (at: number, n: number): number => { view.setUint32(at, n, true); return at + 4; }
@@ -142,26 +173,29 @@ export function encodeBody(ops: readonly StorageOp[], version = LOG_FORMAT_VERSI
     at += key.length;
     if (op.op === "put") {
       at = length(at, op.value.length);
-      body.set(op.value, at);
-      at += op.value.length;
+      const t = tails[i]!;
+      if (version !== 1) at = length(at, t);
+      const head = op.value.length - t;
+      body.set(op.value.subarray(0, head), at);
+      at += head;
+      tail.set(op.value.subarray(head), tailAt);
+      tailAt += t;
     }
   });
-  return { body, keyBytes: keys.map((k) => k.length) };
+  return { body, tail, keyBytes: keys.map((k) => k.length) };
 }
 
-/** The payload of a version-2 frame holding `body` as is. */
-export function storedPayload(body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(1 + body.length);
-  out[0] = ENCODING_STORED;
-  out.set(body, 1);
-  return out;
-}
-
-/** The payload of a version-2 frame holding a body of `bodyBytes` bytes, compressed with deflate-raw to `compressed`. */
-export function deflatedPayload(bodyBytes: number, compressed: Uint8Array): Uint8Array {
-  const out = new Uint8Array(1 + varintBytes(bodyBytes) + compressed.length);
-  out[0] = ENCODING_DEFLATE_RAW;
-  out.set(compressed, writeVarint(out, 1, bodyBytes));
+/**
+ * The payload of a version-2 frame: `packed` is `body` itself ({@link ENCODING_STORED}) or
+ * its deflate-raw compression ({@link ENCODING_DEFLATE_RAW}); `tail` follows as is.
+ */
+export function encodePayload(encoding: number, bodyBytes: number, packed: Uint8Array, tail: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + varintBytes(bodyBytes) + varintBytes(packed.length) + packed.length + tail.length);
+  out[0] = encoding;
+  let at = writeVarint(out, 1, bodyBytes);
+  at = writeVarint(out, at, packed.length);
+  out.set(packed, at);
+  out.set(tail, at + packed.length);
   return out;
 }
 
@@ -191,8 +225,8 @@ export interface EncodedBatch {
  * {@link LOG_FORMAT_VERSION}). Throws `too_large` when the payload exceeds a u32 length.
  */
 export function encodeBatch(ops: readonly StorageOp[], version = LOG_FORMAT_VERSION): EncodedBatch {
-  const { body, keyBytes } = encodeBody(ops, version);
-  return { frame: encodeFrame(version === 1 ? body : storedPayload(body)), keyBytes };
+  const { body, tail, keyBytes } = encodeBody(ops, version);
+  return { frame: encodeFrame(version === 1 ? body : encodePayload(ENCODING_STORED, body.length, body, tail)), keyBytes };
 }
 
 /** A decoded op with its key's UTF-8 length (for live-size accounting). */
@@ -201,22 +235,30 @@ export type DecodedOp = StorageOp & { keyBytes: number };
 /** Inflates deflate-raw bytes to exactly `bodyBytes` bytes, or throws. */
 export type Inflate = (compressed: Uint8Array, bodyBytes: number) => Uint8Array;
 
-/** Splits a checked version-2 payload into its body; `inflate` undoes compression. */
-export function payloadBody(payload: Uint8Array, where: string, inflate: Inflate): Uint8Array {
+/** Splits a checked version-2 payload into its body and tail; `inflate` undoes compression. */
+export function payloadParts(payload: Uint8Array, where: string, inflate: Inflate): { body: Uint8Array; tail: Uint8Array } {
   const fail = (why: string, cause?: unknown): RecallError =>
     new RecallError("corrupt", `${where}: ${why}`, cause === undefined ? undefined : { cause });
   if (payload.length < 1) throw fail("payload is empty");
-  if (payload[0] === ENCODING_STORED) return payload.subarray(1);
-  if (payload[0] !== ENCODING_DEFLATE_RAW) throw fail(`unknown payload encoding ${payload[0]}`);
-  const { value: bodyBytes, at } = readVarint(payload, 1, fail);
+  const encoding = payload[0];
+  if (encoding !== ENCODING_STORED && encoding !== ENCODING_DEFLATE_RAW) throw fail(`unknown payload encoding ${encoding}`);
+  const { value: bodyBytes, at: packedLengthAt } = readVarint(payload, 1, fail);
+  const { value: packedBytes, at } = readVarint(payload, packedLengthAt, fail);
+  if (packedBytes > payload.length - at) throw fail("the body runs past the payload");
+  const packed = payload.subarray(at, at + packedBytes);
+  const tail = payload.subarray(at + packedBytes);
+  if (encoding === ENCODING_STORED) {
+    if (packedBytes !== bodyBytes) throw fail(`a stored body of ${packedBytes} bytes claims ${bodyBytes}`);
+    return { body: packed, tail };
+  }
   let body: Uint8Array;
   try {
-    body = inflate(payload.subarray(at), bodyBytes);
+    body = inflate(packed, bodyBytes);
   } catch (e) {
     throw fail(`payload does not inflate: ${e instanceof Error ? e.message : String(e)}`, e);
   }
   if (body.length !== bodyBytes) throw fail(`payload inflates to ${body.length} bytes, not ${bodyBytes}`);
-  return body;
+  return { body, tail };
 }
 
 function readVarint(bytes: Uint8Array, at: number, fail: (why: string) => RecallError): { value: number; at: number } {
@@ -234,10 +276,12 @@ function readVarint(bytes: Uint8Array, at: number, fail: (why: string) => Recall
 
 /**
  * Decodes a body of log format `version` (the payload itself in version 1; see
- * {@link payloadBody} for version 2) whose checksum already matched. Values are copied out,
- * so the read buffer can be dropped. Throws `corrupt` (naming `where`) when it is malformed.
+ * {@link payloadParts} for version 2, whose values end in `tail`) whose checksum already
+ * matched. Values are copied out, so the read buffer can be dropped. Throws `corrupt`
+ * (naming `where`) when it is malformed.
  */
-export function decodeBatch(body: Uint8Array, where: string, version = LOG_FORMAT_VERSION): DecodedOp[] {
+export function decodeBatch(body: Uint8Array, where: string, version = LOG_FORMAT_VERSION, tail: Uint8Array = new Uint8Array(0)): DecodedOp[] {
+  let tailAt = 0;
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const fail = (why: string): RecallError => new RecallError("corrupt", `${where}: ${why}`);
@@ -274,11 +318,20 @@ export function decodeBatch(body: Uint8Array, where: string, version = LOG_FORMA
       continue;
     }
     const valueBytes = length(`op ${i}'s value length`);
-    if (at + valueBytes > body.length) throw fail(`op ${i}'s value runs past the payload`);
+    const tailBytes = version === 1 ? 0 : length(`op ${i}'s tail length`);
+    const headBytes = valueBytes - tailBytes;
+    if (headBytes < 0) throw fail(`op ${i}'s tail is longer than its value`);
+    if (at + headBytes > body.length) throw fail(`op ${i}'s value runs past the payload`);
+    if (tailAt + tailBytes > tail.length) throw fail(`op ${i}'s tail runs past the payload`);
     // A plain copy even when body is a Node Buffer (whose slice() is a view).
-    ops.push({ op: "put", key, value: new Uint8Array(body.subarray(at, at + valueBytes)), keyBytes });
-    at += valueBytes;
+    const value = new Uint8Array(valueBytes);
+    value.set(body.subarray(at, at + headBytes));
+    value.set(tail.subarray(tailAt, tailAt + tailBytes), headBytes);
+    ops.push({ op: "put", key, value, keyBytes });
+    at += headBytes;
+    tailAt += tailBytes;
   }
   if (at !== body.length) throw fail(`${body.length - at} bytes follow the last op`);
+  if (tailAt !== tail.length) throw fail(`${tail.length - tailAt} tail bytes follow the last op`);
   return ops;
 }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import {
-  CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine,
+  CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, recordTailBytes, toJsonLine,
 } from "../../dist/storage/codec.js";
 import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "../../dist/storage/snapshot.js";
 import { crc32 } from "../../dist/storage/crc32.js";
@@ -211,6 +211,19 @@ describe("binary records", () => {
       assert.deepEqual(bitsOf(back.embedding), bitsOf(sample().embedding));
       pooled.fill(0);
       assert.deepEqual(back.signature, sample().signature, "the signature does not alias the input");
+    }
+  });
+
+  test("recordTailBytes names the raw embedding and signature at a record's end, 0 for anything else", () => {
+    const record = sample();
+    const tail = record.embedding.length * 4 + record.signature.length;
+    for (const bytes of [encodeRecord(record), encodeV1(record)]) {
+      assert.equal(recordTailBytes(bytes), tail);
+      assert.deepEqual(bytes.subarray(bytes.length - record.signature.length), record.signature);
+    }
+    assert.equal(recordTailBytes(encodeRecord({ kind: "note", data: { a: 1 } })), 0);
+    for (const junk of [new Uint8Array(0), Uint8Array.of(0x52, 0x4b, 2, 1, 3, 0xff), Uint8Array.of(0x52, 0x4b, 2, 1, 1, 0x80, 0x80, 0x01, 9, 0), new TextEncoder().encode("hello world")]) {
+      assert.equal(recordTailBytes(junk), 0);
     }
   });
 

@@ -30,6 +30,16 @@ async function rejectsWith(fn, code, pattern) {
 }
 
 /** Writes batches, closes, and returns the log's path and each frame's start offset. */
+/** A frame around `payload`: length, CRC-32, payload. */
+function frameOf(payload) {
+  const head = Buffer.alloc(8);
+  head.writeUInt32LE(payload.length, 0);
+  head.writeUInt32LE(zlibCrc32(payload), 4);
+  return Buffer.concat([head, payload]);
+}
+
+const dir = (label) => freshDir(label);
+
 /** `n` pseudo-random bytes from `seed` (xorshift32). */
 function randomBytes(n, seed) {
   let x = (seed * 2654435761 + 1) >>> 0 || 1;
@@ -74,11 +84,11 @@ describe("on-disk format", () => {
     assert.equal(file.length, 24 + length, "exactly one frame for one write");
     assert.equal(file.readUInt32LE(20), zlibCrc32(payload), "frame checksum is CRC-32 of the payload");
     const expected = Buffer.concat([
-      Buffer.from([0]), // encoding: stored
+      Buffer.from([0, 13, 13]), // encoding: stored; body length; stored length (varints)
       Buffer.from([2]), // two ops (varint)
-      Buffer.from([1, 2]), Buffer.from("ab"), Buffer.from([3]), Buffer.from("xyz"), // put
+      Buffer.from([1, 2]), Buffer.from("ab"), Buffer.from([3, 0]), Buffer.from("xyz"), // put: value length 3, tail length 0
       Buffer.from([2, 1]), Buffer.from("q"), // delete
-    ]);
+    ]); // no tail
     assert.deepEqual(payload, expected);
   });
 
@@ -115,11 +125,16 @@ describe("on-disk format", () => {
     assert.ok(file.length - starts[0] < raw / 3, `${raw} bytes of keys and values took ${file.length - starts[0]} bytes`);
     assert.equal(file.readUInt32LE(20), zlibCrc32(file.subarray(24, 24 + length)), "the checksum covers the compressed payload");
     let at = 25;
-    let bodyLength = 0;
-    for (let scale = 1; ; scale *= 0x80) { // the body length varint, after the encoding byte
-      bodyLength += (file[at] & 0x7f) * scale;
-      if (file[at++] < 0x80) break;
-    }
+    const varint = () => {
+      let n = 0;
+      for (let scale = 1; ; scale *= 0x80) {
+        n += (file[at] & 0x7f) * scale;
+        if (file[at++] < 0x80) return n;
+      }
+    };
+    const bodyLength = varint(); // after the encoding byte
+    const packedLength = varint();
+    assert.equal(at + packedLength, 24 + length, "no tail: these values are not records");
     const body = inflateRawSync(file.subarray(at, 24 + length));
     assert.equal(body.length, bodyLength, "the varint gives the body's length");
     assert.deepEqual([...body.subarray(0, 2)], [0xf4, 0x03], "the body starts with the op count, 500 as a varint");
@@ -127,6 +142,32 @@ describe("on-disk format", () => {
     assert.equal(s.stats().keys, 500);
     assert.deepEqual(text(await s.get("m/m7")), text(batch[7].value));
     await s.close();
+  });
+
+  test("record embeddings and signatures bypass compression in the frame's tail, and come back whole", async () => {
+    const { encodeRecord } = await import("../../dist/storage/codec.js");
+    const embedding = new Float32Array(Array.from({ length: 64 }, (_, i) => Math.sin(i + 0.5)));
+    const signature = Uint8Array.from({ length: 32 }, (_, i) => (i * 73 + 11) & 0xff);
+    const batch = Array.from({ length: 40 }, (_, i) => put(`m/${i}`, encodeRecord({
+      kind: "memory", data: { id: String(i), text: `the backup runs at 02:00, memory ${i}` }, embedding, signature,
+    })));
+    const { log } = await writeBatches(dir("tail"), [batch]);
+    const file = readFileSync(log);
+    assert.equal(file[24], 1, "the body is compressed");
+    const raw = Buffer.concat([Buffer.from(embedding.buffer), Buffer.from(signature)]);
+    assert.equal(file.subarray(file.length - 40 * raw.length).compare(Buffer.concat(batch.map(() => raw))), 0, "the tail holds them raw, in op order");
+    const s = await FileAdapter.open({ path: join(log, ".."), readOnly: true });
+    assert.deepEqual(await s.get("m/39"), batch[39].value);
+    await s.close();
+    const bad = Buffer.from(file);
+    bad[bad.length - 1] ^= 1;
+    bad.writeUInt32LE(zlibCrc32(bad.subarray(24)), 20);
+    writeFileSync(log, bad);
+    const t = await FileAdapter.open({ path: join(log, ".."), readOnly: true });
+    assert.notDeepEqual(await t.get("m/39"), batch[39].value, "the checksum was forged: the change comes through, and the record codec would catch a malformed one");
+    await t.close();
+    writeFileSync(log, Buffer.concat([file.subarray(0, 16), frameOf(Buffer.concat([file.subarray(24), Buffer.from([7])]))]));
+    await rejectsWith(() => FileAdapter.open({ path: join(log, ".."), readOnly: true }), "corrupt", /1 tail bytes follow the last op/);
   });
 
   test("a compressed frame whose checksum holds but which does not inflate is corrupt", async () => {
@@ -137,7 +178,7 @@ describe("on-disk format", () => {
     const length = file.readUInt32LE(starts[0]);
     const at = starts[0] + 8;
     assert.equal(file[at], 1);
-    file[at + 4] ^= 0xff; // inside the deflate stream
+    file[at + 10] ^= 0xff; // inside the deflate stream
     file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
     writeFileSync(log, file);
     await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", new RegExp(`frame at byte ${starts[0]}: payload (does not inflate|inflates to)`));
@@ -279,7 +320,7 @@ describe("torn and corrupt frames", () => {
     const { log, starts } = await writeBatches(dir, batches);
     const file = readFileSync(log);
     const at = starts[0] + 8;
-    file[at + 1] = 5; // claims five ops; the payload holds two
+    file[at + 3] = 5; // claims five ops; the payload holds two
     const length = file.readUInt32LE(starts[0]);
     file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
     writeFileSync(log, file);
