@@ -409,7 +409,7 @@ impl Engine {
                         memory: None,
                         metadata: None,
                         note: None,
-                        edge: self.graph.edges().find(|x| x.id == e.edge_id).cloned(),
+                        edge: self.graph.edge(&e.edge_id).cloned(),
                         timeline: None,
                         conflicts: None,
                         warning: None,

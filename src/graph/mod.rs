@@ -4,6 +4,7 @@
 //!
 //! | file | role |
 //! |---|---|
+//! | [`keyed`] | [`keyed::Keyed`]: records by key in key order, shared with the notes |
 //! | [`names`] | normal forms of names and relations; edge ids |
 //! | [`records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
 //! | [`store`] | [`Graph`]: entities, edges, the name index, and the writes |
@@ -20,6 +21,7 @@
 //! assert_eq!(found.hits[0].text, "Alice —[lives_in]→ New York");
 //! ```
 
+pub mod keyed;
 pub mod names;
 pub mod records;
 pub mod search;

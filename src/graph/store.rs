@@ -6,12 +6,13 @@
 //! |---|---|---|
 //! | `entities` | name normal form → entity and the ids of its edges (both directions) | everything |
 //! | `lookup` | normal form of every name and alias → the entity's key | resolving names, S8 |
-//! | `words` | word count → how many `lookup` keys have it | the S8 scan bound |
+//! | `words` | word count (index) → how many `lookup` keys have it | the S8 scan bound |
 //! | `edges` | edge id → edge | everything |
 //!
 //! Invariants: every `lookup` value is a key of `entities`; every edge's `from` and `to` are
 //! keys of `entities`, and an edge id is in the edge set of exactly its endpoints; `words`
-//! counts exactly the `lookup` keys. Ordered maps keep every listing deterministic.
+//! counts exactly the `lookup` keys and has no trailing zero. Listings sort by key, so they are
+//! deterministic.
 //!
 //! Writes validate everything first and change nothing on error. Names passed to any method
 //! may be the entity's name or one of its aliases, in any case and with or without diacritics.
@@ -19,10 +20,10 @@
 //! shared (`userId` none), classification 0, no kind or aliases, `createdAt` = the edge's time,
 //! display name as spelled in the call.
 
-use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::graph::keyed::Keyed;
 use crate::graph::names::{edge_id, normalize_name, normalize_relation, word_count};
 use crate::graph::records::{
     check_finite, check_memory_ids, check_name, check_relation, check_strength, Edge, Entity,
@@ -33,17 +34,18 @@ use crate::graph::records::{
 #[derive(Debug, Clone)]
 pub(super) struct Node {
     pub(super) entity: Entity,
-    pub(super) edges: BTreeSet<String>,
+    /// Sorted, without repeats.
+    pub(super) edges: Vec<String>,
 }
 
 /// The entity graph: entities, directed labelled edges between them, and stage S8
 /// ([`Graph::search`]).
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
-    pub(super) entities: BTreeMap<String, Node>,
+    pub(super) entities: Keyed<Node>,
     pub(super) lookup: HashMap<String, String>,
-    pub(super) words: BTreeMap<usize, usize>,
-    pub(super) edges: BTreeMap<String, Edge>,
+    pub(super) words: Vec<usize>,
+    pub(super) edges: Keyed<Edge>,
 }
 
 impl Graph {
@@ -99,7 +101,7 @@ impl Graph {
             None => {
                 let node = Node {
                     entity: merged,
-                    edges: BTreeSet::new(),
+                    edges: Vec::new(),
                 };
                 self.entities.insert(key, node);
             }
@@ -132,7 +134,7 @@ impl Graph {
 
     /// Every entity, ordered by normalised name.
     pub fn entities(&self) -> impl Iterator<Item = &Entity> {
-        self.entities.values().map(|n| &n.entity)
+        self.entities.values_sorted().map(|n| &n.entity)
     }
 
     /// Number of entities.
@@ -168,8 +170,8 @@ impl Graph {
         let relation = normalize_relation(relation);
         let id = edge_id(&from_key, &relation, &to_key);
         self.link(&id, &from_key, &to_key);
-        let edge = self.edges.entry(id).or_insert_with_key(|id| Edge {
-            id: id.clone(),
+        let edge = self.edges.get_or_insert_with(id, |id| Edge {
+            id: id.to_owned(),
             from: from_key,
             relation,
             to: to_key,
@@ -210,13 +212,7 @@ impl Graph {
             memory_ids,
             ..edge
         };
-        Ok(match self.edges.entry(id) {
-            Entry::Occupied(mut slot) => {
-                slot.insert(edge);
-                slot.into_mut()
-            }
-            Entry::Vacant(slot) => slot.insert(edge),
-        })
+        Ok(self.edges.put(id, edge))
     }
 
     /// Removes the edges `from —[relation]→ to` (every relation when `relation` is `None`)
@@ -251,7 +247,12 @@ impl Graph {
 
     /// Every edge, ordered by id.
     pub fn edges(&self) -> impl Iterator<Item = &Edge> {
-        self.edges.values()
+        self.edges.values_sorted()
+    }
+
+    /// The edge with this id.
+    pub fn edge(&self, id: &str) -> Option<&Edge> {
+        self.edges.get(id)
     }
 
     /// Number of edges.
@@ -285,7 +286,7 @@ impl Graph {
         self.index_name(&key, &key);
         let node = Node {
             entity: Entity::new(name.trim(), now),
-            edges: BTreeSet::new(),
+            edges: Vec::new(),
         };
         self.entities.insert(key.clone(), node);
         key
@@ -295,7 +296,9 @@ impl Graph {
     fn link(&mut self, id: &str, from: &str, to: &str) {
         for end in [from, to] {
             if let Some(node) = self.entities.get_mut(end) {
-                node.edges.insert(id.to_owned());
+                if let Err(at) = node.edges.binary_search_by(|e| e.as_str().cmp(id)) {
+                    node.edges.insert(at, id.to_owned());
+                }
             }
         }
     }
@@ -316,7 +319,9 @@ impl Graph {
         if let Some(edge) = self.edges.remove(id) {
             for end in [&edge.from, &edge.to] {
                 if let Some(node) = self.entities.get_mut(end) {
-                    node.edges.remove(id);
+                    if let Ok(at) = node.edges.binary_search_by(|e| e.as_str().cmp(id)) {
+                        node.edges.remove(at);
+                    }
                 }
             }
         }
@@ -328,18 +333,22 @@ impl Graph {
             .insert(normal.to_owned(), key.to_owned())
             .is_none()
         {
-            *self.words.entry(word_count(normal)).or_insert(0) += 1;
+            let n = word_count(normal);
+            if self.words.len() <= n {
+                self.words.resize(n + 1, 0);
+            }
+            self.words[n] += 1;
         }
     }
 
     fn unindex_name(&mut self, normal: &str) {
         if self.lookup.remove(normal).is_some() {
             let n = word_count(normal);
-            if let Some(count) = self.words.get_mut(&n) {
-                *count -= 1;
-                if *count == 0 {
-                    self.words.remove(&n);
-                }
+            if let Some(count) = self.words.get_mut(n) {
+                *count = count.saturating_sub(1);
+            }
+            while self.words.last() == Some(&0) {
+                self.words.pop();
             }
         }
     }
@@ -406,22 +415,28 @@ mod tests {
         for key in g.lookup.values() {
             assert!(g.entities.contains_key(key), "dangling lookup {key}");
         }
-        let mut expected_words = BTreeMap::new();
+        let mut expected_words = Vec::new();
         for normal in g.lookup.keys() {
-            *expected_words.entry(word_count(normal)).or_insert(0) += 1;
+            let n = word_count(normal);
+            expected_words.resize(expected_words.len().max(n + 1), 0);
+            expected_words[n] += 1;
         }
         assert_eq!(g.words, expected_words);
-        for (key, node) in &g.entities {
-            assert_eq!(g.lookup.get(key), Some(key));
+        for (key, node) in g.entities.iter_sorted() {
+            assert_eq!(g.lookup.get(key).map(String::as_str), Some(key));
+            assert!(
+                node.edges.windows(2).all(|w| w[0] < w[1]),
+                "unsorted edge set"
+            );
             for id in &node.edges {
-                let e = &g.edges[id];
-                assert!(e.from == *key || e.to == *key);
+                let e = g.edges.get(id).unwrap();
+                assert!(e.from == key || e.to == key);
             }
         }
         for e in g.edges.values() {
             assert_eq!(e.id, edge_id(&e.from, &e.relation, &e.to));
-            assert!(g.entities[&e.from].edges.contains(&e.id));
-            assert!(g.entities[&e.to].edges.contains(&e.id));
+            assert!(g.entities.get(&e.from).unwrap().edges.contains(&e.id));
+            assert!(g.entities.get(&e.to).unwrap().edges.contains(&e.id));
         }
     }
 

@@ -17,11 +17,12 @@
 //!
 //! Cost: a scan over the paragraphs of the notes in the window with a binary search per query
 //! term in each paragraph's sorted term list; notes are few (one per day, week or quarter), so
-//! no inverted index is kept. Iteration is in id order, so results never depend on hashing.
+//! no inverted index is kept. The hit order is total, so results never depend on hashing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::graph::keyed::Keyed;
 use crate::notes::fnv::Fnv1a64;
 use crate::notes::keywords::{paragraph_terms, query_terms};
 use crate::notes::note::{Note, Period};
@@ -91,7 +92,7 @@ impl Entry {
 /// note first and change nothing on error.
 #[derive(Debug, Clone, Default)]
 pub struct NoteStore {
-    notes: BTreeMap<String, Entry>,
+    notes: Keyed<Entry>,
 }
 
 impl NoteStore {
@@ -140,7 +141,7 @@ impl NoteStore {
 
     /// Every note, in ascending id order.
     pub fn iter(&self) -> impl Iterator<Item = &Note> {
-        self.notes.values().map(|e| &e.note)
+        self.notes.values_sorted().map(|e| &e.note)
     }
 
     /// Number of notes.
@@ -185,7 +186,8 @@ impl NoteStore {
                 }
             }
         }
-        hits.sort_by(|a, b| {
+        // The order ends on (note id, paragraph), unique, so an unstable sort is deterministic.
+        hits.sort_unstable_by(|a, b| {
             b.matched_terms
                 .cmp(&a.matched_terms)
                 .then(b.start.total_cmp(&a.start))
