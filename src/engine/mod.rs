@@ -22,10 +22,9 @@ use crate::index::postings::InvertedIndex;
 use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
-use crate::recall::sf::push_term;
-use crate::signature::{self as lsh, Signature, SignatureIndex};
+use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
 use crate::store::{DocId, Memory};
-use crate::text;
+use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
 
 pub mod output;
@@ -152,8 +151,7 @@ pub struct Engine {
     trigram_en: FuzzyIndex,
     trigram_orig: FuzzyIndex,
     scratch: Scratch,
-    terms: String,
-    words: String,
+    analysis: Analysis,
     notes: NoteStore,
     graph: Graph,
     vectors: VectorStore,
@@ -173,8 +171,7 @@ impl Engine {
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
             scratch: Scratch::default(),
-            terms: String::new(),
-            words: String::new(),
+            analysis: Analysis::default(),
             notes: NoteStore::new(),
             graph: Graph::new(),
             signatures: SignatureIndex::new(),
@@ -425,89 +422,87 @@ impl Engine {
         Ok(())
     }
 
-    /// Adds `m`'s terms to every index. `self.terms` is a reusable NUL-separated buffer.
+    /// Adds `m`'s terms to every index.
     ///
     /// `doc` is always fresh (or just unindexed) and validated texts stay far below the
     /// indexes' `u32` limits, so this cannot fail in practice; if it ever did, the partial
     /// entries are removed again so no index is left half-written.
     fn index(&mut self, doc: DocId, m: &Memory) -> Result<()> {
-        let mut terms = std::mem::take(&mut self.terms);
-        let mut words = std::mem::take(&mut self.words);
-        let result = self.index_with(&mut terms, &mut words, doc, m);
+        let mut analysis = std::mem::take(&mut self.analysis);
+        let result = self.index_with(&mut analysis, doc, m);
         if result.is_err() {
-            self.unindex_with(&mut terms, doc, m);
+            self.unindex_with(&mut analysis, doc, m);
         }
-        self.terms = terms;
-        self.words = words;
+        self.analysis = analysis;
         result
     }
 
-    /// Analyses `m` once (porter terms into `terms`, folded words into `words`) and feeds
-    /// every index and the signature from those buffers.
-    fn index_with(
-        &mut self,
-        terms: &mut String,
-        words: &mut String,
-        doc: DocId,
-        m: &Memory,
-    ) -> Result<()> {
-        fill_porter_terms(terms, m);
-        fill_words(words, m.text_en());
-        let signature = lsh::signature_of_analysed(
-            terms.split_terminator('\0'),
-            words.split_terminator('\0'),
-            self.config.signature_seed,
-        );
-        self.porter.insert(doc, terms.split_terminator('\0'))?;
-        push_keywords(words, m);
-        self.trigram_en.insert(doc, words.split_terminator('\0'))?;
+    /// Analyses `m`'s `textEn` once (folded tokens and porter terms) and feeds every index
+    /// and the signature from that one analysis.
+    fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) -> Result<()> {
+        a.analyse(m.text_en());
+        let signature = a
+            .signer
+            .sign(&a.terms, &a.tokens, self.config.signature_seed);
+        self.porter.insert(doc, &a.terms)?;
+        a.push_keywords(m);
+        self.trigram_en.insert(doc, &a.tokens)?;
         if m.has_distinct_original() {
-            fill_words(words, &m.text);
-            self.trigram_orig
-                .insert(doc, words.split_terminator('\0'))?;
+            a.fill_tokens(&m.text);
+            self.trigram_orig.insert(doc, &a.tokens)?;
         }
         self.signatures.set(doc, signature);
         Ok(())
     }
 
     fn unindex(&mut self, doc: DocId, m: &Memory) {
-        let mut buffer = std::mem::take(&mut self.terms);
-        self.unindex_with(&mut buffer, doc, m);
-        self.terms = buffer;
+        let mut analysis = std::mem::take(&mut self.analysis);
+        self.unindex_with(&mut analysis, doc, m);
+        self.analysis = analysis;
     }
 
-    fn unindex_with(&mut self, buffer: &mut String, doc: DocId, m: &Memory) {
+    fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) {
         self.signatures.remove(doc);
-        fill_porter_terms(buffer, m);
-        self.porter.remove(doc, buffer.split_terminator('\0'));
-        fill_en_words(buffer, m);
-        self.trigram_en.remove(doc, buffer.split_terminator('\0'));
+        a.analyse(m.text_en());
+        self.porter.remove(doc, &a.terms);
+        a.push_keywords(m);
+        self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
-            fill_words(buffer, &m.text);
-            self.trigram_orig.remove(doc, buffer.split_terminator('\0'));
+            a.fill_tokens(&m.text);
+            self.trigram_orig.remove(doc, &a.tokens);
         }
     }
 }
 
-fn fill_porter_terms(buffer: &mut String, m: &Memory) {
-    buffer.clear();
-    text::for_each_term(m.text_en(), |t| push_term(buffer, t));
+/// Reusable buffers of the write path: one memory's analysis and its signature's features.
+#[derive(Debug, Default)]
+struct Analysis {
+    stemmer: Stemmer,
+    /// Folded tokens (for the trigram indexes and the signature's trigrams).
+    tokens: TermList,
+    /// Porter terms (for the porter index and the signature's terms).
+    terms: TermList,
+    signer: Signer,
 }
 
-fn fill_en_words(buffer: &mut String, m: &Memory) {
-    fill_words(buffer, m.text_en());
-    push_keywords(buffer, m);
-}
-
-fn push_keywords(buffer: &mut String, m: &Memory) {
-    for keyword in &m.keywords {
-        text::tokenize::for_each_token(keyword, |t| push_term(buffer, t));
+impl Analysis {
+    /// Tokens and terms of `text`.
+    fn analyse(&mut self, text: &str) {
+        text::analyse(text, &mut self.stemmer, &mut self.tokens, &mut self.terms);
     }
-}
 
-fn fill_words(buffer: &mut String, text: &str) {
-    buffer.clear();
-    text::tokenize::for_each_token(text, |t| push_term(buffer, t));
+    /// Tokens of `text` only.
+    fn fill_tokens(&mut self, text: &str) {
+        self.tokens.clear();
+        text::tokenize::for_each_token(text, |t| self.tokens.push(t));
+    }
+
+    /// Appends the tokens of `m`'s keywords to the tokens.
+    fn push_keywords(&mut self, m: &Memory) {
+        for keyword in &m.keywords {
+            text::tokenize::for_each_token(keyword, |t| self.tokens.push(t));
+        }
+    }
 }
 
 fn already_exists(id: &str) -> Error {

@@ -49,9 +49,12 @@
 //! References: M. Charikar, "Similarity estimation techniques from rounding algorithms",
 //! STOC 2002; G. S. Manku et al., "Detecting near-duplicates for web crawling", WWW 2007;
 //! splitmix64: G. Steele, D. Lea, C. Flood, OOPSLA 2014.
+//!
+//! [`for_each_term`]: crate::text::for_each_term
+//! [`for_each_token`]: crate::text::for_each_token
 
 use crate::error::{Error, Result};
-use crate::text::{for_each_term, tokenize::for_each_token};
+use crate::text::{analyse, Stemmer, TermList};
 
 /// Re-exported here because the index scans signatures of this format.
 pub use super::index::SignatureIndex;
@@ -151,9 +154,9 @@ impl Signature {
 /// assert!(signature("", 7).is_empty());
 /// ```
 pub fn signature(text: &str, seed: u64) -> Signature {
-    let mut hashes: Vec<u64> = Vec::new();
-    for_each_feature(text, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
-    signature_of_hashes(hashes)
+    let (mut tokens, mut terms) = (TermList::new(), TermList::new());
+    analyse(text, &mut Stemmer::new(), &mut tokens, &mut terms);
+    Signer::new().sign(&terms, &tokens, seed)
 }
 
 /// [`signature`] from a text already analysed: its porter `terms`
@@ -165,19 +168,94 @@ pub fn signature_of_analysed<'a>(
     tokens: impl IntoIterator<Item = &'a str>,
     seed: u64,
 ) -> Signature {
-    let mut hashes: Vec<u64> = Vec::new();
-    let mut features = FeatureKeys::default();
-    for term in terms {
-        features.term(term, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
-    }
-    for token in tokens {
-        features.token(token, |key| hashes.push(mix64(fnv1a64(key) ^ seed)));
-    }
-    signature_of_hashes(hashes)
+    Signer::new().sign(terms, tokens, seed)
 }
 
-/// Steps 2–5 of the module doc over the feature hashes of one text.
-fn signature_of_hashes(mut hashes: Vec<u64>) -> Signature {
+/// Computes signatures in reusable buffers: after the first few texts, signing allocates
+/// nothing. [`Signer::sign`] equals [`signature_of_analysed`].
+#[derive(Debug, Clone, Default)]
+pub struct Signer {
+    /// Feature hashes `h` of the text being signed, one per occurrence.
+    hashes: Vec<u64>,
+    /// A non-ASCII token padded with [`PAD`] on both sides.
+    padded: Vec<u8>,
+    /// Byte offset of each char of `padded`, then its length.
+    char_starts: Vec<usize>,
+}
+
+impl Signer {
+    /// A signer with empty buffers (allocates nothing).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The signature of a text given its porter `terms` and folded `tokens`, each in text
+    /// order; equal to [`signature_of_analysed`]`(terms, tokens, seed)`.
+    pub fn sign<'a>(
+        &mut self,
+        terms: impl IntoIterator<Item = &'a str>,
+        tokens: impl IntoIterator<Item = &'a str>,
+        seed: u64,
+    ) -> Signature {
+        self.hashes.clear();
+        for term in terms {
+            let h = fnv1a64_from(TERM_KEY_STATE, term.as_bytes());
+            self.hashes.push(mix64(h ^ seed));
+        }
+        for token in tokens {
+            self.push_trigrams(token, seed);
+        }
+        signature_of_hashes(&mut self.hashes)
+    }
+
+    /// Pushes the hash of each padded trigram of `token`, if it has at least
+    /// [`TRIGRAM_MIN_CHARS`] characters: the key `TAG_TRIGRAM ‖ utf8(window)` of step 1,
+    /// hashed straight from the token's bytes.
+    fn push_trigrams(&mut self, token: &str, seed: u64) {
+        let bytes = token.as_bytes();
+        if bytes.len() < TRIGRAM_MIN_CHARS {
+            return; // fewer bytes than chars needed, whatever the script
+        }
+        if bytes.is_ascii() {
+            let pad = PAD as u8;
+            let (first, last) = (bytes[0], bytes[bytes.len() - 1]);
+            let hashes = &mut self.hashes;
+            let mut push = |window: [u8; 3]| {
+                let h = fnv1a64_from(TRIGRAM_KEY_STATE, &window);
+                hashes.push(mix64(h ^ seed));
+            };
+            push([pad, first, bytes[1]]);
+            for window in bytes.windows(3) {
+                push([window[0], window[1], window[2]]);
+            }
+            push([bytes[bytes.len() - 2], last, pad]);
+            return;
+        }
+        self.padded.clear();
+        self.char_starts.clear();
+        self.padded.push(PAD as u8);
+        self.char_starts.push(0);
+        for (offset, _) in token.char_indices() {
+            self.char_starts.push(1 + offset);
+        }
+        self.padded.extend_from_slice(bytes);
+        self.char_starts.push(self.padded.len());
+        self.padded.push(PAD as u8);
+        self.char_starts.push(self.padded.len());
+        // `char_starts` holds n + 3 offsets for the n + 2 padded chars.
+        if self.char_starts.len() < TRIGRAM_MIN_CHARS + 3 {
+            return;
+        }
+        for bounds in self.char_starts.windows(4) {
+            let window = &self.padded[bounds[0]..bounds[3]];
+            let h = fnv1a64_from(TRIGRAM_KEY_STATE, window);
+            self.hashes.push(mix64(h ^ seed));
+        }
+    }
+}
+
+/// Steps 2–5 of the module doc over the feature hashes of one text (sorted in place).
+fn signature_of_hashes(hashes: &mut [u64]) -> Signature {
     hashes.sort_unstable();
     let mut tally = Tally::default();
     for run in hashes.chunk_by(|a, b| a == b) {
@@ -192,69 +270,119 @@ fn signature_of_hashes(mut hashes: Vec<u64>) -> Signature {
     tally.signature()
 }
 
-/// Byte lanes of a `u64` hold at most this much before they are flushed.
-const LANE_MAX: u64 = 255;
-/// The low bit of each byte lane.
-const LANE_LOW_BITS: u64 = 0x0101_0101_0101_0101;
+/// Largest weight [`Tally::add`] counts; heavier features count as this (a text never has
+/// one: weights are `1 + ⌊log₂ tf⌋ ≤ 64`).
+const MAX_WEIGHT: u32 = 255;
+/// Bit planes of a [`Tally`]: each per-bit counter holds up to `2^PLANES − 1`.
+const PLANES: usize = 16;
+/// Most weight a [`Tally`] adds to its bit planes before flushing them.
+const BATCH_MAX: u64 = (1 << PLANES) - 1;
 
-/// Exact integer sums of step 5: `positive[b]` = total weight of features whose sign bit
-/// `b` is set, and `total` = total weight.
+/// Exact integer sums of step 5: `P_b` = total weight of features whose sign bit `b` is set,
+/// and `total` = total weight.
 ///
-/// SWAR speed-up: `lanes[w][r]` holds eight byte counters, lane `m` counting bit
-/// `64w + 8m + r`, so adding one feature costs 32 shift-mask-multiply-adds instead of 256
-/// scalar updates. A batch of at most `LANE_MAX` weight fits in a byte without carries; then
-/// the lanes are flushed into `positive`. The result equals the per-bit sums exactly.
+/// Bit-sliced counters: plane `k` holds bit `k` of every one of the 256 counters, so adding a
+/// feature of weight 1 is a ripple-carry add of its four sign words into the planes, which
+/// stops as soon as no carry is left (after two planes on average), and weight `w` adds the
+/// sign words at every plane `k` where `w` has bit `k` set. The planes hold at most
+/// [`BATCH_MAX`] weight; beyond that they are flushed into plain per-bit sums (only texts
+/// with tens of thousands of feature occurrences get there). The result equals the per-bit
+/// sums exactly.
 struct Tally {
-    lanes: [[u64; 8]; WORDS],
+    planes: [[u64; WORDS]; PLANES],
+    /// Weight added to `planes` since they were last flushed.
     batch: u64,
-    positive: [u64; SIGNATURE_BITS],
+    /// Per-bit sums of the flushed batches; empty until the first flush.
+    flushed: Vec<u64>,
     total: u64,
 }
 
 impl Default for Tally {
     fn default() -> Self {
         Self {
-            lanes: [[0; 8]; WORDS],
+            planes: [[0; WORDS]; PLANES],
             batch: 0,
-            positive: [0; SIGNATURE_BITS],
+            flushed: Vec::new(),
             total: 0,
         }
     }
 }
 
 impl Tally {
-    /// Adds a feature with sign bits `signs` and weight `weight` (≤ `LANE_MAX`).
+    /// Adds a feature with sign bits `signs` and weight `weight` (at most [`MAX_WEIGHT`]).
     fn add(&mut self, signs: &[u64; WORDS], weight: u32) {
-        let weight = u64::from(weight).min(LANE_MAX);
-        if self.batch + weight > LANE_MAX {
+        let weight = weight.min(MAX_WEIGHT);
+        if self.batch + u64::from(weight) > BATCH_MAX {
             self.flush();
         }
-        for (lanes, &word) in self.lanes.iter_mut().zip(signs) {
-            for (r, lane) in lanes.iter_mut().enumerate() {
-                *lane += ((word >> r) & LANE_LOW_BITS) * weight;
+        let mut rest = weight;
+        while rest != 0 {
+            let plane = rest.trailing_zeros() as usize;
+            self.add_at(signs, plane);
+            rest &= rest - 1;
+        }
+        self.batch += u64::from(weight);
+        self.total += u64::from(weight);
+    }
+
+    /// Adds `2^first` to the counter of every bit set in `signs`.
+    #[inline]
+    fn add_at(&mut self, signs: &[u64; WORDS], first: usize) {
+        let mut carry = *signs;
+        // The batch bound keeps every counter below 2^PLANES, so no carry leaves the last plane.
+        for plane in &mut self.planes[first..] {
+            let mut any = 0;
+            for (bits, c) in plane.iter_mut().zip(&mut carry) {
+                let next = *bits & *c;
+                *bits ^= *c;
+                *c = next;
+                any |= next;
+            }
+            if any == 0 {
+                break;
             }
         }
-        self.batch += weight;
-        self.total += weight;
     }
 
     fn flush(&mut self) {
-        for (w, lanes) in self.lanes.iter_mut().enumerate() {
-            for (r, lane) in lanes.iter_mut().enumerate() {
-                for m in 0..8 {
-                    self.positive[64 * w + 8 * m + r] += (*lane >> (8 * m)) & 0xff;
+        if self.flushed.is_empty() {
+            self.flushed = vec![0; SIGNATURE_BITS];
+        }
+        for (k, plane) in self.planes.iter_mut().enumerate() {
+            for (w, bits) in plane.iter_mut().enumerate() {
+                for b in 0..64 {
+                    self.flushed[64 * w + b] += ((*bits >> b) & 1) << k;
                 }
-                *lane = 0;
+                *bits = 0;
             }
         }
         self.batch = 0;
     }
 
-    /// Bit `b` set iff `2·positive[b] > total`.
+    /// Bit `b` set iff `2·P_b > total`.
     fn signature(mut self) -> Signature {
-        self.flush();
         let mut words = [0u64; WORDS];
-        for (b, &p) in self.positive.iter().enumerate() {
+        if self.flushed.is_empty() {
+            // Every count is in the planes: compare them with ⌊total / 2⌋ (`2·P > total` iff
+            // `P > ⌊total / 2⌋`) bit-sliced, from the top plane down.
+            let half = self.total / 2;
+            for (w, word) in words.iter_mut().enumerate() {
+                let (mut greater, mut equal) = (0u64, u64::MAX);
+                for (k, plane) in self.planes.iter().enumerate().rev() {
+                    let bits = plane[w];
+                    if (half >> k) & 1 == 1 {
+                        equal &= bits;
+                    } else {
+                        greater |= equal & bits;
+                        equal &= !bits;
+                    }
+                }
+                *word = greater;
+            }
+            return Signature(words);
+        }
+        self.flush();
+        for (b, &p) in self.flushed.iter().enumerate() {
             if 2 * p > self.total {
                 words[b / 64] |= 1 << (b % 64);
             }
@@ -263,56 +391,23 @@ impl Tally {
     }
 }
 
-/// Calls `f` with the key of every feature occurrence of `text` (step 1 of the module doc).
-fn for_each_feature(text: &str, mut f: impl FnMut(&[u8])) {
-    let mut features = FeatureKeys::default();
-    for_each_term(text, |term| features.term(term, &mut f));
-    for_each_token(text, |token| features.token(token, &mut f));
-}
-
-/// Builds feature keys in reusable buffers.
-#[derive(Default)]
-struct FeatureKeys {
-    key: Vec<u8>,
-    chars: Vec<char>,
-}
-
-impl FeatureKeys {
-    /// The key of a porter term: `TAG_TERM ‖ term`.
-    fn term(&mut self, term: &str, mut f: impl FnMut(&[u8])) {
-        self.key.clear();
-        self.key.push(TAG_TERM);
-        self.key.extend_from_slice(term.as_bytes());
-        f(&self.key);
-    }
-
-    /// The keys of a folded token's padded trigrams, if it has at least
-    /// [`TRIGRAM_MIN_CHARS`] characters.
-    fn token(&mut self, token: &str, mut f: impl FnMut(&[u8])) {
-        self.chars.clear();
-        self.chars.push(PAD);
-        self.chars.extend(token.chars());
-        self.chars.push(PAD);
-        if self.chars.len() < TRIGRAM_MIN_CHARS + 2 {
-            return;
-        }
-        for window in self.chars.windows(3) {
-            self.key.clear();
-            self.key.push(TAG_TRIGRAM);
-            for &c in window {
-                self.key
-                    .extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
-            }
-            f(&self.key);
-        }
-    }
-}
+/// FNV-1a state after hashing the tag byte of a porter term key.
+const TERM_KEY_STATE: u64 = (FNV_OFFSET ^ TAG_TERM as u64).wrapping_mul(FNV_PRIME);
+/// FNV-1a state after hashing the tag byte of a trigram key.
+const TRIGRAM_KEY_STATE: u64 = (FNV_OFFSET ^ TAG_TRIGRAM as u64).wrapping_mul(FNV_PRIME);
 
 /// 64-bit FNV-1a.
+#[cfg(test)]
 fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(FNV_OFFSET, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-    })
+    fnv1a64_from(FNV_OFFSET, bytes)
+}
+
+/// 64-bit FNV-1a continued from `state` over `bytes`.
+#[inline]
+fn fnv1a64_from(state: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(state, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// The splitmix64 output function, a bijective 64-bit finalizer.
@@ -737,5 +832,121 @@ mod tests {
             );
             assert_eq!(analysed, signature(text, 42), "{text}");
         }
+    }
+
+    /// Step 1–5 of the module doc written out directly: keys as byte strings, per-bit sums.
+    fn reference_signature(text: &str, seed: u64) -> Signature {
+        let mut hashes = Vec::new();
+        crate::text::for_each_term(text, |term| {
+            let mut key = vec![TAG_TERM];
+            key.extend_from_slice(term.as_bytes());
+            hashes.push(mix64(fnv1a64(&key) ^ seed));
+        });
+        crate::text::for_each_token(text, |token| {
+            let padded: Vec<char> = std::iter::once(PAD)
+                .chain(token.chars())
+                .chain(std::iter::once(PAD))
+                .collect();
+            if padded.len() < TRIGRAM_MIN_CHARS + 2 {
+                return;
+            }
+            for window in padded.windows(3) {
+                let mut key = vec![TAG_TRIGRAM];
+                key.extend(window.iter().collect::<String>().bytes());
+                hashes.push(mix64(fnv1a64(&key) ^ seed));
+            }
+        });
+        hashes.sort_unstable();
+        let mut positive = [0u64; SIGNATURE_BITS];
+        let mut total = 0u64;
+        for run in hashes.chunk_by(|a, b| a == b) {
+            let weight = u64::from(1 + run.len().ilog2());
+            for (b, p) in positive.iter_mut().enumerate() {
+                let sign = mix64(run[0].wrapping_add((b as u64 / 64 + 1).wrapping_mul(GAMMA)));
+                *p += weight * ((sign >> (b % 64)) & 1);
+            }
+            total += weight;
+        }
+        let mut words = [0u64; WORDS];
+        for (b, &p) in positive.iter().enumerate() {
+            if 2 * p > total {
+                words[b / 64] |= 1 << (b % 64);
+            }
+        }
+        Signature(words)
+    }
+
+    #[test]
+    fn signatures_equal_the_construction_written_out() {
+        let mut rng = SplitMix64(0x51_6e);
+        let pieces = [
+            "deploy",
+            "Crème",
+            "brûlée",
+            "Zoë's",
+            "東京タワー",
+            "Встреча",
+            "a",
+            "bb",
+            "ccc",
+            "dddd",
+            "e-mail",
+            "3.14",
+            "naïve",
+            "coöperation",
+            "Straße",
+            "ภาษาไทย",
+            "ok",
+            "the",
+            "connections",
+            "INV-48213",
+            "a\u{1041}\u{1041}ed",
+            "🚀",
+            "\u{301}e",
+        ];
+        let mut signer = Signer::new();
+        let (mut tokens, mut terms) = (TermList::new(), TermList::new());
+        for case in 0..300 {
+            // Up to 3,000 words: long texts cross the tally's flush.
+            let len = if case % 50 == 0 {
+                3000
+            } else {
+                rng.below(40) as usize
+            };
+            let words: Vec<&str> = (0..len)
+                .map(|_| pieces[rng.below(pieces.len() as u64) as usize])
+                .collect();
+            let text = words.join(" ");
+            let seed = rng.next_u64();
+            let want = reference_signature(&text, seed);
+            assert_eq!(signature(&text, seed), want, "case {case}");
+            analyse(&text, &mut Stemmer::new(), &mut tokens, &mut terms);
+            assert_eq!(signer.sign(&terms, &tokens, seed), want, "case {case}");
+        }
+    }
+
+    #[test]
+    fn tally_matches_per_bit_sums_across_flushes() {
+        let mut rng = SplitMix64(0xf1_0511);
+        let mut tally = Tally::default();
+        let mut positive = [0u64; SIGNATURE_BITS];
+        let mut total = 0u64;
+        for _ in 0..5000 {
+            let signs: [u64; WORDS] = std::array::from_fn(|_| rng.next_u64());
+            let weight = 1 + rng.below(64) as u32;
+            tally.add(&signs, weight);
+            for (b, p) in positive.iter_mut().enumerate() {
+                *p += u64::from(weight) * ((signs[b / 64] >> (b % 64)) & 1);
+            }
+            total += u64::from(weight);
+        }
+        assert!(total > 2 * BATCH_MAX);
+        let mut want = [0u64; WORDS];
+        for (b, &p) in positive.iter().enumerate() {
+            if 2 * p > total {
+                want[b / 64] |= 1 << (b % 64);
+            }
+        }
+        assert_eq!(tally.signature(), Signature(want));
     }
 }

@@ -9,6 +9,9 @@
 //! | stem each token | [`porter`] | `fts5PorterCb` |
 //! | cut terms at [`MAX_TERM_BYTES`] | [`for_each_term`] | `FTS5_MAX_TOKEN_SIZE` |
 //!
+//! [`analyse`] runs the pipeline once and keeps both the folded tokens and the terms, in
+//! reusable [`TermList`]s, for callers that need both.
+//!
 //! ```
 //! let mut terms = Vec::new();
 //! recallkit::text::for_each_term("The Crème Brûlée was RUNNING away", |t| terms.push(t.to_owned()));
@@ -33,6 +36,7 @@
 
 pub mod normalize;
 pub mod porter;
+pub mod term_list;
 pub mod tokenize;
 mod unicode_tables;
 
@@ -43,6 +47,7 @@ use std::borrow::Cow;
 
 pub use normalize::{continues_token, fold, is_token_char};
 pub use porter::{stem, Stemmer};
+pub use term_list::{analyse, TermList};
 pub use tokenize::{for_each_token, tokens};
 
 /// FTS5 stores at most this many bytes of a term and cuts longer ones there, possibly inside

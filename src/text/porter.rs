@@ -81,6 +81,7 @@ const PAD: usize = 8;
 /// bit masks (bit `i` is byte `i`; words have at most 64 bytes). A flag only depends on the
 /// bytes before it and every rewrite touches the end of the word, so flags are computed
 /// lazily, up to where a condition needs them, and recomputed only from a rewritten byte on.
+#[derive(Debug, Clone)]
 pub struct Stemmer {
     /// `PAD` zero bytes, then the word.
     bytes: [u8; PAD + PORTER_MAX_TOKEN_BYTES],
