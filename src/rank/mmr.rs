@@ -163,9 +163,7 @@ fn sanitize(score: f64) -> f64 {
 
 /// Indices by descending score, stable (equal scores keep input order; NaN last).
 pub fn score_order(cands: &[Candidate]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&a, &b| sanitize(cands[b].score).total_cmp(&sanitize(cands[a].score)));
-    order
+    super::order::order_desc(cands.iter().map(|c| sanitize(c.score)))
 }
 
 /// Records each candidate's 1-based rank by score ([`score_order`]) as `rankBeforeMmr` and

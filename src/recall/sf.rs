@@ -26,6 +26,7 @@ use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::postings::{InvertedIndex, TermId};
 use crate::notes::keywords::is_stopword;
+use crate::rank::order::{desc_key, sort_keys};
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
 use crate::store::{DocId, Memory};
@@ -185,10 +186,17 @@ pub fn run<'m>(
         keep(&mut best, SfSource::TrigramOrig, found);
     }
 
-    let mut hits: Vec<SfHit> = best.into_values().collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
-    hits.truncate(query.limit);
-    hits
+    // Score descending, then doc ascending, through the shared key sort (see rank::order).
+    let mut order: Vec<(u64, u32)> = best
+        .values()
+        .map(|h| (desc_key(h.score), h.doc.0))
+        .collect();
+    sort_keys(&mut order);
+    order
+        .into_iter()
+        .take(query.limit)
+        .filter_map(|(_, doc)| best.remove(&DocId(doc)))
+        .collect()
 }
 
 /// Appends `term` and a NUL separator: terms never contain NUL (it is not a token character),
