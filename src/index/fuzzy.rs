@@ -21,7 +21,7 @@
 
 use crate::error::Result;
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
-use crate::index::postings::InvertedIndex;
+use crate::index::postings::{InvertedIndex, TermId};
 use crate::index::trigram::{LookupScratch, TermMatch, TrigramIndex};
 use crate::store::DocId;
 
@@ -35,6 +35,8 @@ pub const SKIP_COMMON_MIN_POSTINGS: usize = 1024;
 pub struct FuzzyIndex {
     terms: InvertedIndex,
     vocab: TrigramIndex,
+    /// Terms of `terms`' vocabulary (by `TermId`, from 0) already added to `vocab`.
+    synced: usize,
 }
 
 /// Reusable per-query buffers: dense score arrays indexed by `DocId` plus the list of
@@ -59,16 +61,23 @@ impl FuzzyIndex {
 
     /// Adds document `doc` with its folded terms, in order. Fails as
     /// [`InvertedIndex::insert`] does (a `doc` already present, or sizes beyond `u32`).
+    ///
+    /// Only terms new to the vocabulary reach the trigram index: the inverted index assigns
+    /// term ids in order of first appearance, so those are the ids from the last synced one
+    /// on (also after a failed insert, whose terms may have joined the vocabulary).
     pub fn insert<'a>(
         &mut self,
         doc: DocId,
-        terms: impl IntoIterator<Item = &'a str> + Clone,
+        terms: impl IntoIterator<Item = &'a str>,
     ) -> Result<()> {
-        self.terms.insert(doc, terms.clone())?;
-        for term in terms {
-            self.vocab.insert(term);
+        let result = self.terms.insert(doc, terms);
+        let known = self.terms.vocabulary_len();
+        for id in self.synced..known {
+            // `id < vocabulary_len() <= u32::MAX`: the vocabulary's ids are u32.
+            self.vocab.insert(self.terms.term(TermId(id as u32)));
         }
-        Ok(())
+        self.synced = known;
+        result
     }
 
     /// Removes document `doc`, given the same terms it was inserted with. Vocabulary terms

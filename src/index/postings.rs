@@ -73,6 +73,8 @@ pub struct InvertedIndex {
     doc_lens: Vec<u32>,
     doc_count: u32,
     total_terms: u64,
+    /// Reused by [`insert`](Self::insert) for the document's term ids (empty between calls).
+    ids: Vec<u32>,
 }
 
 impl InvertedIndex {
@@ -108,7 +110,21 @@ impl InvertedIndex {
                 doc.0
             )));
         }
-        let mut ids = Vec::new();
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        let result = self.insert_ids(doc, terms, &mut ids);
+        ids.clear();
+        self.ids = ids;
+        result
+    }
+
+    /// [`insert`](Self::insert) with a buffer for the term ids.
+    fn insert_ids<'a>(
+        &mut self,
+        doc: DocId,
+        terms: impl IntoIterator<Item = &'a str>,
+        ids: &mut Vec<u32>,
+    ) -> Result<()> {
         for term in terms {
             ids.push(self.vocabulary.intern(term)?);
         }
@@ -235,6 +251,7 @@ impl InvertedIndex {
         self.lists.shrink_to_fit();
         self.lists.iter_mut().for_each(PostingList::shrink_to_fit);
         self.doc_lens.shrink_to_fit();
+        self.ids.shrink_to_fit();
     }
 
     /// Heap memory held by the index, in bytes: the capacity of every table (allocator
@@ -245,6 +262,7 @@ impl InvertedIndex {
             + self.lists.capacity() * std::mem::size_of::<PostingList>()
             + lists
             + self.doc_lens.capacity() * std::mem::size_of::<u32>()
+            + self.ids.capacity() * std::mem::size_of::<u32>()
     }
 
     fn stored_len(&self, doc: DocId) -> Option<u32> {

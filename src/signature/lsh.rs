@@ -181,6 +181,8 @@ pub struct Signer {
     padded: Vec<u8>,
     /// Byte offset of each char of `padded`, then its length.
     char_starts: Vec<usize>,
+    /// Counting table of [`Signer::finish`]: `(hash, occurrences)`, 0 occurrences when free.
+    counts: Vec<(u64, u32)>,
 }
 
 impl Signer {
@@ -205,7 +207,7 @@ impl Signer {
         for token in tokens {
             self.push_trigrams(token, seed);
         }
-        signature_of_hashes(&mut self.hashes)
+        self.finish()
     }
 
     /// Pushes the hash of each padded trigram of `token`, if it has at least
@@ -259,15 +261,54 @@ fn signature_of_hashes(hashes: &mut [u64]) -> Signature {
     hashes.sort_unstable();
     let mut tally = Tally::default();
     for run in hashes.chunk_by(|a, b| a == b) {
-        let weight = 1 + run.len().ilog2();
-        let mut state = run[0];
-        let signs: [u64; WORDS] = std::array::from_fn(|_| {
-            state = state.wrapping_add(GAMMA);
-            mix64(state)
-        });
-        tally.add(&signs, weight);
+        tally.add_feature(run[0], run.len());
     }
     tally.signature()
+}
+
+/// Texts with more feature occurrences than this are counted by sorting, so the counting
+/// table of [`Signer`] stays small.
+const MAX_TABLE_HASHES: usize = 4096;
+
+impl Signer {
+    /// Steps 2–5 of the module doc over `self.hashes`: equal hashes are counted in an
+    /// open-addressing table indexed by their low bits (the hashes are already mixed), then
+    /// each feature goes into the tally. The sums commute, so the order does not matter.
+    fn finish(&mut self) -> Signature {
+        let n = self.hashes.len();
+        if n > MAX_TABLE_HASHES {
+            let signature = signature_of_hashes(&mut self.hashes);
+            // Do not keep a huge buffer for the next, usually short, text.
+            self.hashes = Vec::new();
+            return signature;
+        }
+        let size = (2 * n).next_power_of_two().max(16);
+        let mask = size - 1;
+        self.counts.clear();
+        self.counts.resize(size, (0, 0));
+        for &h in &self.hashes {
+            let mut slot = h as usize & mask;
+            loop {
+                let entry = &mut self.counts[slot];
+                if entry.1 == 0 {
+                    *entry = (h, 1);
+                    break;
+                }
+                if entry.0 == h {
+                    entry.1 += 1;
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+        }
+        let mut tally = Tally::default();
+        for &(h, tf) in &self.counts {
+            if tf > 0 {
+                tally.add_feature(h, tf as usize);
+            }
+        }
+        tally.signature()
+    }
 }
 
 /// Largest weight [`Tally::add`] counts; heavier features count as this (a text never has
@@ -277,20 +318,37 @@ const MAX_WEIGHT: u32 = 255;
 const PLANES: usize = 16;
 /// Most weight a [`Tally`] adds to its bit planes before flushing them.
 const BATCH_MAX: u64 = (1 << PLANES) - 1;
+/// Sign vectors a [`Tally`] gathers before adding them through its carry-save adders.
+const BLOCK: usize = 16;
+
+/// One bit per hyperplane.
+type Bits = [u64; WORDS];
 
 /// Exact integer sums of step 5: `P_b` = total weight of features whose sign bit `b` is set,
 /// and `total` = total weight.
 ///
-/// Bit-sliced counters: plane `k` holds bit `k` of every one of the 256 counters, so adding a
-/// feature of weight 1 is a ripple-carry add of its four sign words into the planes, which
-/// stops as soon as no carry is left (after two planes on average), and weight `w` adds the
-/// sign words at every plane `k` where `w` has bit `k` set. The planes hold at most
-/// [`BATCH_MAX`] weight; beyond that they are flushed into plain per-bit sums (only texts
-/// with tens of thousands of feature occurrences get there). The result equals the per-bit
-/// sums exactly.
+/// Bit-sliced counters (a positional popcount): plane `k` holds bit `k` of each of the 256
+/// counters. A feature of weight `w` is added `w` times (`w ≤ tf`, so at most once per
+/// occurrence). Sign vectors are gathered in blocks of [`BLOCK`] and summed by a tree of
+/// carry-save adders into four running partial planes, `ones`, `twos`, `fours` and `eights`
+/// (Harley–Seal); what overflows them, `sixteens`, is ripple-carried into the planes from
+/// plane 4. That costs about five word operations per sign word, where a ripple-carry add of
+/// each vector would travel about eight planes before the carries of all 256 bits die out.
+/// The planes hold at most [`BATCH_MAX`] weight; beyond that they are flushed into plain
+/// per-bit sums (only texts with tens of thousands of feature occurrences get there). The
+/// result equals the per-bit sums exactly.
+///
+/// Reference: W. Muła, N. Kurz, D. Lemire, "Faster population counts using AVX2
+/// instructions", The Computer Journal 61 (2018), for the Harley–Seal adder tree.
 struct Tally {
-    planes: [[u64; WORDS]; PLANES],
-    /// Weight added to `planes` since they were last flushed.
+    block: [Bits; BLOCK],
+    block_len: usize,
+    ones: Bits,
+    twos: Bits,
+    fours: Bits,
+    eights: Bits,
+    planes: [Bits; PLANES],
+    /// Weight added to the partial planes and `planes` since they were last flushed.
     batch: u64,
     /// Per-bit sums of the flushed batches; empty until the first flush.
     flushed: Vec<u64>,
@@ -300,6 +358,12 @@ struct Tally {
 impl Default for Tally {
     fn default() -> Self {
         Self {
+            block: [[0; WORDS]; BLOCK],
+            block_len: 0,
+            ones: [0; WORDS],
+            twos: [0; WORDS],
+            fours: [0; WORDS],
+            eights: [0; WORDS],
             planes: [[0; WORDS]; PLANES],
             batch: 0,
             flushed: Vec::new(),
@@ -308,27 +372,71 @@ impl Default for Tally {
     }
 }
 
+/// Carry-save adder: bitwise `a + b + c` as `(carry, sum)`, both one bit per position.
+#[inline]
+fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
+    let carry = std::array::from_fn(|w| (a[w] & b[w]) | ((a[w] ^ b[w]) & c[w]));
+    let sum = std::array::from_fn(|w| a[w] ^ b[w] ^ c[w]);
+    (carry, sum)
+}
+
 impl Tally {
+    /// Adds the feature of hash `h` that occurs `tf ≥ 1` times (steps 3 and 4).
+    fn add_feature(&mut self, h: u64, tf: usize) {
+        let weight = 1 + tf.ilog2();
+        let mut state = h;
+        let signs: Bits = std::array::from_fn(|_| {
+            state = state.wrapping_add(GAMMA);
+            mix64(state)
+        });
+        self.add(&signs, weight);
+    }
+
     /// Adds a feature with sign bits `signs` and weight `weight` (at most [`MAX_WEIGHT`]).
-    fn add(&mut self, signs: &[u64; WORDS], weight: u32) {
+    fn add(&mut self, signs: &Bits, weight: u32) {
         let weight = weight.min(MAX_WEIGHT);
-        if self.batch + u64::from(weight) > BATCH_MAX {
-            self.flush();
+        for _ in 0..weight {
+            self.block[self.block_len] = *signs;
+            self.block_len += 1;
+            if self.block_len == BLOCK {
+                self.add_block();
+            }
         }
-        let mut rest = weight;
-        while rest != 0 {
-            let plane = rest.trailing_zeros() as usize;
-            self.add_at(signs, plane);
-            rest &= rest - 1;
-        }
-        self.batch += u64::from(weight);
         self.total += u64::from(weight);
     }
 
-    /// Adds `2^first` to the counter of every bit set in `signs`.
+    /// Adds the gathered sign vectors to the counters and empties the block.
+    fn add_block(&mut self) {
+        if self.batch + BLOCK as u64 > BATCH_MAX {
+            self.flush();
+        }
+        self.block[self.block_len..].fill([0; WORDS]);
+        let d = &self.block;
+        let (twos_a, ones) = csa(&self.ones, &d[0], &d[1]);
+        let (twos_b, ones) = csa(&ones, &d[2], &d[3]);
+        let (fours_a, twos) = csa(&self.twos, &twos_a, &twos_b);
+        let (twos_a, ones) = csa(&ones, &d[4], &d[5]);
+        let (twos_b, ones) = csa(&ones, &d[6], &d[7]);
+        let (fours_b, twos) = csa(&twos, &twos_a, &twos_b);
+        let (eights_a, fours) = csa(&self.fours, &fours_a, &fours_b);
+        let (twos_a, ones) = csa(&ones, &d[8], &d[9]);
+        let (twos_b, ones) = csa(&ones, &d[10], &d[11]);
+        let (fours_a, twos) = csa(&twos, &twos_a, &twos_b);
+        let (twos_a, ones) = csa(&ones, &d[12], &d[13]);
+        let (twos_b, ones) = csa(&ones, &d[14], &d[15]);
+        let (fours_b, twos) = csa(&twos, &twos_a, &twos_b);
+        let (eights_b, fours) = csa(&fours, &fours_a, &fours_b);
+        let (sixteens, eights) = csa(&self.eights, &eights_a, &eights_b);
+        (self.ones, self.twos, self.fours, self.eights) = (ones, twos, fours, eights);
+        self.ripple(&sixteens, 4);
+        self.batch += self.block_len as u64;
+        self.block_len = 0;
+    }
+
+    /// Adds `2^first` to the counter of every bit set in `bits`.
     #[inline]
-    fn add_at(&mut self, signs: &[u64; WORDS], first: usize) {
-        let mut carry = *signs;
+    fn ripple(&mut self, bits: &Bits, first: usize) {
+        let mut carry = *bits;
         // The batch bound keeps every counter below 2^PLANES, so no carry leaves the last plane.
         for plane in &mut self.planes[first..] {
             let mut any = 0;
@@ -344,7 +452,21 @@ impl Tally {
         }
     }
 
+    /// Moves the partial planes into the planes.
+    fn settle(&mut self) {
+        let partial = [self.ones, self.twos, self.fours, self.eights];
+        for (k, bits) in partial.iter().enumerate() {
+            self.ripple(bits, k);
+        }
+        self.ones = [0; WORDS];
+        self.twos = [0; WORDS];
+        self.fours = [0; WORDS];
+        self.eights = [0; WORDS];
+    }
+
+    /// Moves every count into `flushed`.
     fn flush(&mut self) {
+        self.settle();
         if self.flushed.is_empty() {
             self.flushed = vec![0; SIGNATURE_BITS];
         }
@@ -361,6 +483,10 @@ impl Tally {
 
     /// Bit `b` set iff `2·P_b > total`.
     fn signature(mut self) -> Signature {
+        if self.block_len > 0 {
+            self.add_block();
+        }
+        self.settle();
         let mut words = [0u64; WORDS];
         if self.flushed.is_empty() {
             // Every count is in the planes: compare them with ⌊total / 2⌋ (`2·P > total` iff
