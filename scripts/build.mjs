@@ -30,7 +30,7 @@ run("wasm-bindgen", [wasmOut, "--out-dir", join(root, "pkg"), "--target", "web"]
 const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
 const optimised = join(root, "pkg", "recallkit_bg.opt.wasm");
 run("node", [
-  wasmOpt, bgWasm, "-O3", "-o", optimised,
+  wasmOpt, bgWasm, "-O3", "--converge", "-o", optimised,
   "--enable-simd", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
   "--enable-sign-ext", "--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types",
 ]);

@@ -350,11 +350,7 @@ impl Engine {
 
     /// Phase 1 of a recall: validates options and runs stage Sf.
     #[wasm_bindgen(js_name = beginRecall)]
-    pub fn begin_recall(
-        &mut self,
-        query: &str,
-        options: &str,
-    ) -> Result<PendingRecall, JsError> {
+    pub fn begin_recall(&mut self, query: &str, options: &str) -> Result<PendingRecall, JsError> {
         let o: RecallOptionsShape = from_json(options)?;
         let options = RecallOptions {
             limit: o.limit,

@@ -15,12 +15,14 @@
 //! `conflicts[i]` lists, ascending, the positions of the other results that contradict result
 //! `i` by the test of [`super::contradiction`] (the same statement with opposite polarity, or
 //! with a different value). The relation is symmetric; a result never conflicts with itself.
-//! A result with a non-empty list carries [`CONFLICT_WARNING`]. Each text is analysed once,
-//! then every pair is compared: `n (n − 1) / 2` cheap comparisons for `n` results.
+//! A result with a non-empty list carries [`CONFLICT_WARNING`]. Each text is analysed once
+//! (reusing one set of buffers), then every pair is compared: `n (n − 1) / 2` cheap
+//! comparisons for `n` results, most of which stop at a length test or at the first word's
+//! hash.
 
 use super::boost::topic_key;
 use super::civil::iso_date;
-use super::contradiction::Statement;
+use super::contradiction::{Scratch, Statement};
 use super::Candidate;
 
 /// The warning attached to a result that conflicts with another one (seed 000).
@@ -89,7 +91,11 @@ pub fn timeline(results: &[Candidate], utc_offset_minutes: i32) -> Vec<Timeline>
 
 /// For each result, the ascending positions of the results it contradicts (module doc).
 pub fn conflicts(results: &[Candidate]) -> Vec<Vec<usize>> {
-    let statements: Vec<Statement> = results.iter().map(|r| Statement::parse(&r.text)).collect();
+    let mut scratch = Scratch::default();
+    let statements: Vec<Statement> = results
+        .iter()
+        .map(|r| Statement::parse_with(&r.text, &mut scratch))
+        .collect();
     let mut out = vec![Vec::new(); results.len()];
     for i in 0..statements.len() {
         for j in i + 1..statements.len() {
