@@ -65,12 +65,90 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Shows a number in a message without the standard library's float formatting (whose code
+/// and tables would add several KiB to the wasm): integers exactly, others rounded to at most
+/// nine significant digits (`0.1`, `2.5`, `1.23456789e-7`), `NaN`, `inf` and `-inf` as Rust
+/// writes them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Num(pub f64);
+
+/// Significant digits [`Num`] keeps.
+const NUM_DIGITS: i32 = 9;
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if v.is_nan() {
+            return f.write_str("NaN");
+        }
+        if v.is_infinite() {
+            return f.write_str(if v > 0.0 { "inf" } else { "-inf" });
+        }
+        if v.fract() == 0.0 && v.abs() < 1e18 {
+            return write!(f, "{}", v as i64);
+        }
+        if v < 0.0 {
+            f.write_str("-")?;
+        }
+        let a = v.abs();
+        let exp = a.log10().floor() as i32;
+        if (-5..15).contains(&exp) {
+            let decimals = (NUM_DIGITS - 1 - exp).max(0);
+            let scaled = (a * 10f64.powi(decimals)).round() as u64;
+            let unit = 10u64.pow(decimals as u32);
+            write_fixed(f, scaled / unit, scaled % unit, decimals as usize)
+        } else {
+            let decimals = NUM_DIGITS - 1;
+            let mantissa = ((a / 10f64.powi(exp)) * 10f64.powi(decimals)).round() as u64;
+            let unit = 10u64.pow(decimals as u32);
+            write_fixed(f, mantissa / unit, mantissa % unit, decimals as usize)?;
+            write!(f, "e{exp}")
+        }
+    }
+}
+
+/// `whole.fraction` with `fraction` zero-padded to `width` digits, trailing zeros dropped.
+fn write_fixed(f: &mut fmt::Formatter<'_>, whole: u64, fraction: u64, width: usize) -> fmt::Result {
+    write!(f, "{whole}")?;
+    if fraction == 0 {
+        return Ok(());
+    }
+    let mut digits = format!("{fraction:0width$}");
+    while digits.ends_with('0') {
+        digits.pop();
+    }
+    write!(f, ".{digits}")
+}
+
 /// Result alias used throughout the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn num_shows_integers_exactly_and_rounds_the_rest() {
+        for (v, want) in [
+            (6.0, "6"),
+            (-5.0, "-5"),
+            (0.0, "0"),
+            (0.5, "0.5"),
+            (0.1, "0.1"),
+            (-2.25, "-2.25"),
+            (1234.5678, "1234.5678"),
+            (1.0 / 3.0, "0.333333333"),
+            (9.9999999999, "10"),
+            (1.5e-7, "1.5e-7"),
+            (2.5e20, "2.5e20"),
+            (1.75e300, "1.75e300"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(Num(v).to_string(), want, "{v}");
+        }
+    }
 
     #[test]
     fn display_starts_with_the_code() {

@@ -13,6 +13,7 @@
 //! | [`index`] | inverted index, FTS5-exact BM25, trigram fuzzy vocabulary |
 //! | [`recall`] | the recall stages and their filters |
 //! | [`engine`] | [`Engine`]: owns records and indexes; the API the boundary calls |
+//! | [`wire`] | the boundary's binary data format and the shapes written in it |
 #![warn(missing_docs)]
 
 pub mod engine;
@@ -26,6 +27,7 @@ pub mod signature;
 pub mod store;
 pub mod text;
 pub mod vector;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

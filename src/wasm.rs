@@ -1,31 +1,22 @@
 //! The WebAssembly boundary: the only module that names `wasm_bindgen`. Each export delegates
 //! to [`crate::engine::Engine`] in a few lines.
 //!
-//! Records and options cross as JSON text (`serde_json` here, `JSON.stringify`/`JSON.parse` in
-//! `js/src/engine.ts`), embeddings as `Float32Array`s. One string per call is cheaper than
-//! building a JS object field by field through imported setters: on a recall of ten results
-//! over 1,000 memories (≈15 KB of output) the share of time spent converting the output fell
-//! from ≈37 % (serde-wasm-bindgen) to ≈20 % (serde_json plus the host's native `JSON.parse`),
-//! in a CPU profile of the same workload.
+//! Records, options and results cross as bytes in the wire format of [`crate::wire`]
+//! (`js/src/wire.ts` writes and reads them on the other side), embeddings as `Float32Array`s.
+//! Numbers travel as their bits, so neither side converts them to or from decimal text, and
+//! the wasm carries neither serde nor float formatting tables.
 //!
 //! Invariants:
 //! - Every fallible export returns `Result<_, JsError>` whose message starts with a stable
 //!   code (`invalid_argument: …`); `js/src/errors.ts` parses it into `RecallError`.
 //! - No `unwrap`/`expect` here: a panic would abort the whole module.
 //! - Shapes crossing the boundary are declared once, in the `TYPES` section below; the
-//!   exports take and return them as JSON strings (`js/src/engine.ts` types them).
+//!   exports take and return them as wire bytes (`js/src/engine.ts` types them).
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{self, EmbeddingUpdate, EngineConfig, RecallOptions, SearchMode};
-use crate::graph::{Edge, Entity};
-use crate::notes::{Note, Period};
-use crate::rank::calibrate::DEFAULT_SF_HALF;
-use crate::rank::{Calibration, Context, Mapping};
-use crate::recall::{Filter, ScoreParams};
-use crate::store::Memory;
+use crate::engine::{self, EmbeddingUpdate};
+use crate::wire::{self, shapes, Value, Writer};
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -104,113 +95,6 @@ extern "C" {
     fn performance_now() -> f64;
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-struct ConfigShape {
-    decay_days: Option<f64>,
-    decay_floor: Option<f64>,
-    emotion_boost: Option<f64>,
-    dimensions: Option<usize>,
-    similarity_threshold: Option<f64>,
-    /// Decimal text: a `bigint` on the JS side, beyond JSON numbers.
-    signature_seed: Option<String>,
-    short_circuit_floor: Option<f64>,
-    mmr_lambda: Option<f64>,
-    calibration: Option<CalibrationShape>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-struct CalibrationShape {
-    sf_kind: Option<String>,
-    sf_half: Option<f64>,
-    sf_scale: Option<f64>,
-    se_zero: Option<f64>,
-    ss_zero: Option<f64>,
-}
-
-impl CalibrationShape {
-    /// The default calibration with the given parameters replaced; the engine validates ranges.
-    fn into_calibration(self) -> Result<Calibration, JsError> {
-        let d = Calibration::default();
-        let sf = match self.sf_kind.as_deref() {
-            None | Some("hyperbolic") => Mapping::Hyperbolic {
-                half: self.sf_half.unwrap_or(DEFAULT_SF_HALF),
-            },
-            Some("exponential") => Mapping::Exponential {
-                scale: self.sf_scale.unwrap_or(DEFAULT_SF_HALF),
-            },
-            Some("identity") => Mapping::Identity,
-            Some(other) => {
-                return Err(JsError::new(&format!(
-                    "invalid_argument: calibration.sfKind must be \"hyperbolic\", \"exponential\" or \"identity\", got \"{other}\""
-                )))
-            }
-        };
-        Ok(Calibration {
-            sf,
-            se: self.se_zero.map_or(d.se, |zero| Mapping::Linear { zero }),
-            ss: self.ss_zero.map_or(d.ss, |zero| Mapping::Linear { zero }),
-            ..d
-        })
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-struct ContextShape {
-    hour: Option<u8>,
-    day_of_week: Option<u8>,
-    topic: Option<String>,
-    utc_offset_minutes: Option<i32>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RecallOptionsShape {
-    limit: usize,
-    now: f64,
-    track_recalls: bool,
-    include_expired: bool,
-    user_id: Option<String>,
-    max_classification: Option<i64>,
-    start: Option<f64>,
-    end: Option<f64>,
-    topic: Option<String>,
-    tier: Option<String>,
-    search_mode: String,
-    mmr_lambda: Option<f64>,
-    context: Option<ContextShape>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct NoteShape {
-    id: String,
-    period: Period,
-    start: f64,
-    end: Option<f64>,
-    text: String,
-    created_at: f64,
-    updated_at: f64,
-}
-
-impl NoteShape {
-    fn into_note(self) -> Note {
-        Note {
-            end: self
-                .end
-                .unwrap_or_else(|| self.period.default_end(self.start)),
-            id: self.id,
-            period: self.period,
-            start: self.start,
-            text: self.text,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
-}
-
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
 #[wasm_bindgen]
 pub struct Engine {
@@ -219,36 +103,10 @@ pub struct Engine {
 
 #[wasm_bindgen]
 impl Engine {
-    /// Creates an empty engine.
+    /// Creates an empty engine from an `EngineConfigJs`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: &str) -> Result<Engine, JsError> {
-        let shape: ConfigShape = from_json(config)?;
-        let d = EngineConfig::default();
-        let signature_seed = match shape.signature_seed.as_deref() {
-            None => d.signature_seed,
-            Some(text) => text.parse::<u64>().map_err(|_| {
-                JsError::new("invalid_argument: signatureSeed must be an integer in [0, 2^64)")
-            })?,
-        };
-        let calibration = match shape.calibration {
-            Some(c) => c.into_calibration()?,
-            None => d.calibration,
-        };
-        let score = ScoreParams {
-            decay_days: shape.decay_days.unwrap_or(d.score.decay_days),
-            decay_floor: shape.decay_floor.unwrap_or(d.score.decay_floor),
-            emotion_boost: shape.emotion_boost.unwrap_or(d.score.emotion_boost),
-        };
-        let config = EngineConfig {
-            score,
-            dims: shape.dimensions,
-            se_threshold: shape.similarity_threshold.unwrap_or(d.se_threshold),
-            signature_seed,
-            short_circuit_floor: shape.short_circuit_floor.unwrap_or(d.short_circuit_floor),
-            mmr_lambda: shape.mmr_lambda.unwrap_or(d.mmr_lambda),
-            calibration,
-            ..d
-        };
+    pub fn new(config: &[u8]) -> Result<Engine, JsError> {
+        let config = shapes::config_from(read(config)?).map_err(to_js)?;
         let inner = engine::Engine::new(config).map_err(to_js)?;
         Ok(Engine { inner })
     }
@@ -266,8 +124,8 @@ impl Engine {
     }
 
     /// Adds one memory, with its embedding if any.
-    pub fn insert(&mut self, memory: &str, embedding: Option<Vec<f32>>) -> Result<(), JsError> {
-        let memory: Memory = from_json(memory)?;
+    pub fn insert(&mut self, memory: &[u8], embedding: Option<Vec<f32>>) -> Result<(), JsError> {
+        let memory = shapes::memory_from(read(memory)?).map_err(to_js)?;
         self.inner
             .insert(memory, embedding.as_deref())
             .map_err(to_js)
@@ -278,11 +136,11 @@ impl Engine {
     #[wasm_bindgen(js_name = insertMany)]
     pub fn insert_many(
         &mut self,
-        memories: &str,
+        memories: &[u8],
         vectors: &[f32],
         has_embedding: &[u8],
     ) -> Result<(), JsError> {
-        let memories: Vec<Memory> = from_json(memories)?;
+        let memories = shapes::memories_from(read(memories)?).map_err(to_js)?;
         let rows = has_embedding.iter().filter(|&&b| b != 0).count();
         if rows == 0 {
             return self.inner.insert_many(memories, &[]).map_err(to_js);
@@ -312,28 +170,27 @@ impl Engine {
     }
 
     /// The memory with this id, or undefined.
-    pub fn get(&self, id: &str) -> Result<Option<String>, JsError> {
-        match self.inner.get(id) {
-            Some(m) => to_json(m).map(Some),
-            None => Ok(None),
-        }
+    pub fn get(&self, id: &str) -> Option<Vec<u8>> {
+        self.inner
+            .get(id)
+            .map(|m| write(|w| shapes::write_memory(w, m)))
     }
 
     /// Every live id, in insertion order.
-    pub fn ids(&self) -> Result<String, JsError> {
+    pub fn ids(&self) -> Vec<u8> {
         let ids: Vec<&str> = self.inner.ids().collect();
-        to_json(&ids)
+        write(|w| w.strs(&ids))
     }
 
     /// Replaces the stored memory with the same id. `embedding` is stored when given;
     /// otherwise `remove_embedding` says whether the old one is dropped.
     pub fn replace(
         &mut self,
-        memory: &str,
+        memory: &[u8],
         embedding: Option<Vec<f32>>,
         remove_embedding: bool,
     ) -> Result<(), JsError> {
-        let memory: Memory = from_json(memory)?;
+        let memory = shapes::memory_from(read(memory)?).map_err(to_js)?;
         let update = match (&embedding, remove_embedding) {
             (Some(e), _) => EmbeddingUpdate::Set(e),
             (None, true) => EmbeddingUpdate::Remove,
@@ -343,37 +200,15 @@ impl Engine {
     }
 
     /// Removes a memory and returns it.
-    pub fn remove(&mut self, id: &str) -> Result<String, JsError> {
+    pub fn remove(&mut self, id: &str) -> Result<Vec<u8>, JsError> {
         let memory = self.inner.remove(id).map_err(to_js)?;
-        to_json(&memory)
+        Ok(write(|w| shapes::write_memory(w, &memory)))
     }
 
     /// Phase 1 of a recall: validates options and runs stage Sf.
     #[wasm_bindgen(js_name = beginRecall)]
-    pub fn begin_recall(&mut self, query: &str, options: &str) -> Result<PendingRecall, JsError> {
-        let o: RecallOptionsShape = from_json(options)?;
-        let options = RecallOptions {
-            limit: o.limit,
-            track_recalls: o.track_recalls,
-            mode: SearchMode::parse(&o.search_mode).map_err(to_js)?,
-            mmr_lambda: o.mmr_lambda,
-            context: o.context.map(|c| Context {
-                hour: c.hour,
-                day_of_week: c.day_of_week,
-                topic: c.topic,
-                utc_offset_minutes: c.utc_offset_minutes.unwrap_or(0),
-            }),
-            filter: Filter {
-                user_id: o.user_id,
-                max_classification: o.max_classification,
-                start: o.start,
-                end: o.end,
-                topic: o.topic,
-                tier: o.tier,
-                include_expired: o.include_expired,
-                now: o.now,
-            },
-        };
+    pub fn begin_recall(&mut self, query: &str, options: &[u8]) -> Result<PendingRecall, JsError> {
+        let options = shapes::recall_options_from(read(options)?).map_err(to_js)?;
         let inner = self
             .inner
             .begin_recall(query, options, &performance_now)
@@ -388,7 +223,7 @@ impl Engine {
         pending: PendingRecall,
         embedding: Option<Vec<f32>>,
         se_skip_reason: Option<String>,
-    ) -> Result<String, JsError> {
+    ) -> Result<Vec<u8>, JsError> {
         let output = self
             .inner
             .finish_recall(
@@ -398,68 +233,82 @@ impl Engine {
                 &performance_now,
             )
             .map_err(to_js)?;
-        to_json(&output)
+        Ok(write(|w| shapes::write_output(w, &output)))
     }
 
     /// Adds a note.
     #[wasm_bindgen(js_name = addNote)]
-    pub fn add_note(&mut self, note: &str) -> Result<(), JsError> {
-        let note: NoteShape = from_json(note)?;
-        self.inner.add_note(note.into_note()).map_err(to_js)
+    pub fn add_note(&mut self, note: &[u8]) -> Result<(), JsError> {
+        let note = shapes::note_from(read(note)?).map_err(to_js)?;
+        self.inner.add_note(note).map_err(to_js)
     }
 
     /// Replaces the note with the same id.
     #[wasm_bindgen(js_name = replaceNote)]
-    pub fn replace_note(&mut self, note: &str) -> Result<(), JsError> {
-        let note: NoteShape = from_json(note)?;
-        self.inner.replace_note(note.into_note()).map_err(to_js)
+    pub fn replace_note(&mut self, note: &[u8]) -> Result<(), JsError> {
+        let note = shapes::note_from(read(note)?).map_err(to_js)?;
+        self.inner.replace_note(note).map_err(to_js)
     }
 
     /// Removes a note and returns it.
     #[wasm_bindgen(js_name = removeNote)]
-    pub fn remove_note(&mut self, id: &str) -> Result<String, JsError> {
+    pub fn remove_note(&mut self, id: &str) -> Result<Vec<u8>, JsError> {
         let note = self.inner.remove_note(id).map_err(to_js)?;
-        to_json(&note)
+        Ok(write(|w| shapes::write_note(w, &note)))
     }
 
     /// The note with this id, or undefined.
-    pub fn note(&self, id: &str) -> Result<Option<String>, JsError> {
-        match self.inner.note(id) {
-            Some(n) => to_json(n).map(Some),
-            None => Ok(None),
-        }
+    pub fn note(&self, id: &str) -> Option<Vec<u8>> {
+        self.inner
+            .note(id)
+            .map(|n| write(|w| shapes::write_note(w, n)))
     }
 
     /// Every note.
-    pub fn notes(&self) -> Result<String, JsError> {
-        let notes: Vec<&Note> = self.inner.notes().collect();
-        to_json(&notes)
+    pub fn notes(&self) -> Vec<u8> {
+        write(|w| {
+            w.begin_arr();
+            for n in self.inner.notes() {
+                shapes::write_note(w, n);
+            }
+            w.end();
+        })
     }
 
     /// Adds an entity or merges it into the one with the same name.
     #[wasm_bindgen(js_name = addEntity)]
-    pub fn add_entity(&mut self, entity: &str) -> Result<(), JsError> {
-        let entity: Entity = from_json(entity)?;
+    pub fn add_entity(&mut self, entity: &[u8]) -> Result<(), JsError> {
+        let entity = shapes::entity_from(read(entity)?).map_err(to_js)?;
         self.inner.add_entity(entity).map_err(to_js)
     }
 
     /// Removes an entity and its edges; returns it.
     #[wasm_bindgen(js_name = removeEntity)]
-    pub fn remove_entity(&mut self, name: &str) -> Result<String, JsError> {
+    pub fn remove_entity(&mut self, name: &str) -> Result<Vec<u8>, JsError> {
         let entity = self.inner.remove_entity(name).map_err(to_js)?;
-        to_json(&entity)
+        Ok(write(|w| shapes::write_entity(w, &entity)))
     }
 
     /// Every entity.
-    pub fn entities(&self) -> Result<String, JsError> {
-        let all: Vec<&Entity> = self.inner.graph().entities().collect();
-        to_json(&all)
+    pub fn entities(&self) -> Vec<u8> {
+        write(|w| {
+            w.begin_arr();
+            for e in self.inner.graph().entities() {
+                shapes::write_entity(w, e);
+            }
+            w.end();
+        })
     }
 
     /// Every edge.
-    pub fn edges(&self) -> Result<String, JsError> {
-        let all: Vec<&Edge> = self.inner.graph().edges().collect();
-        to_json(&all)
+    pub fn edges(&self) -> Vec<u8> {
+        write(|w| {
+            w.begin_arr();
+            for e in self.inner.graph().edges() {
+                shapes::write_edge(w, e);
+            }
+            w.end();
+        })
     }
 
     /// Relates two entities; returns the edge.
@@ -472,20 +321,20 @@ impl Engine {
         strength: Option<f64>,
         memory_ids: Vec<String>,
         now: f64,
-    ) -> Result<String, JsError> {
+    ) -> Result<Vec<u8>, JsError> {
         let edge = self
             .inner
             .relate(from, relation, to, strength, &memory_ids, now)
             .map_err(to_js)?;
-        to_json(&edge)
+        Ok(write(|w| shapes::write_edge(w, &edge)))
     }
 
     /// Stores a whole edge record.
     #[wasm_bindgen(js_name = upsertEdge)]
-    pub fn upsert_edge(&mut self, edge: &str) -> Result<String, JsError> {
-        let edge: Edge = from_json(edge)?;
+    pub fn upsert_edge(&mut self, edge: &[u8]) -> Result<Vec<u8>, JsError> {
+        let edge = shapes::edge_from(read(edge)?).map_err(to_js)?;
         let edge = self.inner.upsert_edge(edge).map_err(to_js)?;
-        to_json(&edge)
+        Ok(write(|w| shapes::write_edge(w, &edge)))
     }
 
     /// Removes edges; returns how many.
@@ -500,9 +349,16 @@ impl Engine {
             .map_err(to_js)
     }
 
-    /// Counts of memories and index terms.
-    pub fn stats(&self) -> Result<String, JsError> {
-        to_json(&self.inner.stats())
+    /// Counts of memories and index terms (`EngineStatsJs`).
+    pub fn stats(&self) -> Vec<u8> {
+        let s = self.inner.stats();
+        write(|w| {
+            w.begin_obj();
+            w.field_num("memories", s.memories as f64);
+            w.field_num("porterTerms", s.porter_terms as f64);
+            w.field_num("fuzzyTerms", s.fuzzy_terms as f64);
+            w.end();
+        })
     }
 }
 
@@ -531,17 +387,14 @@ fn to_js(e: crate::Error) -> JsError {
     JsError::new(&e.to_string())
 }
 
-/// Parses a JSON argument; errors name the problem without JSON positions.
-fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, JsError> {
-    serde_json::from_str(json).map_err(|e| {
-        let text = e.to_string();
-        let text = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
-        JsError::new(&format!("invalid_argument: {text}"))
-    })
+/// Decodes a wire argument.
+fn read(bytes: &[u8]) -> Result<Value, JsError> {
+    wire::decode(bytes).map_err(to_js)
 }
 
-/// A result as JSON text.
-fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsError> {
-    serde_json::to_string(value)
-        .map_err(|e| JsError::new(&format!("internal: cannot convert a result: {e}")))
+/// Encodes a result.
+fn write(f: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    let mut w = Writer::new();
+    f(&mut w);
+    w.into_bytes()
 }

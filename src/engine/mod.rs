@@ -13,9 +13,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::postings::InvertedIndex;
@@ -110,7 +108,8 @@ impl EngineConfig {
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::InvalidArgument(format!(
-                    "{name} must be between 0 and 1, got {v}"
+                    "{name} must be between 0 and 1, got {}",
+                    Num(v)
                 )));
             }
         }
@@ -119,8 +118,7 @@ impl EngineConfig {
 }
 
 /// Store statistics.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     /// Live memories.
     pub memories: usize,

@@ -1,12 +1,11 @@
 //! The shapes a recall returns: results with their score breakdowns, and per-stage reports.
-
-use serde::ser::{Serialize, SerializeMap, Serializer};
+//! [`crate::wire::shapes`] writes them for the boundary.
 
 use crate::graph::Edge;
 use crate::notes::Period;
 use crate::store::Memory;
 
-/// An ordered list of named score factors, serialised as a map in that order.
+/// An ordered list of named score factors, written as a map in that order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Components(pub Vec<(&'static str, f64)>);
 
@@ -21,19 +20,8 @@ impl Components {
     }
 }
 
-impl Serialize for Components {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
-}
-
 /// What kind of record a result is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HitKind {
     /// A memory (stages Sf, Se, Ss).
     Memory,
@@ -44,8 +32,7 @@ pub enum HitKind {
 }
 
 /// The note paragraph a stage S6 result comes from.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NoteRef {
     /// The note's id.
     pub id: String,
@@ -58,32 +45,26 @@ pub struct NoteRef {
 }
 
 /// Metadata shown with every memory result (seed 000 enrichment).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Metadata {
     /// Topic.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
     /// Type (fact, preference, …).
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Tags.
     pub tags: Vec<String>,
     /// Emotion labels.
     pub emotion_tags: Vec<String>,
     /// Importance, 0..1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
     /// Confidence, 0..1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// Creation time (ms).
     pub created_at: f64,
 }
 
 /// One entry of a topic timeline.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TimelineItem {
     /// The result's id.
     pub id: String,
@@ -94,8 +75,7 @@ pub struct TimelineItem {
 }
 
 /// One recall result.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecallHit {
     /// The memory id, `note:<id>#<paragraph>` for notes, or the edge id.
     pub id: String,
@@ -111,31 +91,23 @@ pub struct RecallHit {
     /// boost or penalty, `rankBeforeMmr` and `rankAfterMmr`.
     pub components: Components,
     /// The memory, as stored after this recall (memory results only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
     /// Metadata (memory results only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     /// The note paragraph (S6 results only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<NoteRef>,
     /// The edge (S8 results only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub edge: Option<Edge>,
     /// When other results share this result's topic: that topic's results in time order.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Vec<TimelineItem>>,
     /// Ids of results this one contradicts.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicts: Option<Vec<String>>,
     /// `"⚠️ Conflicts with another result"` when `conflicts` is set.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<&'static str>,
 }
 
 /// What one stage did during a recall.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StageReport {
     /// Stage name: `Sf`, `Se`, `Ss`, `S6`, `S8`.
     pub name: &'static str,
@@ -144,11 +116,9 @@ pub struct StageReport {
     /// Time spent, in milliseconds, by the clock the caller passed.
     pub ms: f64,
     /// Whether the stage was skipped.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
     /// Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
     /// `embed_failed`, `embed_timeout`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
@@ -177,7 +147,7 @@ impl StageReport {
 }
 
 /// The answer to a recall.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecallOutput {
     /// Results, best first.
     pub results: Vec<RecallHit>,

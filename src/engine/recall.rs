@@ -17,7 +17,7 @@ use crate::engine::output::{
     Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
 };
 use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
 use crate::rank::{self, Candidate, CandidateKey, Context, RerankOptions};
@@ -466,7 +466,8 @@ impl Components {
 pub fn check_lambda(lambda: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&lambda) {
         return Err(Error::InvalidArgument(format!(
-            "mmrLambda must be between 0 and 1, got {lambda}"
+            "mmrLambda must be between 0 and 1, got {}",
+            Num(lambda)
         )));
     }
     Ok(())

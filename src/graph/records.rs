@@ -1,8 +1,8 @@
 //! The graph's persisted records, [`Entity`] and [`Edge`], and their validation.
 //!
-//! Times are milliseconds since the Unix epoch as `f64`. Both records derive serde with
-//! camelCase field names (`userId`, `lastSeenAt`, …; an entity's `kind` is `type` on the
-//! wire); optional fields may be left out. An edge's `from` and `to` hold the normal forms of
+//! Times are milliseconds since the Unix epoch as `f64`. Both records cross the boundary in
+//! the wire format of [`crate::wire`] with camelCase field names (`userId`, `lastSeenAt`, …;
+//! an entity's `kind` is `type` on the wire); optional fields may be left out. An edge's `from` and `to` hold the normal forms of
 //! its endpoints' names (see [`names`](super::names)) and its `id` is derived from them, so
 //! [`Graph`](super::Graph) recomputes both when it stores an edge.
 //!
@@ -10,9 +10,7 @@
 //! user; a record without one is shared. A record classified above a recall's
 //! `maxClassification` is hidden.
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
 use crate::store::records::MAX_NAME_BYTES;
 
@@ -25,25 +23,19 @@ pub const MAX_NAME_WORDS: usize = 16;
 pub const MAX_ALIASES: usize = 64;
 
 /// A named thing: a person, place, project, … See `SPEC.md` §3.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Entity {
     /// Display name. Its normal form identifies the entity.
     pub name: String,
     /// Kind: person, place, project, … (free string).
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Other names that find it; normal forms are unique across the graph.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// Owner; `None` means shared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     /// Classification level.
-    #[serde(default)]
     pub classification: i64,
     /// Creation time (ms).
-    #[serde(default)]
     pub created_at: f64,
 }
 
@@ -79,11 +71,9 @@ impl Entity {
 }
 
 /// A relation between two entities: `from —[relation]→ to`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Edge {
     /// `from|relation|to`, derived (see [`edge_id`](super::names::edge_id)).
-    #[serde(default)]
     pub id: String,
     /// Normal form of the source entity's name.
     pub from: String,
@@ -92,25 +82,17 @@ pub struct Edge {
     /// Normal form of the target entity's name.
     pub to: String,
     /// Strength in 0..=1.
-    #[serde(default = "default_strength")]
     pub strength: f64,
     /// When the relation was first recorded (ms).
     pub created_at: f64,
     /// When it was last recorded (ms).
     pub last_seen_at: f64,
     /// Memories that state it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memory_ids: Vec<String>,
     /// Owner; `None` means shared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     /// Classification level.
-    #[serde(default)]
     pub classification: i64,
-}
-
-fn default_strength() -> f64 {
-    DEFAULT_STRENGTH
 }
 
 impl Edge {
@@ -160,7 +142,8 @@ pub(crate) fn check_relation(relation: &str) -> Result<()> {
 pub(crate) fn check_strength(strength: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&strength) {
         return Err(Error::InvalidArgument(format!(
-            "strength must be between 0 and 1, got {strength}"
+            "strength must be between 0 and 1, got {}",
+            Num(strength)
         )));
     }
     Ok(())
@@ -169,7 +152,8 @@ pub(crate) fn check_strength(strength: f64) -> Result<()> {
 pub(crate) fn check_finite(field: &str, value: f64) -> Result<()> {
     if !value.is_finite() {
         return Err(Error::InvalidArgument(format!(
-            "{field} must be a finite number, got {value}"
+            "{field} must be a finite number, got {}",
+            Num(value)
         )));
     }
     Ok(())

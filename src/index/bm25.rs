@@ -45,6 +45,7 @@ use std::collections::BinaryHeap;
 use std::fmt;
 
 use super::postings::{InvertedIndex, Posting};
+use crate::error::Num;
 use crate::store::DocId;
 use crate::{Error, Result};
 
@@ -89,7 +90,8 @@ impl Bm25Params {
         }
         if !(0.0..=1.0).contains(&b) {
             return Err(Error::InvalidArgument(format!(
-                "bm25 b must be between 0 and 1, got {b}"
+                "bm25 b must be between 0 and 1, got {}",
+                Num(b)
             )));
         }
         Ok(Self { k1, b })

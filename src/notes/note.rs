@@ -9,9 +9,7 @@
 //! (<https://howardhinnant.github.io/date_algorithms.html>, public domain), exact on the
 //! proleptic Gregorian calendar over JavaScript's whole `Date` range.
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::store::records::MAX_NAME_BYTES;
 
 /// Largest accepted note text, in UTF-8 bytes (1 MiB).
@@ -27,8 +25,7 @@ const QUARTER_FALLBACK_DAYS: f64 = 91.0;
 const MAX_DATE_MS: f64 = 8.64e15;
 
 /// The span a consolidation note summarises.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Period {
     /// One day.
     Daily,
@@ -77,8 +74,7 @@ impl Period {
 }
 
 /// A consolidation note: a markdown summary of a day, week or quarter. See `SPEC.md` §3.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     /// Public id, unique within a store.
     pub id: String,
@@ -150,15 +146,18 @@ impl Note {
         ] {
             if !t.is_finite() {
                 return Err(Error::InvalidArgument(format!(
-                    "{field} of note \"{}\" must be a finite number, got {t}",
-                    self.id
+                    "{field} of note \"{}\" must be a finite number, got {}",
+                    self.id,
+                    Num(t)
                 )));
             }
         }
         if self.start > self.end {
             return Err(Error::InvalidArgument(format!(
                 "start ({}) of note \"{}\" is after its end ({})",
-                self.start, self.id, self.end
+                Num(self.start),
+                self.id,
+                Num(self.end)
             )));
         }
         Ok(())

@@ -24,6 +24,7 @@
 
 use super::civil::{self, MS_PER_DAY};
 use super::{Candidate, StageKind};
+use crate::text::normalize::fold;
 
 /// Factor for Sf-only hits when Se ran and returned hits (seed 000, #505).
 pub const CROSS_STAGE_PENALTY: f64 = 0.5;
@@ -150,10 +151,22 @@ pub fn context_boost(cands: &mut [Candidate], ctx: &Context) {
     }
 }
 
-/// A topic in the form topics are compared in: trimmed, lower-cased; `None` for an empty
-/// topic or [`GENERAL_TOPIC`].
+/// A topic in the form topics are compared in: trimmed, each character folded as FTS5
+/// folds it (lower case, diacritics removed: `"Café"` and `"cafe"` are one topic; see
+/// [`fold`]); `None` for an empty topic or [`GENERAL_TOPIC`]. Using the text module's fold
+/// rather than `str::to_lowercase` keeps the standard library's case tables out of the wasm.
 pub fn topic_key(topic: &str) -> Option<String> {
-    let key = topic.trim().to_lowercase();
+    let key: String = topic
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_ascii_lowercase()
+            } else {
+                fold(c).unwrap_or(c)
+            }
+        })
+        .collect();
     (!key.is_empty() && key != GENERAL_TOPIC).then_some(key)
 }
 
@@ -340,6 +353,15 @@ mod tests {
         context_boost(&mut cands, &utc);
         // In UTC it is Monday night: same bucket, same class only.
         assert_close!(cands[0].score, 0.5 + 0.02 + 0.0075);
+    }
+
+    #[test]
+    fn topic_keys_ignore_case_diacritics_and_outer_space() {
+        assert_eq!(topic_key(" Café ").as_deref(), Some("cafe"));
+        assert_eq!(topic_key("ÉTÉ Plans"), topic_key("ete plans"));
+        assert_eq!(topic_key("ΣΧΟΛΉ"), topic_key("σχολή"));
+        assert_eq!(topic_key("  "), None);
+        assert_eq!(topic_key("GENERAL"), None);
     }
 
     #[test]

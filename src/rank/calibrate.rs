@@ -86,7 +86,7 @@
 //! behaves as [`Mapping::Identity`], and [`Calibration::validate`] reports them.
 
 use super::{Candidate, StageKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 
 /// Default `half` of the Sf mapping: raw 1 maps to 0.5, level with an S6 paragraph; chosen on
 /// the labelled set (module doc, "How the defaults were chosen").
@@ -122,6 +122,16 @@ pub enum Mapping {
 }
 
 impl Mapping {
+    /// The mapping as messages show it, e.g. `Hyperbolic { half: -1 }`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Mapping::Identity => "Identity".to_owned(),
+            Mapping::Linear { zero } => format!("Linear {{ zero: {} }}", Num(zero)),
+            Mapping::Exponential { scale } => format!("Exponential {{ scale: {} }}", Num(scale)),
+            Mapping::Hyperbolic { half } => format!("Hyperbolic {{ half: {} }}", Num(half)),
+        }
+    }
+
     /// Maps `raw` to `[0, 1]`. NaN gives 0; an invalid parameter makes this [`Mapping::Identity`].
     ///
     /// ```
@@ -225,7 +235,8 @@ impl Calibration {
         match stages.iter().find(|(_, m)| !m.is_valid()) {
             None => Ok(()),
             Some((name, m)) => Err(Error::InvalidArgument(format!(
-                "calibration of stage {name} has an out-of-range parameter: {m:?}"
+                "calibration of stage {name} has an out-of-range parameter: {}",
+                m.describe()
             ))),
         }
     }

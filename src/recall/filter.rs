@@ -9,7 +9,7 @@
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::store::Memory;
 
 /// The filters of one recall; check it with [`Filter::validate`]. `Default` keeps every
@@ -45,7 +45,8 @@ impl Filter {
             if let Some(t) = t {
                 if !t.is_finite() {
                     return Err(Error::InvalidArgument(format!(
-                        "{name} must be a finite time, got {t}"
+                        "{name} must be a finite time, got {}",
+                        Num(t)
                     )));
                 }
             }
@@ -53,7 +54,9 @@ impl Filter {
         if let (Some(s), Some(e)) = (self.start, self.end) {
             if s > e {
                 return Err(Error::InvalidArgument(format!(
-                    "start ({s}) is after end ({e})"
+                    "start ({}) is after end ({})",
+                    Num(s),
+                    Num(e)
                 )));
             }
         }

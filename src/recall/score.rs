@@ -15,9 +15,7 @@
 //! `ageDays` is `(now − createdAt) / 86 400 000`, clamped at 0 so a memory dated in the future
 //! is not boosted above a fresh one.
 
-use serde::Serialize;
-
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::store::records::MAX_TRUST;
 use crate::store::Memory;
 
@@ -69,19 +67,19 @@ impl ScoreParams {
         if !(self.decay_days.is_finite() && self.decay_days > 0.0) {
             return Err(Error::InvalidArgument(format!(
                 "decayDays must be a positive number, got {}",
-                self.decay_days
+                Num(self.decay_days)
             )));
         }
         if !(0.0..=1.0).contains(&self.decay_floor) {
             return Err(Error::InvalidArgument(format!(
                 "decayFloor must be between 0 and 1, got {}",
-                self.decay_floor
+                Num(self.decay_floor)
             )));
         }
         if !(self.emotion_boost.is_finite() && self.emotion_boost >= 0.0) {
             return Err(Error::InvalidArgument(format!(
                 "emotionBoost must be a non-negative number, got {}",
-                self.emotion_boost
+                Num(self.emotion_boost)
             )));
         }
         Ok(())
@@ -89,8 +87,7 @@ impl ScoreParams {
 }
 
 /// Every factor of the Sf formula for one hit; `score` is their combination.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SfComponents {
     /// Raw text score: FTS5 bm25 (porter) or the trigram BM25 (fuzzy sub-queries).
     pub bm25: f64,

@@ -1,12 +1,10 @@
 //! Record types: [`Memory`] and its dense internal id [`DocId`].
 //!
 //! Timestamps are milliseconds since the Unix epoch as `f64` (what JavaScript's `Date.now()`
-//! returns). Records derive serde because they cross the boundary and are persisted; the field
-//! names on the wire are camelCase (`textEn`, `createdAt`, …).
+//! returns). Records cross the boundary in the wire format of [`crate::wire`], with camelCase
+//! field names (`textEn`, `createdAt`, …).
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 
 /// Dense internal id of a stored memory: an index into the engine's record table.
 /// Ids are assigned in insertion order, so ascending `DocId` is insertion order; it is the
@@ -26,50 +24,37 @@ pub const MAX_EMOTION: f64 = 5.0;
 pub const MAX_TRUST: f64 = 3.0;
 
 /// A memory: a short text with metadata. See `SPEC.md` §3.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Memory {
     /// Public id, unique within a store.
     pub id: String,
     /// Text in its original language (`content_original`).
     pub text: String,
     /// English or translated text (`content_en`); `None` means "same as `text`".
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_en: Option<String>,
     /// Preserved keywords, searched by the trigram sub-query together with `textEn`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
     /// Namespace: recall with a `userId` only sees memories of that user.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     /// Topic, for filters, context boosts and timelines.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
     /// Free tags.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// Kind of memory: fact, preference, decision, lesson, event, … (free string).
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Tier; `"core"` memories get the tier boost.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tier: Option<String>,
     /// Emotion score in −5..5.
     pub emotion: f64,
     /// Emotion labels.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub emotion_tags: Vec<String>,
     /// Importance in 0..1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
     /// Confidence in 0..1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// Trust in 0..3; `None` counts as fully trusted (3).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub trust: Option<f64>,
     /// Credibility level (integer); `≤ 2` gets the credibility boost, `None` gets none.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub credibility: Option<i64>,
     /// Relevance score (`relevance_score`); `> 0` gets the relevance boost.
     pub relevance: f64,
@@ -80,24 +65,18 @@ pub struct Memory {
     /// Last update time (ms since epoch).
     pub updated_at: f64,
     /// Start of event-time validity (ms), if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub valid_from: Option<f64>,
     /// End of event-time validity (ms), if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub valid_to: Option<f64>,
     /// Expiry time (ms); expired memories are hidden from recall unless asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<f64>,
     /// Names of entities this memory mentions.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub entities: Vec<String>,
     /// How many times recall returned this memory (engine-maintained).
     pub recall_count: u32,
     /// When recall last returned this memory (engine-maintained).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_recalled_at: Option<f64>,
     /// The last [`MAX_RECALL_TIMESTAMPS`] recall times (engine-maintained).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recall_timestamps: Vec<f64>,
 }
 
@@ -213,7 +192,8 @@ fn check_name(field: &str, value: &str) -> Result<()> {
 fn check_finite(field: &str, value: f64) -> Result<()> {
     if !value.is_finite() {
         return Err(Error::InvalidArgument(format!(
-            "{field} must be a finite number, got {value}"
+            "{field} must be a finite number, got {}",
+            Num(value)
         )));
     }
     Ok(())
@@ -222,7 +202,10 @@ fn check_finite(field: &str, value: f64) -> Result<()> {
 fn check_range(field: &str, value: f64, min: f64, max: f64) -> Result<()> {
     if !(min..=max).contains(&value) {
         return Err(Error::InvalidArgument(format!(
-            "{field} must be between {min} and {max}, got {value}"
+            "{field} must be between {} and {}, got {}",
+            Num(min),
+            Num(max),
+            Num(value)
         )));
     }
     Ok(())

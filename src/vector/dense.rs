@@ -49,7 +49,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::dot::dot;
-use crate::error::{Error, Result};
+use crate::error::{Error, Num, Result};
 use crate::store::DocId;
 
 /// Largest supported dimension. Common embedding models use 384–3,072 dimensions; 4,096
@@ -275,7 +275,7 @@ impl VectorStore {
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
             return Err(Error::InvalidEmbedding(format!(
                 "component {i} is {}, expected a finite number",
-                v[i]
+                Num(f64::from(v[i]))
             )));
         }
         let norm = norm_f64(v);

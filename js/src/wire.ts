@@ -1,0 +1,250 @@
+/**
+ * The wire format of the WebAssembly boundary: a tagged binary encoding of JSON-like values,
+ * the same bytes `src/wire/value.rs` reads and writes (its module doc has the table).
+ *
+ * Numbers travel as their bits (integers below 2^52 as zigzag varints), so nothing is
+ * converted to or from decimal text; strings are UTF-8 (`TextEncoder` turns a lone surrogate
+ * into U+FFFD, as every string passed to WebAssembly becomes). As in `JSON.stringify`,
+ * object fields whose value is `undefined` or a function are left out and `toJSON()` is
+ * honoured (a `Date` becomes its ISO text); unlike it, `NaN` and infinities stay numbers, so
+ * the engine rejects them by name instead of reading `null`. A bigint is written as its
+ * decimal text. Internal: not exported by the package.
+ * @module
+ */
+import { RecallError } from "./errors.js";
+
+const NULL = 0x00;
+const FALSE = 0x01;
+const TRUE = 0x02;
+const F64 = 0x03;
+const INT = 0x04;
+const STR = 0x05;
+const ARR = 0x06;
+const OBJ = 0x07;
+const END = 0x08;
+
+/** Deepest nesting accepted, as on the Rust side. */
+const MAX_DEPTH = 64;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+/** A growable byte buffer with the writes the encoder needs. */
+class Out {
+  bytes = new Uint8Array(256);
+  view = new DataView(this.bytes.buffer);
+  pos = 0;
+
+  reserve(n: number): void {
+    if (this.pos + n <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.bytes.subarray(0, this.pos));
+    this.bytes = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  byte(b: number): void {
+    this.reserve(1);
+    this.bytes[this.pos++] = b;
+  }
+
+  /** A string payload: u32 little-endian byte length, then UTF-8. */
+  string(s: string): void {
+    const n = s.length;
+    this.reserve(4 + n * 3);
+    const start = this.pos + 4;
+    const bytes = this.bytes;
+    let i = 0;
+    // ASCII fast path; the first other character hands the rest to TextEncoder.
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      bytes[start + i] = c;
+    }
+    let len = i;
+    if (i < n) len += encoder.encodeInto(s.slice(i), bytes.subarray(start + i)).written;
+    this.view.setUint32(this.pos, len, true);
+    this.pos = start + len;
+  }
+
+  number(v: number): void {
+    // Below 2^52 the zigzag value (about twice the integer) is exact in a double.
+    if (Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
+      this.reserve(11);
+      this.bytes[this.pos++] = INT;
+      let z = v >= 0 ? v * 2 : -v * 2 - 1;
+      while (z >= 0x80) {
+        this.bytes[this.pos++] = (z % 0x80) | 0x80;
+        z = Math.floor(z / 0x80);
+      }
+      this.bytes[this.pos++] = z;
+    } else {
+      this.reserve(9);
+      this.bytes[this.pos++] = F64;
+      this.view.setFloat64(this.pos, v, true);
+      this.pos += 8;
+    }
+  }
+}
+
+function write(out: Out, value: unknown, depth: number): void {
+  if (depth > MAX_DEPTH) throw new RecallError("invalid_argument", "value nested too deeply");
+  switch (typeof value) {
+    case "string":
+      out.byte(STR);
+      out.string(value);
+      return;
+    case "number":
+      out.number(value);
+      return;
+    case "boolean":
+      out.byte(value ? TRUE : FALSE);
+      return;
+    case "bigint":
+      out.byte(STR);
+      out.string(value.toString());
+      return;
+    case "object":
+      break;
+    default: // undefined, functions and symbols: null, as JSON.stringify writes them in arrays
+      out.byte(NULL);
+      return;
+  }
+  if (value === null) {
+    out.byte(NULL);
+    return;
+  }
+  const withJson = value as { toJSON?: () => unknown };
+  if (typeof withJson.toJSON === "function") {
+    write(out, withJson.toJSON(), depth);
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.byte(ARR);
+    for (const item of value) write(out, item, depth + 1);
+    out.byte(END);
+    return;
+  }
+  out.byte(OBJ);
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+    const v = record[key];
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    out.byte(STR);
+    out.string(key);
+    write(out, v, depth + 1);
+  }
+  out.byte(END);
+}
+
+/** The wire bytes of `value`. */
+export function encode(value: unknown): Uint8Array {
+  const out = new Out();
+  write(out, value, 0);
+  return out.bytes.subarray(0, out.pos);
+}
+
+/** Reads values; malformed bytes are an `internal` error (the engine wrote them). */
+class In {
+  readonly view: DataView;
+  pos = 0;
+
+  constructor(readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  fail(): never {
+    throw new RecallError("internal", `malformed wire value from the engine at byte ${this.pos}`);
+  }
+
+  string(): string {
+    if (this.pos + 4 > this.bytes.length) this.fail();
+    const len = this.view.getUint32(this.pos, true);
+    const start = this.pos + 4;
+    const end = start + len;
+    if (end > this.bytes.length) this.fail();
+    this.pos = end;
+    const bytes = this.bytes;
+    if (len <= 32) {
+      // Short ASCII strings (keys, ids, names) are cheaper to build than to decode.
+      let s = "";
+      for (let i = start; i < end; i++) {
+        const c = bytes[i]!;
+        if (c >= 0x80) return decoder.decode(bytes.subarray(start, end));
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return decoder.decode(bytes.subarray(start, end));
+  }
+
+  value(depth: number): unknown {
+    if (depth > MAX_DEPTH || this.pos >= this.bytes.length) this.fail();
+    const tag = this.bytes[this.pos++];
+    switch (tag) {
+      case NULL:
+        return null;
+      case FALSE:
+        return false;
+      case TRUE:
+        return true;
+      case F64: {
+        if (this.pos + 8 > this.bytes.length) this.fail();
+        const v = this.view.getFloat64(this.pos, true);
+        this.pos += 8;
+        return v;
+      }
+      case INT: {
+        let z = 0;
+        let scale = 1;
+        for (;;) {
+          if (this.pos >= this.bytes.length || scale > 2 ** 63) this.fail();
+          const b = this.bytes[this.pos++]!;
+          z += (b & 0x7f) * scale;
+          if (b < 0x80) break;
+          scale *= 0x80;
+        }
+        return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      }
+      case STR:
+        return this.string();
+      case ARR: {
+        const items: unknown[] = [];
+        while (this.peek() !== END) items.push(this.value(depth + 1));
+        this.pos++;
+        return items;
+      }
+      case OBJ: {
+        const record: Record<string, unknown> = {};
+        while (this.peek() !== END) {
+          if (this.bytes[this.pos++] !== STR) this.fail();
+          const key = this.string();
+          const v = this.value(depth + 1);
+          // An own "__proto__" field, as JSON.parse makes it, not a prototype change.
+          if (key === "__proto__") Object.defineProperty(record, key, { value: v, enumerable: true, writable: true, configurable: true });
+          else record[key] = v;
+        }
+        this.pos++;
+        return record;
+      }
+      default:
+        return this.fail();
+    }
+  }
+
+  peek(): number {
+    if (this.pos >= this.bytes.length) this.fail();
+    return this.bytes[this.pos]!;
+  }
+}
+
+/** The value the wire bytes hold. */
+export function decode(bytes: Uint8Array): unknown {
+  const input = new In(bytes);
+  const value = input.value(0);
+  if (input.pos !== bytes.length) input.fail();
+  return value;
+}

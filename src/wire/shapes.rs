@@ -1,0 +1,636 @@
+//! The records, options and results that cross the boundary, read from [`Value`]s and written
+//! with a [`Writer`]. Field names are camelCase (`textEn`, `createdAt`; a record's `kind` is
+//! `type`), written in the order the TypeScript types in `src/wasm.rs` list them, optional
+//! fields left out when unset. The TypeScript shapes are declared once, in `src/wasm.rs`.
+//!
+//! Records (memories, entities, edges) ignore fields they do not know, so a newer writer's
+//! extra fields never make an older engine fail; option bags and notes reject them, naming
+//! the field, because there a typo would silently change a result.
+
+use crate::engine::{
+    EngineConfig, HitKind, RecallHit, RecallOptions, RecallOutput, SearchMode, StageReport,
+};
+use crate::error::{Error, Result};
+use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
+use crate::notes::{Note, Period};
+use crate::rank::calibrate::DEFAULT_SF_HALF;
+use crate::rank::{Calibration, Context, Mapping};
+use crate::recall::{Filter, ScoreParams};
+use crate::store::Memory;
+
+use super::value::{Fields, Value, Writer};
+
+/// Largest classification or credibility level accepted (any i64 JavaScript can carry exactly).
+const MAX_LEVEL: i64 = 1 << 53;
+
+/// Reads a memory record.
+pub fn memory_from(value: Value) -> Result<Memory> {
+    let mut f = Fields::of(value, "memory")?;
+    Ok(Memory {
+        id: f.str("id")?.unwrap_or_default(),
+        text: f.str("text")?.unwrap_or_default(),
+        text_en: f.str("textEn")?,
+        keywords: f.strs("keywords")?,
+        user_id: f.str("userId")?,
+        topic: f.str("topic")?,
+        tags: f.strs("tags")?,
+        kind: f.str("type")?,
+        tier: f.str("tier")?,
+        emotion: f.num("emotion")?.unwrap_or(0.0),
+        emotion_tags: f.strs("emotionTags")?,
+        importance: f.num("importance")?,
+        confidence: f.num("confidence")?,
+        trust: f.num("trust")?,
+        credibility: f.int("credibility", -MAX_LEVEL, MAX_LEVEL)?,
+        relevance: f.num("relevance")?.unwrap_or(0.0),
+        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
+        created_at: f.num("createdAt")?.unwrap_or(0.0),
+        updated_at: f.num("updatedAt")?.unwrap_or(0.0),
+        valid_from: f.num("validFrom")?,
+        valid_to: f.num("validTo")?,
+        expires_at: f.num("expiresAt")?,
+        entities: f.strs("entities")?,
+        recall_count: f
+            .int("recallCount", 0, i64::from(u32::MAX))?
+            .map_or(0, |n| n as u32),
+        last_recalled_at: f.num("lastRecalledAt")?,
+        recall_timestamps: f.nums("recallTimestamps")?,
+    })
+}
+
+/// Reads an array of memory records.
+pub fn memories_from(value: Value) -> Result<Vec<Memory>> {
+    match value {
+        Value::Arr(items) => items.into_iter().map(memory_from).collect(),
+        other => Err(Error::InvalidArgument(format!(
+            "memories must be an array, got {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// Writes a memory record.
+pub fn write_memory(w: &mut Writer, m: &Memory) {
+    w.begin_obj();
+    w.field_str("id", &m.id);
+    w.field_str("text", &m.text);
+    w.opt_str("textEn", m.text_en.as_deref());
+    w.opt_strs("keywords", &m.keywords);
+    w.opt_str("userId", m.user_id.as_deref());
+    w.opt_str("topic", m.topic.as_deref());
+    w.opt_strs("tags", &m.tags);
+    w.opt_str("type", m.kind.as_deref());
+    w.opt_str("tier", m.tier.as_deref());
+    w.field_num("emotion", m.emotion);
+    w.opt_strs("emotionTags", &m.emotion_tags);
+    w.opt_num("importance", m.importance);
+    w.opt_num("confidence", m.confidence);
+    w.opt_num("trust", m.trust);
+    w.opt_num("credibility", m.credibility.map(|c| c as f64));
+    w.field_num("relevance", m.relevance);
+    w.field_num("classification", m.classification as f64);
+    w.field_num("createdAt", m.created_at);
+    w.field_num("updatedAt", m.updated_at);
+    w.opt_num("validFrom", m.valid_from);
+    w.opt_num("validTo", m.valid_to);
+    w.opt_num("expiresAt", m.expires_at);
+    w.opt_strs("entities", &m.entities);
+    w.field_num("recallCount", f64::from(m.recall_count));
+    w.opt_num("lastRecalledAt", m.last_recalled_at);
+    if !m.recall_timestamps.is_empty() {
+        w.key("recallTimestamps");
+        w.begin_arr();
+        for &t in &m.recall_timestamps {
+            w.num(t);
+        }
+        w.end();
+    }
+    w.end();
+}
+
+/// Reads a note; `end` defaults from the period ([`Period::default_end`]).
+pub fn note_from(value: Value) -> Result<Note> {
+    let mut f = Fields::of(value, "note")?;
+    let id = f.req_str("id")?;
+    let period = period_from(&f.req_str("period")?)?;
+    let start = f.req_num("start")?;
+    let end = f.num("end")?.unwrap_or_else(|| period.default_end(start));
+    let note = Note {
+        id,
+        period,
+        start,
+        end,
+        text: f.req_str("text")?,
+        created_at: f.req_num("createdAt")?,
+        updated_at: f.req_num("updatedAt")?,
+    };
+    f.deny_unknown()?;
+    Ok(note)
+}
+
+fn period_from(label: &str) -> Result<Period> {
+    [Period::Daily, Period::Weekly, Period::Quarterly]
+        .into_iter()
+        .find(|p| p.label() == label)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "note.period must be \"daily\", \"weekly\" or \"quarterly\", got \"{label}\""
+            ))
+        })
+}
+
+/// Writes a note.
+pub fn write_note(w: &mut Writer, n: &Note) {
+    w.begin_obj();
+    w.field_str("id", &n.id);
+    w.field_str("period", n.period.label());
+    w.field_num("start", n.start);
+    w.field_num("end", n.end);
+    w.field_str("text", &n.text);
+    w.field_num("createdAt", n.created_at);
+    w.field_num("updatedAt", n.updated_at);
+    w.end();
+}
+
+/// Reads an entity.
+pub fn entity_from(value: Value) -> Result<Entity> {
+    let mut f = Fields::of(value, "entity")?;
+    Ok(Entity {
+        name: f.req_str("name")?,
+        kind: f.str("type")?,
+        aliases: f.strs("aliases")?,
+        user_id: f.str("userId")?,
+        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
+        created_at: f.num("createdAt")?.unwrap_or(0.0),
+    })
+}
+
+/// Writes an entity.
+pub fn write_entity(w: &mut Writer, e: &Entity) {
+    w.begin_obj();
+    w.field_str("name", &e.name);
+    w.opt_str("type", e.kind.as_deref());
+    w.opt_strs("aliases", &e.aliases);
+    w.opt_str("userId", e.user_id.as_deref());
+    w.field_num("classification", e.classification as f64);
+    w.field_num("createdAt", e.created_at);
+    w.end();
+}
+
+/// Reads an edge (`id` may be left out: the graph derives it).
+pub fn edge_from(value: Value) -> Result<Edge> {
+    let mut f = Fields::of(value, "edge")?;
+    Ok(Edge {
+        id: f.str("id")?.unwrap_or_default(),
+        from: f.req_str("from")?,
+        relation: f.req_str("relation")?,
+        to: f.req_str("to")?,
+        strength: f.num("strength")?.unwrap_or(DEFAULT_STRENGTH),
+        created_at: f.req_num("createdAt")?,
+        last_seen_at: f.req_num("lastSeenAt")?,
+        memory_ids: f.strs("memoryIds")?,
+        user_id: f.str("userId")?,
+        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
+    })
+}
+
+/// Writes an edge.
+pub fn write_edge(w: &mut Writer, e: &Edge) {
+    w.begin_obj();
+    w.field_str("id", &e.id);
+    w.field_str("from", &e.from);
+    w.field_str("relation", &e.relation);
+    w.field_str("to", &e.to);
+    w.field_num("strength", e.strength);
+    w.field_num("createdAt", e.created_at);
+    w.field_num("lastSeenAt", e.last_seen_at);
+    w.opt_strs("memoryIds", &e.memory_ids);
+    w.opt_str("userId", e.user_id.as_deref());
+    w.field_num("classification", e.classification as f64);
+    w.end();
+}
+
+/// Reads the engine configuration (`EngineConfigJs`); unset parameters keep their defaults.
+/// `signatureSeed` is decimal text (a `bigint` on the JavaScript side). Ranges are checked by
+/// the engine.
+pub fn config_from(value: Value) -> Result<EngineConfig> {
+    let mut f = Fields::of(value, "config")?;
+    let d = EngineConfig::default();
+    let signature_seed = match f.str("signatureSeed")? {
+        None => d.signature_seed,
+        Some(text) => text.parse::<u64>().map_err(|_| {
+            Error::InvalidArgument("signatureSeed must be an integer in [0, 2^64)".into())
+        })?,
+    };
+    let calibration = match f.obj("calibration", "calibration")? {
+        Some(c) => calibration_from(c)?,
+        None => d.calibration,
+    };
+    let config = EngineConfig {
+        score: ScoreParams {
+            decay_days: f.num("decayDays")?.unwrap_or(d.score.decay_days),
+            decay_floor: f.num("decayFloor")?.unwrap_or(d.score.decay_floor),
+            emotion_boost: f.num("emotionBoost")?.unwrap_or(d.score.emotion_boost),
+        },
+        dims: f
+            .int("dimensions", 0, i64::from(u32::MAX))?
+            .map(|n| n as usize),
+        se_threshold: f.num("similarityThreshold")?.unwrap_or(d.se_threshold),
+        signature_seed,
+        short_circuit_floor: f.num("shortCircuitFloor")?.unwrap_or(d.short_circuit_floor),
+        mmr_lambda: f.num("mmrLambda")?.unwrap_or(d.mmr_lambda),
+        calibration,
+        ..d
+    };
+    f.deny_unknown()?;
+    Ok(config)
+}
+
+/// The default calibration with the given parameters replaced; the engine validates ranges.
+fn calibration_from(mut f: Fields) -> Result<Calibration> {
+    let d = Calibration::default();
+    let half = f.num("sfHalf")?;
+    let scale = f.num("sfScale")?;
+    let sf = match f.str("sfKind")?.as_deref() {
+        None | Some("hyperbolic") => Mapping::Hyperbolic {
+            half: half.unwrap_or(DEFAULT_SF_HALF),
+        },
+        Some("exponential") => Mapping::Exponential {
+            scale: scale.unwrap_or(DEFAULT_SF_HALF),
+        },
+        Some("identity") => Mapping::Identity,
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "calibration.sfKind must be \"hyperbolic\", \"exponential\" or \"identity\", got \"{other}\""
+            )))
+        }
+    };
+    let calibration = Calibration {
+        sf,
+        se: f
+            .num("seZero")?
+            .map_or(d.se, |zero| Mapping::Linear { zero }),
+        ss: f
+            .num("ssZero")?
+            .map_or(d.ss, |zero| Mapping::Linear { zero }),
+        ..d
+    };
+    f.deny_unknown()?;
+    Ok(calibration)
+}
+
+/// Reads the options of one recall (`RecallOptionsJs`, validated and defaulted by the
+/// wrapper).
+pub fn recall_options_from(value: Value) -> Result<RecallOptions> {
+    let mut f = Fields::of(value, "recall options")?;
+    let context = match f.obj("context", "context")? {
+        None => None,
+        Some(mut c) => {
+            let context = Context {
+                hour: c.int("hour", 0, 255)?.map(|n| n as u8),
+                day_of_week: c.int("dayOfWeek", 0, 255)?.map(|n| n as u8),
+                topic: c.str("topic")?,
+                utc_offset_minutes: c
+                    .int("utcOffsetMinutes", i64::from(i32::MIN), i64::from(i32::MAX))?
+                    .map_or(0, |n| n as i32),
+            };
+            c.deny_unknown()?;
+            Some(context)
+        }
+    };
+    let options = RecallOptions {
+        limit: f.int("limit", 0, i64::from(u32::MAX))?.ok_or_else(|| {
+            Error::InvalidArgument("recall options is missing field `limit`".into())
+        })? as usize,
+        track_recalls: f.req_bool("trackRecalls")?,
+        mode: SearchMode::parse(&f.req_str("searchMode")?)?,
+        mmr_lambda: f.num("mmrLambda")?,
+        context,
+        filter: Filter {
+            user_id: f.str("userId")?,
+            max_classification: f.int("maxClassification", -MAX_LEVEL, MAX_LEVEL)?,
+            start: f.num("start")?,
+            end: f.num("end")?,
+            topic: f.str("topic")?,
+            tier: f.str("tier")?,
+            include_expired: f.req_bool("includeExpired")?,
+            now: f.req_num("now")?,
+        },
+    };
+    f.deny_unknown()?;
+    Ok(options)
+}
+
+/// Writes the answer to a recall (`RecallOutputJs`).
+pub fn write_output(w: &mut Writer, out: &RecallOutput) {
+    w.begin_obj();
+    w.key("results");
+    w.begin_arr();
+    for hit in &out.results {
+        write_hit(w, hit);
+    }
+    w.end();
+    w.key("stages");
+    w.begin_arr();
+    for stage in &out.stages {
+        write_stage(w, stage);
+    }
+    w.end();
+    w.end();
+}
+
+fn write_hit(w: &mut Writer, hit: &RecallHit) {
+    w.begin_obj();
+    w.field_str("id", &hit.id);
+    w.field_str(
+        "kind",
+        match hit.kind {
+            HitKind::Memory => "memory",
+            HitKind::Note => "note",
+            HitKind::Edge => "edge",
+        },
+    );
+    w.field_str("stage", hit.stage);
+    w.field_num("score", hit.score);
+    w.field_str("text", &hit.text);
+    w.key("components");
+    w.begin_obj();
+    for &(name, value) in &hit.components.0 {
+        w.field_num(name, value);
+    }
+    w.end();
+    if let Some(m) = &hit.memory {
+        w.key("memory");
+        write_memory(w, m);
+    }
+    if let Some(meta) = &hit.metadata {
+        w.key("metadata");
+        w.begin_obj();
+        w.opt_str("topic", meta.topic.as_deref());
+        w.opt_str("type", meta.kind.as_deref());
+        w.key("tags");
+        w.strs(&meta.tags);
+        w.key("emotionTags");
+        w.strs(&meta.emotion_tags);
+        w.opt_num("importance", meta.importance);
+        w.opt_num("confidence", meta.confidence);
+        w.field_num("createdAt", meta.created_at);
+        w.end();
+    }
+    if let Some(note) = &hit.note {
+        w.key("note");
+        w.begin_obj();
+        w.field_str("id", &note.id);
+        w.field_str("period", note.period.label());
+        w.field_num("start", note.start);
+        w.field_num("paragraph", f64::from(note.paragraph));
+        w.end();
+    }
+    if let Some(edge) = &hit.edge {
+        w.key("edge");
+        write_edge(w, edge);
+    }
+    if let Some(timeline) = &hit.timeline {
+        w.key("timeline");
+        w.begin_arr();
+        for item in timeline {
+            w.begin_obj();
+            w.field_str("id", &item.id);
+            w.field_num("createdAt", item.created_at);
+            w.field_str("date", &item.date);
+            w.end();
+        }
+        w.end();
+    }
+    if let Some(conflicts) = &hit.conflicts {
+        w.key("conflicts");
+        w.strs(conflicts);
+    }
+    w.opt_str("warning", hit.warning);
+    w.end();
+}
+
+fn write_stage(w: &mut Writer, stage: &StageReport) {
+    w.begin_obj();
+    w.field_str("name", stage.name);
+    w.field_num("hits", stage.hits as f64);
+    w.field_num("ms", stage.ms);
+    if stage.skipped {
+        w.key("skipped");
+        w.bool(true);
+    }
+    w.opt_str("reason", stage.reason.as_deref());
+    w.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::value::decode;
+    use super::*;
+
+    fn bytes(write: impl FnOnce(&mut Writer)) -> Value {
+        let mut w = Writer::new();
+        write(&mut w);
+        decode(&w.into_bytes()).unwrap()
+    }
+
+    #[test]
+    fn memory_round_trips_with_every_field() {
+        let m = Memory {
+            id: "m1".into(),
+            text: "Olá mundo".into(),
+            text_en: Some("Hello world".into()),
+            keywords: vec!["greeting".into()],
+            user_id: Some("u".into()),
+            topic: Some("t".into()),
+            tags: vec!["a".into(), "b".into()],
+            kind: Some("fact".into()),
+            tier: Some("core".into()),
+            emotion: -2.5,
+            emotion_tags: vec!["joy".into()],
+            importance: Some(0.1),
+            confidence: Some(1.0),
+            trust: Some(2.0),
+            credibility: Some(-3),
+            relevance: 0.3,
+            classification: 2,
+            created_at: 1_750_000_000_123.0,
+            updated_at: 1_750_000_000_456.5,
+            valid_from: Some(-1.0),
+            valid_to: Some(1e15),
+            expires_at: Some(2e12),
+            entities: vec!["Ana".into()],
+            recall_count: 7,
+            last_recalled_at: Some(3.0),
+            recall_timestamps: vec![1.0, 2.5],
+        };
+        let value = bytes(|w| write_memory(w, &m));
+        assert_eq!(memory_from(value).unwrap(), m);
+        let bare = Memory {
+            id: "m2".into(),
+            text: "x".into(),
+            ..Memory::default()
+        };
+        assert_eq!(
+            memory_from(bytes(|w| write_memory(w, &bare))).unwrap(),
+            bare
+        );
+    }
+
+    #[test]
+    fn memory_ignores_unknown_fields_and_checks_types() {
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_str("id", "m1");
+            w.field_str("text", "x");
+            w.field_num("futureField", 1.0);
+            w.end();
+        });
+        assert_eq!(memory_from(value).unwrap().id, "m1");
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("text", 5.0);
+            w.end();
+        });
+        assert_eq!(
+            memory_from(value).unwrap_err().to_string(),
+            "invalid_argument: memory.text must be a string, got a number"
+        );
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("classification", 1.5);
+            w.end();
+        });
+        assert_eq!(memory_from(value).unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn note_entity_and_edge_round_trip() {
+        let note = Note::new("n1", Period::Weekly, 0.0, "# week\n\ntext", 5.0);
+        assert_eq!(note_from(bytes(|w| write_note(w, &note))).unwrap(), note);
+        let entity = Entity {
+            name: "Ana Lima".into(),
+            kind: Some("person".into()),
+            aliases: vec!["Ana".into()],
+            user_id: None,
+            classification: 1,
+            created_at: 9.0,
+        };
+        assert_eq!(
+            entity_from(bytes(|w| write_entity(w, &entity))).unwrap(),
+            entity
+        );
+        let edge = Edge {
+            id: "ana|knows|bo".into(),
+            from: "ana".into(),
+            relation: "knows".into(),
+            to: "bo".into(),
+            strength: 0.75,
+            created_at: 1.0,
+            last_seen_at: 2.0,
+            memory_ids: vec!["m1".into()],
+            user_id: Some("u".into()),
+            classification: 0,
+        };
+        assert_eq!(edge_from(bytes(|w| write_edge(w, &edge))).unwrap(), edge);
+    }
+
+    #[test]
+    fn a_note_without_end_gets_the_period_default_and_rejects_unknown_fields() {
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_str("id", "n1");
+            w.field_str("period", "daily");
+            w.field_num("start", 0.0);
+            w.field_str("text", "x");
+            w.field_num("createdAt", 1.0);
+            w.field_num("updatedAt", 1.0);
+            w.end();
+        });
+        assert_eq!(
+            note_from(value).unwrap().end,
+            Period::Daily.default_end(0.0)
+        );
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_str("period", "monthly");
+            w.end();
+        });
+        assert_eq!(note_from(value).unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn config_reads_parameters_and_rejects_unknown_ones() {
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("decayDays", 30.0);
+            w.field_str("signatureSeed", "18446744073709551615");
+            w.key("calibration");
+            w.begin_obj();
+            w.field_str("sfKind", "exponential");
+            w.field_num("sfScale", 2.0);
+            w.end();
+            w.end();
+        });
+        let config = config_from(value).unwrap();
+        assert_eq!(config.score.decay_days, 30.0);
+        assert_eq!(config.signature_seed, u64::MAX);
+        assert_eq!(config.calibration.sf, Mapping::Exponential { scale: 2.0 });
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("bogus", 1.0);
+            w.end();
+        });
+        assert_eq!(
+            config_from(value).unwrap_err().to_string(),
+            "invalid_argument: unknown field `bogus` in config"
+        );
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_str("signatureSeed", "0x12");
+            w.end();
+        });
+        assert!(config_from(value)
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid_argument: signatureSeed must be an integer"));
+    }
+
+    #[test]
+    fn recall_options_are_read_whole() {
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("limit", 5.0);
+            w.field_num("now", 1e12);
+            w.key("trackRecalls");
+            w.bool(false);
+            w.key("includeExpired");
+            w.bool(true);
+            w.field_str("searchMode", "lexical");
+            w.field_str("topic", "work");
+            w.key("context");
+            w.begin_obj();
+            w.field_num("hour", 9.0);
+            w.field_num("utcOffsetMinutes", -120.0);
+            w.end();
+            w.end();
+        });
+        let o = recall_options_from(value).unwrap();
+        assert_eq!(o.limit, 5);
+        assert!(!o.track_recalls);
+        assert_eq!(o.mode, SearchMode::Lexical);
+        assert_eq!(o.filter.topic.as_deref(), Some("work"));
+        assert!(o.filter.include_expired);
+        let c = o.context.unwrap();
+        assert_eq!((c.hour, c.utc_offset_minutes), (Some(9), -120));
+        let value = bytes(|w| {
+            w.begin_obj();
+            w.field_num("limit", 5.0);
+            w.end();
+        });
+        assert!(recall_options_from(value)
+            .unwrap_err()
+            .to_string()
+            .contains("missing field"));
+    }
+}

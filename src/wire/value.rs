@@ -1,0 +1,651 @@
+//! The wire format: a small tagged binary encoding of JSON-like values, read into [`Value`]
+//! trees and written with [`Writer`].
+//!
+//! | tag | value | payload |
+//! |---|---|---|
+//! | `0x00` | null (JS `null`; `undefined` object fields are left out) | none |
+//! | `0x01` / `0x02` | false / true | none |
+//! | `0x03` | number | 8 bytes, IEEE 754 binary64, little-endian |
+//! | `0x04` | integer number | zigzag LEB128 varint; writers use it below 2⁵² in magnitude, where JavaScript's doubles hold the zigzag value exactly |
+//! | `0x05` | string | u32 little-endian byte length, then UTF-8 |
+//! | `0x06` | array | values, then `0x08` |
+//! | `0x07` | object | entries (key as a string, tag included, then a value), then `0x08` |
+//! | `0x08` | end of an array or object | none |
+//!
+//! The TypeScript side (`js/src/wire.ts`) writes and reads the same bytes. Numbers travel as
+//! their bits, so nothing is converted to or from decimal text on either side (and the wasm
+//! carries no float formatting or parsing tables); strings are UTF-8, where JavaScript's
+//! `TextEncoder` has already turned a lone surrogate into U+FFFD.
+//!
+//! Reading is total: malformed, truncated or too deeply nested input (more than
+//! [`MAX_DEPTH`] levels) is an `invalid_argument` error, never a panic.
+
+use crate::error::{Error, Result};
+
+/// Deepest nesting of arrays and objects accepted.
+pub const MAX_DEPTH: usize = 64;
+
+const NULL: u8 = 0x00;
+const FALSE: u8 = 0x01;
+const TRUE: u8 = 0x02;
+const F64: u8 = 0x03;
+const INT: u8 = 0x04;
+const STR: u8 = 0x05;
+const ARR: u8 = 0x06;
+const OBJ: u8 = 0x07;
+const END: u8 = 0x08;
+
+/// Largest integer magnitude the `INT` tag is read with (JavaScript's safe integers).
+const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
+/// Integers are written with the `INT` tag below this magnitude (2⁵²), so that the zigzag
+/// value, about twice the integer, stays exact in a JavaScript double.
+const MAX_INT_WRITTEN: f64 = 4_503_599_627_370_496.0;
+
+/// A decoded value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Num(f64),
+    /// A string.
+    Str(String),
+    /// An array.
+    Arr(Vec<Value>),
+    /// An object's entries, in their order.
+    Obj(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// What kind of value this is, for messages: `"null"`, `"a boolean"`, `"a number"`, ….
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Num(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Arr(_) => "an array",
+            Value::Obj(_) => "an object",
+        }
+    }
+}
+
+/// Reads one value that fills `bytes` exactly.
+pub fn decode(bytes: &[u8]) -> Result<Value> {
+    let mut reader = Reader { bytes, pos: 0 };
+    let value = reader.value(0)?;
+    if reader.pos != bytes.len() {
+        return Err(malformed("bytes after the value"));
+    }
+    Ok(value)
+}
+
+fn malformed(what: &str) -> Error {
+    Error::InvalidArgument(format!("malformed wire value: {what}"))
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> Result<u8> {
+        let b = *self
+            .bytes
+            .get(self.pos)
+            .ok_or_else(|| malformed("truncated"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or_else(|| malformed("truncated"))?;
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn string(&mut self) -> Result<String> {
+        let mut len = [0u8; 4];
+        len.copy_from_slice(self.take(4)?);
+        let raw = self.take(u32::from_le_bytes(len) as usize)?;
+        std::str::from_utf8(raw)
+            .map(str::to_owned)
+            .map_err(|_| malformed("a string is not UTF-8"))
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut out = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(out);
+            }
+        }
+        Err(malformed("varint too long"))
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(malformed("nested too deeply"));
+        }
+        Ok(match self.byte()? {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            F64 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(self.take(8)?);
+                Value::Num(f64::from_le_bytes(b))
+            }
+            INT => {
+                let z = self.varint()?;
+                let magnitude = (z >> 1) as f64;
+                if magnitude > MAX_SAFE {
+                    return Err(malformed("integer out of range"));
+                }
+                Value::Num(if z & 1 == 0 {
+                    magnitude
+                } else {
+                    -magnitude - 1.0
+                })
+            }
+            STR => Value::Str(self.string()?),
+            ARR => {
+                let mut items = Vec::new();
+                while self.peek()? != END {
+                    items.push(self.value(depth + 1)?);
+                }
+                self.pos += 1;
+                Value::Arr(items)
+            }
+            OBJ => {
+                let mut entries = Vec::new();
+                while self.peek()? != END {
+                    if self.byte()? != STR {
+                        return Err(malformed("an object key is not a string"));
+                    }
+                    let key = self.string()?;
+                    entries.push((key, self.value(depth + 1)?));
+                }
+                self.pos += 1;
+                Value::Obj(entries)
+            }
+            _ => return Err(malformed("unknown tag")),
+        })
+    }
+
+    fn peek(&self) -> Result<u8> {
+        self.bytes
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| malformed("truncated"))
+    }
+}
+
+/// Writes values in the wire format. Objects and arrays are opened with
+/// [`begin_obj`](Writer::begin_obj) / [`begin_arr`](Writer::begin_arr) and closed with
+/// [`end`](Writer::end); inside an object each value follows its [`key`](Writer::key).
+#[derive(Debug, Default)]
+pub struct Writer {
+    bytes: Vec<u8>,
+}
+
+impl Writer {
+    /// An empty writer.
+    pub fn new() -> Self {
+        Writer::default()
+    }
+
+    /// The bytes written.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.bytes.push(NULL);
+    }
+
+    /// A boolean.
+    pub fn bool(&mut self, v: bool) {
+        self.bytes.push(if v { TRUE } else { FALSE });
+    }
+
+    /// A number: integers below 2⁵² in magnitude as varints, others as their bits.
+    pub fn num(&mut self, v: f64) {
+        // -0.0 is not an integer here: its sign must survive.
+        if v.fract() == 0.0 && v.abs() < MAX_INT_WRITTEN && !(v == 0.0 && v.is_sign_negative()) {
+            self.bytes.push(INT);
+            let z = if v >= 0.0 {
+                (v as u64) << 1
+            } else {
+                (((-v) as u64 - 1) << 1) | 1
+            };
+            let mut z = z;
+            while z >= 0x80 {
+                self.bytes.push((z as u8) | 0x80);
+                z >>= 7;
+            }
+            self.bytes.push(z as u8);
+        } else {
+            self.bytes.push(F64);
+            self.bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// A string.
+    pub fn str(&mut self, v: &str) {
+        self.bytes.push(STR);
+        self.raw_str(v);
+    }
+
+    fn raw_str(&mut self, v: &str) {
+        // Strings crossing the boundary are far below 4 GiB (records are capped in MiB).
+        self.bytes
+            .extend_from_slice(&u32::try_from(v.len()).unwrap_or(u32::MAX).to_le_bytes());
+        self.bytes.extend_from_slice(v.as_bytes());
+    }
+
+    /// Opens an array.
+    pub fn begin_arr(&mut self) {
+        self.bytes.push(ARR);
+    }
+
+    /// Opens an object.
+    pub fn begin_obj(&mut self) {
+        self.bytes.push(OBJ);
+    }
+
+    /// Closes the innermost array or object.
+    pub fn end(&mut self) {
+        self.bytes.push(END);
+    }
+
+    /// The key of the next object entry.
+    pub fn key(&mut self, k: &str) {
+        self.str(k);
+    }
+
+    /// An array of strings.
+    pub fn strs<S: AsRef<str>>(&mut self, items: &[S]) {
+        self.begin_arr();
+        for s in items {
+            self.str(s.as_ref());
+        }
+        self.end();
+    }
+
+    /// Entry `k: v`.
+    pub fn field_str(&mut self, k: &str, v: &str) {
+        self.key(k);
+        self.str(v);
+    }
+
+    /// Entry `k: v`.
+    pub fn field_num(&mut self, k: &str, v: f64) {
+        self.key(k);
+        self.num(v);
+    }
+
+    /// Entry `k: v` when `v` is set.
+    pub fn opt_str(&mut self, k: &str, v: Option<&str>) {
+        if let Some(v) = v {
+            self.field_str(k, v);
+        }
+    }
+
+    /// Entry `k: v` when `v` is set.
+    pub fn opt_num(&mut self, k: &str, v: Option<f64>) {
+        if let Some(v) = v {
+            self.field_num(k, v);
+        }
+    }
+
+    /// Entry `k: [..]`, left out when empty.
+    pub fn opt_strs<S: AsRef<str>>(&mut self, k: &str, items: &[S]) {
+        if !items.is_empty() {
+            self.key(k);
+            self.strs(items);
+        }
+    }
+}
+
+/// The entries of an object being read into a record: each field is taken once by name;
+/// `null` counts as absent. Messages name the field and what was found instead.
+#[derive(Debug)]
+pub struct Fields {
+    entries: Vec<(String, Value)>,
+    /// What the object is, for messages (`"memory"`, `"recall options"`, …).
+    what: &'static str,
+}
+
+impl Fields {
+    /// The entries of `value`, which must be an object.
+    pub fn of(value: Value, what: &'static str) -> Result<Self> {
+        match value {
+            Value::Obj(entries) => Ok(Fields { entries, what }),
+            other => Err(Error::InvalidArgument(format!(
+                "{what} must be an object, got {}",
+                other.kind()
+            ))),
+        }
+    }
+
+    /// Removes and returns field `key` (the last one if repeated); `null` gives `None`.
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        let mut found = None;
+        let mut i = 0;
+        while i < self.entries.len() {
+            if self.entries[i].0 == key {
+                found = Some(self.entries.swap_remove(i).1);
+            } else {
+                i += 1;
+            }
+        }
+        found.filter(|v| *v != Value::Null)
+    }
+
+    fn wrong(&self, key: &str, want: &str, got: &Value) -> Error {
+        Error::InvalidArgument(format!(
+            "{}.{key} must be {want}, got {}",
+            self.what,
+            got.kind()
+        ))
+    }
+
+    fn missing(&self, key: &str) -> Error {
+        Error::InvalidArgument(format!("{} is missing field `{key}`", self.what))
+    }
+
+    /// An optional string.
+    pub fn str(&mut self, key: &str) -> Result<Option<String>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(other) => Err(self.wrong(key, "a string", &other)),
+        }
+    }
+
+    /// A required string.
+    pub fn req_str(&mut self, key: &str) -> Result<String> {
+        self.str(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    /// An optional number.
+    pub fn num(&mut self, key: &str) -> Result<Option<f64>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Num(n)) => Ok(Some(n)),
+            Some(other) => Err(self.wrong(key, "a number", &other)),
+        }
+    }
+
+    /// A required number.
+    pub fn req_num(&mut self, key: &str) -> Result<f64> {
+        self.num(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    /// An optional integer in `min..=max`.
+    pub fn int(&mut self, key: &str, min: i64, max: i64) -> Result<Option<i64>> {
+        let Some(n) = self.num(key)? else {
+            return Ok(None);
+        };
+        // The casts are exact: n is integral and within ±2^63 when it passes.
+        if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
+            return Err(Error::InvalidArgument(format!(
+                "{}.{key} must be an integer between {min} and {max}, got {}",
+                self.what,
+                crate::error::Num(n)
+            )));
+        }
+        Ok(Some(n as i64))
+    }
+
+    /// An optional boolean.
+    pub fn bool(&mut self, key: &str) -> Result<Option<bool>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(other) => Err(self.wrong(key, "a boolean", &other)),
+        }
+    }
+
+    /// A required boolean.
+    pub fn req_bool(&mut self, key: &str) -> Result<bool> {
+        self.bool(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    /// An array of strings; absent gives an empty one.
+    pub fn strs(&mut self, key: &str) -> Result<Vec<String>> {
+        self.array(key, "an array of strings", |v| match v {
+            Value::Str(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// An array of numbers; absent gives an empty one.
+    pub fn nums(&mut self, key: &str) -> Result<Vec<f64>> {
+        self.array(key, "an array of numbers", |v| match v {
+            Value::Num(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    fn array<T>(
+        &mut self,
+        key: &str,
+        want: &str,
+        item: impl Fn(Value) -> Option<T>,
+    ) -> Result<Vec<T>> {
+        match self.take(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Arr(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for v in items {
+                    let kind = v.kind();
+                    match item(v) {
+                        Some(x) => out.push(x),
+                        None => {
+                            return Err(Error::InvalidArgument(format!(
+                                "{}.{key} must be {want}, got an item that is {kind}",
+                                self.what
+                            )))
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Some(other) => Err(self.wrong(key, want, &other)),
+        }
+    }
+
+    /// An optional nested object.
+    pub fn obj(&mut self, key: &str, what: &'static str) -> Result<Option<Fields>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v @ Value::Obj(_)) => Fields::of(v, what).map(Some),
+            Some(other) => Err(self.wrong(key, "an object", &other)),
+        }
+    }
+
+    /// Fails on the first field not taken (for shapes that reject unknown fields).
+    pub fn deny_unknown(self) -> Result<()> {
+        match self.entries.first() {
+            None => Ok(()),
+            Some((key, _)) => Err(Error::InvalidArgument(format!(
+                "unknown field `{key}` in {}",
+                self.what
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(write: impl FnOnce(&mut Writer)) -> Value {
+        let mut w = Writer::new();
+        write(&mut w);
+        decode(&w.into_bytes()).unwrap()
+    }
+
+    #[test]
+    fn numbers_keep_their_bits() {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1e300,
+            -2.5e-310,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            9_007_199_254_740_992.0,
+            -9_007_199_254_740_992.0,
+            9_007_199_254_740_994.0,
+            1_750_000_000_000.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            match round_trip(|w| w.num(v)) {
+                Value::Num(got) => assert_eq!(got.to_bits(), v.to_bits(), "{v}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(round_trip(|w| w.num(f64::NAN)), Value::Num(n) if n.is_nan()));
+    }
+
+    #[test]
+    fn nested_values_round_trip() {
+        let got = round_trip(|w| {
+            w.begin_obj();
+            w.field_str("text", "héllo \u{1f980} \"q\"");
+            w.key("tags");
+            w.strs(&["a", ""]);
+            w.key("ok");
+            w.bool(true);
+            w.key("none");
+            w.null();
+            w.key("inner");
+            w.begin_obj();
+            w.end();
+            w.end();
+        });
+        assert_eq!(
+            got,
+            Value::Obj(vec![
+                ("text".into(), Value::Str("héllo \u{1f980} \"q\"".into())),
+                (
+                    "tags".into(),
+                    Value::Arr(vec![Value::Str("a".into()), Value::Str("".into())])
+                ),
+                ("ok".into(), Value::Bool(true)),
+                ("none".into(), Value::Null),
+                ("inner".into(), Value::Obj(vec![])),
+            ])
+        );
+    }
+
+    #[test]
+    fn keys_of_every_length_round_trip() {
+        // Regression: a key of 8 bytes (the END tag's value) once ended its object early.
+        let keys: Vec<String> = (0..300).map(|n| "k".repeat(n)).collect();
+        let got = round_trip(|w| {
+            w.begin_obj();
+            for k in &keys {
+                w.key(k);
+                w.num(k.len() as f64);
+            }
+            w.end();
+        });
+        let want: Vec<(String, Value)> = keys
+            .iter()
+            .map(|k| (k.clone(), Value::Num(k.len() as f64)))
+            .collect();
+        assert_eq!(got, Value::Obj(want));
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_not_a_panic() {
+        let mut w = Writer::new();
+        w.begin_obj();
+        w.field_str("text", "hello");
+        w.key("n");
+        w.num(0.25);
+        w.end();
+        let good = w.into_bytes();
+        for cut in 0..good.len() {
+            let e = decode(&good[..cut]).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument");
+        }
+        let mut extra = good.clone();
+        extra.push(NULL);
+        assert!(decode(&extra).is_err());
+        assert!(decode(&[0x7f]).is_err());
+        assert!(decode(&[STR, 2, 0, 0, 0, 0xff, 0xfe]).is_err());
+        assert!(decode(&[STR, 0xff, 0xff, 0xff, 0xff]).is_err());
+        assert!(
+            decode(&[INT, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]).is_err()
+        );
+        let deep: Vec<u8> = std::iter::repeat_n(ARR, 10_000).collect();
+        assert!(decode(&deep).is_err());
+        // Seeded random bytes never panic.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..2_000 {
+            let mut bytes = Vec::new();
+            for _ in 0..(x % 40) {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                bytes.push((x >> 59) as u8);
+            }
+            let _ = decode(&bytes);
+        }
+    }
+
+    #[test]
+    fn fields_take_check_and_reject_unknown() {
+        let value = round_trip(|w| {
+            w.begin_obj();
+            w.field_str("id", "m1");
+            w.field_num("limit", 3.0);
+            w.field_num("half", 2.5);
+            w.key("gone");
+            w.null();
+            w.key("extra");
+            w.bool(false);
+            w.end();
+        });
+        let mut f = Fields::of(value, "options").unwrap();
+        assert_eq!(f.req_str("id").unwrap(), "m1");
+        assert_eq!(f.int("limit", 1, 10).unwrap(), Some(3));
+        assert_eq!(
+            f.int("half", 0, 10).unwrap_err().to_string(),
+            "invalid_argument: options.half must be an integer between 0 and 10, got 2.5"
+        );
+        assert_eq!(f.str("gone").unwrap(), None);
+        assert_eq!(
+            f.req_str("absent").unwrap_err().to_string(),
+            "invalid_argument: options is missing field `absent`"
+        );
+        assert_eq!(
+            f.deny_unknown().unwrap_err().to_string(),
+            "invalid_argument: unknown field `extra` in options"
+        );
+        let mut f = Fields::of(Value::Obj(vec![("t".into(), Value::Num(5.0))]), "memory").unwrap();
+        assert_eq!(
+            f.str("t").unwrap_err().to_string(),
+            "invalid_argument: memory.t must be a string, got a number"
+        );
+        assert!(Fields::of(Value::Arr(vec![]), "memory").is_err());
+    }
+}
