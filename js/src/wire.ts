@@ -167,18 +167,7 @@ class In {
     const end = start + len;
     if (end > this.bytes.length) this.fail();
     this.pos = end;
-    const bytes = this.bytes;
-    if (len <= 32) {
-      // Short ASCII strings (keys, ids, names) are cheaper to build than to decode.
-      let s = "";
-      for (let i = start; i < end; i++) {
-        const c = bytes[i]!;
-        if (c >= 0x80) return decoder.decode(bytes.subarray(start, end));
-        s += String.fromCharCode(c);
-      }
-      return s;
-    }
-    return decoder.decode(bytes.subarray(start, end));
+    return len <= CACHED_MAX_BYTES ? shortString(this.bytes, start, end) : decoder.decode(this.bytes.subarray(start, end));
   }
 
   value(depth: number): unknown {
@@ -239,6 +228,44 @@ class In {
     if (this.pos >= this.bytes.length) this.fail();
     return this.bytes[this.pos]!;
   }
+}
+
+/** Strings up to this many bytes go through {@link shortCache}. */
+const CACHED_MAX_BYTES = 24;
+/** Entries {@link shortCache} holds before it starts over. */
+const CACHE_ENTRIES = 4096;
+/**
+ * Short ASCII strings decoded before, by a hash of their bytes: keys, stage names, ids and
+ * tags repeat in every result, and building a short string costs more than finding it
+ * (measured: a 10-result recall output decoded in about half the time). A hit is checked
+ * character by character, so a hash collision only costs a miss.
+ */
+const shortCache = new Map<number, string>();
+
+function shortString(bytes: Uint8Array, start: number, end: number): string {
+  let h = 0x811c9dc5 ^ (end - start);
+  let ascii = true;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i]!;
+    if (c >= 0x80) ascii = false;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  if (!ascii) return decoder.decode(bytes.subarray(start, end));
+  const cached = shortCache.get(h);
+  if (cached !== undefined && cached.length === end - start) {
+    let same = true;
+    for (let i = start; i < end; i++) {
+      if (cached.charCodeAt(i - start) !== bytes[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cached;
+  }
+  const s = String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
+  if (shortCache.size >= CACHE_ENTRIES) shortCache.clear();
+  shortCache.set(h, s);
+  return s;
 }
 
 /** The value the wire bytes hold. */

@@ -49,6 +49,20 @@ describe("wire boundary", () => {
     assert.deepEqual(decode(encode(m)), m);
   });
 
+  test("short strings come back exactly, through the decoder's cache and past its size", () => {
+    let x = 12345;
+    const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0);
+    const strings = [];
+    for (let i = 0; i < 10_000; i++) {
+      const len = next() % 25;
+      let s = "";
+      for (let j = 0; j < len; j++) s += String.fromCharCode(32 + (next() % 95));
+      strings.push(s, s.toUpperCase(), `${s}é`);
+    }
+    assert.deepEqual(decode(encode(strings)), strings);
+    assert.deepEqual(decode(encode(strings)), strings); // second pass: cache hits
+  });
+
   test("a __proto__ field stays an own field, as JSON.parse makes it", () => {
     const value = JSON.parse('{"__proto__": {"polluted": 1}, "a": 2}');
     const back = decode(encode(value));
