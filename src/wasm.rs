@@ -125,7 +125,7 @@ impl Engine {
 
     /// Adds one memory, with its embedding if any.
     pub fn insert(&mut self, memory: &[u8], embedding: Option<Vec<f32>>) -> Result<(), JsError> {
-        let memory = shapes::memory_from(read(memory)?).map_err(to_js)?;
+        let memory = shapes::memory_from(memory).map_err(to_js)?;
         self.inner
             .insert(memory, embedding.as_deref())
             .map_err(to_js)
@@ -140,7 +140,7 @@ impl Engine {
         vectors: &[f32],
         has_embedding: &[u8],
     ) -> Result<(), JsError> {
-        let memories = shapes::memories_from(read(memories)?).map_err(to_js)?;
+        let memories = shapes::memories_from(memories).map_err(to_js)?;
         let rows = has_embedding.iter().filter(|&&b| b != 0).count();
         if rows == 0 {
             return self.inner.insert_many(memories, &[]).map_err(to_js);
@@ -190,7 +190,7 @@ impl Engine {
         embedding: Option<Vec<f32>>,
         remove_embedding: bool,
     ) -> Result<(), JsError> {
-        let memory = shapes::memory_from(read(memory)?).map_err(to_js)?;
+        let memory = shapes::memory_from(memory).map_err(to_js)?;
         let update = match (&embedding, remove_embedding) {
             (Some(e), _) => EmbeddingUpdate::Set(e),
             (None, true) => EmbeddingUpdate::Remove,

@@ -18,55 +18,76 @@ use crate::rank::{Calibration, Context, Mapping};
 use crate::recall::{Filter, ScoreParams};
 use crate::store::Memory;
 
-use super::value::{Fields, Value, Writer};
+use super::value::{Fields, Reader, Value, Writer};
 
 /// Largest classification or credibility level accepted (any i64 JavaScript can carry exactly).
 const MAX_LEVEL: i64 = 1 << 53;
 
-/// Reads a memory record.
-pub fn memory_from(value: Value) -> Result<Memory> {
-    let mut f = Fields::of(value, "memory")?;
-    Ok(Memory {
-        id: f.str("id")?.unwrap_or_default(),
-        text: f.str("text")?.unwrap_or_default(),
-        text_en: f.str("textEn")?,
-        keywords: f.strs("keywords")?,
-        user_id: f.str("userId")?,
-        topic: f.str("topic")?,
-        tags: f.strs("tags")?,
-        kind: f.str("type")?,
-        tier: f.str("tier")?,
-        emotion: f.num("emotion")?.unwrap_or(0.0),
-        emotion_tags: f.strs("emotionTags")?,
-        importance: f.num("importance")?,
-        confidence: f.num("confidence")?,
-        trust: f.num("trust")?,
-        credibility: f.int("credibility", -MAX_LEVEL, MAX_LEVEL)?,
-        relevance: f.num("relevance")?.unwrap_or(0.0),
-        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
-        created_at: f.num("createdAt")?.unwrap_or(0.0),
-        updated_at: f.num("updatedAt")?.unwrap_or(0.0),
-        valid_from: f.num("validFrom")?,
-        valid_to: f.num("validTo")?,
-        expires_at: f.num("expiresAt")?,
-        entities: f.strs("entities")?,
-        recall_count: f
-            .int("recallCount", 0, i64::from(u32::MAX))?
-            .map_or(0, |n| n as u32),
-        last_recalled_at: f.num("lastRecalledAt")?,
-        recall_timestamps: f.nums("recallTimestamps")?,
-    })
+/// Reads a memory record (fields it does not know are skipped).
+pub fn memory_from(bytes: &[u8]) -> Result<Memory> {
+    let mut r = Reader::new(bytes);
+    let m = read_memory(&mut r)?;
+    r.finish()?;
+    Ok(m)
 }
 
 /// Reads an array of memory records.
-pub fn memories_from(value: Value) -> Result<Vec<Memory>> {
-    match value {
-        Value::Arr(items) => items.into_iter().map(memory_from).collect(),
-        other => Err(Error::InvalidArgument(format!(
-            "memories must be an array, got {}",
-            other.kind()
-        ))),
+pub fn memories_from(bytes: &[u8]) -> Result<Vec<Memory>> {
+    let mut r = Reader::new(bytes);
+    r.begin_arr("memories")?;
+    let mut out = Vec::new();
+    while r.next_item()? {
+        out.push(read_memory(&mut r)?);
     }
+    r.finish()?;
+    Ok(out)
+}
+
+/// Reads one memory object straight from the bytes: no [`Value`] tree, so a batch of
+/// thousands costs only the records themselves.
+fn read_memory(r: &mut Reader<'_>) -> Result<Memory> {
+    const W: &str = "memory";
+    const LEVEL: (i64, i64) = (-MAX_LEVEL, MAX_LEVEL);
+    r.begin_obj(W)?;
+    let mut m = Memory::default();
+    while let Some(key) = r.next_key()? {
+        match key {
+            "id" => m.id = r.opt_str(W, key)?.unwrap_or_default(),
+            "text" => m.text = r.opt_str(W, key)?.unwrap_or_default(),
+            "textEn" => m.text_en = r.opt_str(W, key)?,
+            "keywords" => m.keywords = r.strs(W, key)?,
+            "userId" => m.user_id = r.opt_str(W, key)?,
+            "topic" => m.topic = r.opt_str(W, key)?,
+            "tags" => m.tags = r.strs(W, key)?,
+            "type" => m.kind = r.opt_str(W, key)?,
+            "tier" => m.tier = r.opt_str(W, key)?,
+            "emotion" => m.emotion = r.opt_num(W, key)?.unwrap_or(0.0),
+            "emotionTags" => m.emotion_tags = r.strs(W, key)?,
+            "importance" => m.importance = r.opt_num(W, key)?,
+            "confidence" => m.confidence = r.opt_num(W, key)?,
+            "trust" => m.trust = r.opt_num(W, key)?,
+            "credibility" => m.credibility = r.opt_int(W, key, LEVEL.0, LEVEL.1)?,
+            "relevance" => m.relevance = r.opt_num(W, key)?.unwrap_or(0.0),
+            "classification" => {
+                m.classification = r.opt_int(W, key, LEVEL.0, LEVEL.1)?.unwrap_or(0)
+            }
+            "createdAt" => m.created_at = r.opt_num(W, key)?.unwrap_or(0.0),
+            "updatedAt" => m.updated_at = r.opt_num(W, key)?.unwrap_or(0.0),
+            "validFrom" => m.valid_from = r.opt_num(W, key)?,
+            "validTo" => m.valid_to = r.opt_num(W, key)?,
+            "expiresAt" => m.expires_at = r.opt_num(W, key)?,
+            "entities" => m.entities = r.strs(W, key)?,
+            "recallCount" => {
+                m.recall_count = r
+                    .opt_int(W, key, 0, i64::from(u32::MAX))?
+                    .map_or(0, |n| n as u32)
+            }
+            "lastRecalledAt" => m.last_recalled_at = r.opt_num(W, key)?,
+            "recallTimestamps" => m.recall_timestamps = r.nums(W, key)?,
+            _ => r.skip()?,
+        }
+    }
+    Ok(m)
 }
 
 /// Writes a memory record.
@@ -429,9 +450,13 @@ mod tests {
     use super::*;
 
     fn bytes(write: impl FnOnce(&mut Writer)) -> Value {
+        decode(&raw(write)).unwrap()
+    }
+
+    fn raw(write: impl FnOnce(&mut Writer)) -> Vec<u8> {
         let mut w = Writer::new();
         write(&mut w);
-        decode(&w.into_bytes()).unwrap()
+        w.into_bytes()
     }
 
     #[test]
@@ -464,44 +489,72 @@ mod tests {
             last_recalled_at: Some(3.0),
             recall_timestamps: vec![1.0, 2.5],
         };
-        let value = bytes(|w| write_memory(w, &m));
-        assert_eq!(memory_from(value).unwrap(), m);
+        assert_eq!(memory_from(&raw(|w| write_memory(w, &m))).unwrap(), m);
         let bare = Memory {
             id: "m2".into(),
             text: "x".into(),
             ..Memory::default()
         };
-        assert_eq!(
-            memory_from(bytes(|w| write_memory(w, &bare))).unwrap(),
-            bare
-        );
+        assert_eq!(memory_from(&raw(|w| write_memory(w, &bare))).unwrap(), bare);
+        let both = raw(|w| {
+            w.begin_arr();
+            write_memory(w, &m);
+            write_memory(w, &bare);
+            w.end();
+        });
+        assert_eq!(memories_from(&both).unwrap(), vec![m.clone(), bare.clone()]);
+        assert!(memories_from(&both[..both.len() - 1]).is_err());
     }
 
     #[test]
     fn memory_ignores_unknown_fields_and_checks_types() {
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_str("id", "m1");
+            w.key("futureField");
+            w.begin_obj();
+            w.key("deep");
+            w.strs(&["x"]);
+            w.end();
             w.field_str("text", "x");
-            w.field_num("futureField", 1.0);
+            w.key("topic");
+            w.null();
             w.end();
         });
-        assert_eq!(memory_from(value).unwrap().id, "m1");
-        let value = bytes(|w| {
+        let m = memory_from(&value).unwrap();
+        assert_eq!((m.id.as_str(), m.text.as_str(), m.topic), ("m1", "x", None));
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("text", 5.0);
             w.end();
         });
         assert_eq!(
-            memory_from(value).unwrap_err().to_string(),
+            memory_from(&value).unwrap_err().to_string(),
             "invalid_argument: memory.text must be a string, got a number"
         );
-        let value = bytes(|w| {
+        let value = raw(|w| {
+            w.begin_obj();
+            w.key("tags");
+            w.begin_arr();
+            w.str("a");
+            w.num(1.0);
+            w.end();
+            w.end();
+        });
+        assert_eq!(
+            memory_from(&value).unwrap_err().to_string(),
+            "invalid_argument: memory.tags must be an array of strings, got a number"
+        );
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("classification", 1.5);
             w.end();
         });
-        assert_eq!(memory_from(value).unwrap_err().code(), "invalid_argument");
+        assert_eq!(memory_from(&value).unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            memories_from(&raw(|w| w.str("x"))).unwrap_err().to_string(),
+            "invalid_argument: memories must be an array, got a string"
+        );
     }
 
     #[test]

@@ -74,11 +74,9 @@ impl Value {
 
 /// Reads one value that fills `bytes` exactly.
 pub fn decode(bytes: &[u8]) -> Result<Value> {
-    let mut reader = Reader { bytes, pos: 0 };
+    let mut reader = Reader::new(bytes);
     let value = reader.value(0)?;
-    if reader.pos != bytes.len() {
-        return Err(malformed("bytes after the value"));
-    }
+    reader.finish()?;
     Ok(value)
 }
 
@@ -86,12 +84,188 @@ fn malformed(what: &str) -> Error {
     Error::InvalidArgument(format!("malformed wire value: {what}"))
 }
 
-struct Reader<'a> {
+/// Reads wire bytes front to back. [`decode`] builds a [`Value`] tree with it; the batch
+/// paths read records straight from it ([`Reader::begin_obj`], [`Reader::next_key`], the
+/// typed reads), so that thousands of memories never exist as trees.
+#[derive(Debug)]
+pub struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0 }
+    }
+
+    /// Fails unless every byte has been read.
+    pub fn finish(&self) -> Result<()> {
+        if self.pos != self.bytes.len() {
+            return Err(malformed("bytes after the value"));
+        }
+        Ok(())
+    }
+
+    /// The tag of the next value, not consumed.
+    fn peek_tag(&self) -> Result<u8> {
+        self.peek()
+    }
+
+    /// What kind of value comes next, for messages.
+    fn next_kind(&self) -> &'static str {
+        match self.peek() {
+            Ok(NULL) => "null",
+            Ok(FALSE | TRUE) => "a boolean",
+            Ok(F64 | INT) => "a number",
+            Ok(STR) => "a string",
+            Ok(ARR) => "an array",
+            Ok(OBJ) => "an object",
+            _ => "malformed",
+        }
+    }
+
+    /// Reads the tag that opens an array; `what` names the value in the error.
+    pub fn begin_arr(&mut self, what: &str) -> Result<()> {
+        if self.peek_tag()? != ARR {
+            return Err(Error::InvalidArgument(format!(
+                "{what} must be an array, got {}",
+                self.next_kind()
+            )));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Whether another array item follows (false consumes the array's end).
+    pub fn next_item(&mut self) -> Result<bool> {
+        if self.peek()? == END {
+            self.pos += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Reads the tag that opens an object; `what` names the value in the error.
+    pub fn begin_obj(&mut self, what: &str) -> Result<()> {
+        if self.peek_tag()? != OBJ {
+            return Err(Error::InvalidArgument(format!(
+                "{what} must be an object, got {}",
+                self.next_kind()
+            )));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// The next key of the object being read, or `None` at its end (consumed).
+    pub fn next_key(&mut self) -> Result<Option<&'a str>> {
+        match self.byte()? {
+            END => Ok(None),
+            STR => {
+                let raw = self.raw_string()?;
+                std::str::from_utf8(raw)
+                    .map(Some)
+                    .map_err(|_| malformed("a string is not UTF-8"))
+            }
+            _ => Err(malformed("an object key is not a string")),
+        }
+    }
+
+    /// Skips the next value (for fields a record does not know).
+    pub fn skip(&mut self) -> Result<()> {
+        self.value(0).map(drop)
+    }
+
+    /// Whether the next value is `null` (consumed if so).
+    fn take_null(&mut self) -> Result<bool> {
+        if self.peek()? == NULL {
+            self.pos += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn wrong(&self, what: &str, key: &str, want: &str) -> Error {
+        Error::InvalidArgument(format!(
+            "{what}.{key} must be {want}, got {}",
+            self.next_kind()
+        ))
+    }
+
+    /// A string or `null` (`None`); `what.key` names it in the error.
+    pub fn opt_str(&mut self, what: &str, key: &str) -> Result<Option<String>> {
+        if self.take_null()? {
+            return Ok(None);
+        }
+        if self.peek()? != STR {
+            return Err(self.wrong(what, key, "a string"));
+        }
+        self.pos += 1;
+        self.string().map(Some)
+    }
+
+    /// A number or `null` (`None`).
+    pub fn opt_num(&mut self, what: &str, key: &str) -> Result<Option<f64>> {
+        if self.take_null()? {
+            return Ok(None);
+        }
+        match self.peek()? {
+            F64 | INT => match self.value(0)? {
+                Value::Num(n) => Ok(Some(n)),
+                _ => Err(malformed("a number")),
+            },
+            _ => Err(self.wrong(what, key, "a number")),
+        }
+    }
+
+    /// An integer in `min..=max` or `null` (`None`).
+    pub fn opt_int(&mut self, what: &str, key: &str, min: i64, max: i64) -> Result<Option<i64>> {
+        let Some(n) = self.opt_num(what, key)? else {
+            return Ok(None);
+        };
+        check_int(what, key, n, min, max).map(Some)
+    }
+
+    /// An array of strings; `null` gives an empty one.
+    pub fn strs(&mut self, what: &str, key: &str) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        if self.take_null()? {
+            return Ok(out);
+        }
+        if self.peek()? != ARR {
+            return Err(self.wrong(what, key, "an array of strings"));
+        }
+        self.pos += 1;
+        while self.next_item()? {
+            if self.peek()? != STR {
+                return Err(self.wrong(what, key, "an array of strings"));
+            }
+            self.pos += 1;
+            out.push(self.string()?);
+        }
+        Ok(out)
+    }
+
+    /// An array of numbers; `null` gives an empty one.
+    pub fn nums(&mut self, what: &str, key: &str) -> Result<Vec<f64>> {
+        let mut out = Vec::new();
+        if self.take_null()? {
+            return Ok(out);
+        }
+        if self.peek()? != ARR {
+            return Err(self.wrong(what, key, "an array of numbers"));
+        }
+        self.pos += 1;
+        while self.next_item()? {
+            match self.opt_num(what, key)? {
+                Some(n) => out.push(n),
+                None => return Err(self.wrong(what, key, "an array of numbers")),
+            }
+        }
+        Ok(out)
+    }
+
     fn byte(&mut self) -> Result<u8> {
         let b = *self
             .bytes
@@ -101,7 +275,7 @@ impl Reader<'_> {
         Ok(b)
     }
 
-    fn take(&mut self, n: usize) -> Result<&[u8]> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
@@ -112,10 +286,14 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn string(&mut self) -> Result<String> {
+    fn raw_string(&mut self) -> Result<&'a [u8]> {
         let mut len = [0u8; 4];
         len.copy_from_slice(self.take(4)?);
-        let raw = self.take(u32::from_le_bytes(len) as usize)?;
+        self.take(u32::from_le_bytes(len) as usize)
+    }
+
+    fn string(&mut self) -> Result<String> {
+        let raw = self.raw_string()?;
         std::str::from_utf8(raw)
             .map(str::to_owned)
             .map_err(|_| malformed("a string is not UTF-8"))
@@ -319,6 +497,18 @@ impl Writer {
     }
 }
 
+/// `n` as an integer in `min..=max`, or an error naming `what.key`.
+fn check_int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
+    // The cast is exact: n is integral and within ±2^63 when it passes.
+    if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}.{key} must be an integer between {min} and {max}, got {}",
+            crate::error::Num(n)
+        )));
+    }
+    Ok(n as i64)
+}
+
 /// The entries of an object being read into a record: each field is taken once by name;
 /// `null` counts as absent. Messages name the field and what was found instead.
 #[derive(Debug)]
@@ -399,15 +589,7 @@ impl Fields {
         let Some(n) = self.num(key)? else {
             return Ok(None);
         };
-        // The casts are exact: n is integral and within ±2^63 when it passes.
-        if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
-            return Err(Error::InvalidArgument(format!(
-                "{}.{key} must be an integer between {min} and {max}, got {}",
-                self.what,
-                crate::error::Num(n)
-            )));
-        }
-        Ok(Some(n as i64))
+        check_int(self.what, key, n, min, max).map(Some)
     }
 
     /// An optional boolean.
