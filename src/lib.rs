@@ -8,6 +8,7 @@
 //!
 //! | module | role |
 //! |---|---|
+//! | [`sort`] | the crate's few shared sorts (one copy of std's sort per integer key type) |
 //! | [`store`] | records (memories) and their ids |
 //! | [`text`] | FTS5-exact tokenisation, case and diacritic folding, Porter stemming |
 //! | [`index`] | inverted index, FTS5-exact BM25, trigram fuzzy vocabulary |
@@ -24,6 +25,7 @@ pub mod notes;
 pub mod rank;
 pub mod recall;
 pub mod signature;
+pub mod sort;
 pub mod store;
 pub mod text;
 pub mod vector;

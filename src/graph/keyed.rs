@@ -1,11 +1,13 @@
 //! [`Keyed`]: records by string key, in a vector with a hash index, listed in key order.
 //!
 //! It replaces `BTreeMap<String, _>` for the graph's entities and edges and the notes: every
-//! user (and every value type) shares one `HashMap<String, u32>` and one sort of
-//! `(&str, u32)`, where each `BTreeMap` value type instantiated the B-tree code again (tens
-//! of KiB of WebAssembly). Lookups are a hash probe; removal swaps the last record into the
-//! hole; the ordered listing sorts the keys, O(n log n), which only listings and exports use.
+//! user (and every value type) shares one `HashMap<String, u32>` and the crate's comparator
+//! sort ([`crate::sort::order_by`]), where each `BTreeMap` value type instantiated the B-tree
+//! code again (tens of KiB of WebAssembly). Lookups are a hash probe; removal swaps the last
+//! record into the hole; the ordered listing sorts the keys, O(n log n), which only listings
+//! and exports use.
 
+use crate::sort;
 use std::collections::HashMap;
 
 /// Records by key; see the module doc.
@@ -115,16 +117,13 @@ impl<V> Keyed<V> {
 
     /// Every key and record, in ascending key order.
     pub fn iter_sorted(&self) -> impl Iterator<Item = (&str, &V)> {
-        let mut order: Vec<(&str, u32)> = self
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (k.as_str(), i as u32))
-            .collect();
-        order.sort_unstable();
-        order
+        let items = &self.items;
+        sort::order_by(items.len(), &mut |a, b| items[a].0.cmp(&items[b].0))
             .into_iter()
-            .map(move |(k, i)| (k, &self.items[i as usize].1))
+            .map(move |i| {
+                let (k, v) = &items[i as usize];
+                (k.as_str(), v)
+            })
     }
 
     /// Every record, in ascending key order.

@@ -28,6 +28,7 @@ use std::cmp::Ordering;
 
 use crate::graph::records::{Edge, Entity};
 use crate::graph::store::Graph;
+use crate::sort;
 use crate::text;
 
 /// The fixed score of every S8 hit (seed 000).
@@ -120,8 +121,8 @@ impl Graph {
             .filter_map(|id| self.edges.get(id))
             .filter(|e| viewer.sees_edge(e) && self.endpoints_visible(e, viewer))
             .collect();
-        // `rank` ends on the unique id, so an unstable sort gives the same order.
-        edges.sort_unstable_by(|a, b| rank(a, b));
+        // `rank` ends on the unique id, so the order is the same as an unstable sort's.
+        sort::sort_by(&mut edges, |a, b| rank(a, b));
         let hits = edges.into_iter().take(max).map(|e| self.hit(e)).collect();
         GraphMatch {
             entity: Some(node.entity.name.clone()),

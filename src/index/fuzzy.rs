@@ -23,6 +23,7 @@ use crate::error::Result;
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::postings::{InvertedIndex, TermId};
 use crate::index::trigram::{LookupScratch, TermMatch, TrigramIndex};
+use crate::sort;
 use crate::store::DocId;
 
 /// Most vocabulary terms one query word expands to (the best-weighted are kept).
@@ -168,27 +169,43 @@ impl FuzzyIndex {
             }
             scratch.touched_word.clear();
         }
-        let mut hits: Vec<ScoredDoc> = Vec::with_capacity(scratch.touched_total.len());
+        // Hits as (descending score key, doc) pairs: their ascending order is best first.
+        let mut hits: Vec<(u64, u32)> = Vec::with_capacity(scratch.touched_total.len());
         for &d in &scratch.touched_total {
             let score = scratch.total[d as usize];
             scratch.total[d as usize] = 0.0;
             if score > 0.0 {
-                hits.push(ScoredDoc {
-                    doc: DocId(d),
-                    score,
-                });
+                hits.push((sort::desc_key(score), d));
             }
         }
         scratch.touched_total.clear();
-        top_accepted(hits, k, accept)
+        top_accepted_keys(hits, k, accept)
     }
+}
+
+/// `top_accepted_keys` of [`ScoredDoc`] hits (the tests' form).
+#[cfg(test)]
+fn top_accepted(
+    hits: Vec<ScoredDoc>,
+    k: usize,
+    accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    let keys = hits
+        .iter()
+        .map(|h| (sort::desc_key(h.score), h.doc.0))
+        .collect();
+    top_accepted_keys(keys, k, accept)
 }
 
 /// The best `k` hits that `accept` keeps, by score descending, ties by ascending `DocId`.
 /// `accept` is asked about the best candidates first, in growing rounds, so a common word
 /// that touches most documents does not run the filter on all of them.
-fn top_accepted(
-    mut hits: Vec<ScoredDoc>,
+///
+/// Hits come as `(desc_key(score), doc)` pairs, whose ascending order is that order, so the
+/// selection and the sorts are the crate's shared integer ones ([`sort::select_pairs`],
+/// [`sort::sort_pairs`]) rather than copies of std's for [`ScoredDoc`].
+fn top_accepted_keys(
+    mut hits: Vec<(u64, u32)>,
     k: usize,
     mut accept: impl FnMut(DocId) -> bool,
 ) -> Vec<ScoredDoc> {
@@ -200,12 +217,15 @@ fn top_accepted(
         let take = window.min(rest.len());
         if take < rest.len() {
             // The best `take` hits move to the front, in no particular order.
-            rest.select_nth_unstable_by(take - 1, better_first);
+            sort::select_pairs(rest, take - 1);
         }
-        rest[..take].sort_unstable_by(better_first);
-        for hit in &rest[..take] {
-            if kept.len() < k && accept(hit.doc) {
-                kept.push(*hit);
+        sort::sort_pairs(&mut rest[..take]);
+        for &(key, doc) in &rest[..take] {
+            if kept.len() < k && accept(DocId(doc)) {
+                kept.push(ScoredDoc {
+                    doc: DocId(doc),
+                    score: sort::from_desc_key(key),
+                });
             }
         }
         start += take;
@@ -214,6 +234,7 @@ fn top_accepted(
     kept
 }
 
+#[cfg(test)]
 fn better_first(a: &ScoredDoc, b: &ScoredDoc) -> std::cmp::Ordering {
     b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))
 }

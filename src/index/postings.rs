@@ -42,6 +42,7 @@
 //! Reference: SQLite FTS5 `fts5_aux.c` (`fts5Bm25Function`, `fts5Bm25GetData`) for which
 //! statistics are needed.
 
+use crate::sort;
 use crate::store::DocId;
 use crate::{Error, Result};
 
@@ -142,7 +143,7 @@ impl InvertedIndex {
         let slot = self.reserve_doc_slot(doc)?;
         self.lists
             .resize_with(self.vocabulary.len(), PostingList::default);
-        ids.sort_unstable();
+        sort::sort_u32(ids);
         for run in ids.chunk_by(|a, b| a == b) {
             // `run.len() <= doc_len < u32::MAX`, checked above.
             let tf = run.len() as u32;

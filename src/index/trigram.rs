@@ -94,6 +94,8 @@
 //! * N. Okazaki and J. Tsujii, "Simple and efficient algorithm for approximate dictionary
 //!   matching", COLING 2010: candidates from the rarest lists, then binary-search counting.
 
+use crate::sort;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -170,8 +172,29 @@ pub struct LookupScratch {
     word: Vec<char>,
     term: Vec<char>,
     grams: Vec<u64>,
-    lists: Vec<usize>,
+    /// Indexes into `postings`, as `u64` for the shared integer sort.
+    lists: Vec<u64>,
     candidates: Vec<u32>,
+    /// `(length, position)` pairs that sort `lists` by posting-list length.
+    keys: Vec<(u64, u32)>,
+    /// The permutation of `lists` read from `keys`.
+    order: Vec<u32>,
+    /// The best matches so far.
+    best: BestMatches,
+    /// Buffers of the final sort by rank.
+    sorter: sort::PairSorter,
+}
+
+/// Keeps the best `max` matches of a lookup as they arrive, so memory stays `O(max)` however
+/// many terms match: the buffer is trimmed to the best `max` whenever it reaches about twice
+/// that, and after a trim a match ranked after every kept one is not buffered at all.
+#[derive(Clone, Debug, Default)]
+struct BestMatches {
+    /// Rank keys ([`rank_key`]) of the buffered matches, for the selection.
+    keys: Vec<(u64, u32)>,
+    /// The best rank key a trim dropped: `max` buffered matches rank before it, so no match
+    /// ranked at or after it can be among the best `max`.
+    cut: Option<(u64, u32)>,
 }
 
 impl LookupScratch {
@@ -323,6 +346,7 @@ impl TrigramIndex {
         out: &mut Vec<TermMatch>,
     ) {
         out.clear();
+        scratch.best.reset();
         if max == 0 {
             return;
         }
@@ -339,8 +363,8 @@ impl TrigramIndex {
         if chars >= MIN_TYPO_CHARS {
             self.collect_typos(word, max, scratch, out);
         }
-        trim(out, max);
-        out.sort_unstable_by(rank_order);
+        scratch.best.trim(out, max);
+        scratch.sorter.sort(out, rank_key);
     }
 
     fn term_at(&self, index: usize) -> &str {
@@ -406,6 +430,9 @@ impl TrigramIndex {
             word: chars,
             lists,
             candidates,
+            keys,
+            order,
+            best,
             ..
         } = scratch;
         lists.clear();
@@ -414,23 +441,28 @@ impl TrigramIndex {
                 .gram_ids
                 .get(&pack(w[0] as u64, w[1] as u64, w[2] as u64))
             {
-                Some(&index) => lists.push(index),
+                Some(&index) => lists.push(index as u64),
                 None => return,
             }
         }
-        lists.sort_unstable();
+        // Distinct lists, rarest first, equal lengths by index.
+        sort::sort_u64(lists);
         lists.dedup();
-        lists.sort_by_key(|&index| self.list(index).len());
+        self.sort_by_list_len(lists, keys, order);
         let ids: &[u32] = match lists.as_slice() {
             [] => return,
-            [only] => self.list(*only),
+            [only] => self.list(*only as usize),
             [first, second, rest @ ..] => {
-                intersect_into(self.list(*first), self.list(*second), candidates);
+                intersect_into(
+                    self.list(*first as usize),
+                    self.list(*second as usize),
+                    candidates,
+                );
                 for &index in rest {
                     if candidates.is_empty() {
                         break;
                     }
-                    retain_present(candidates, self.list(index));
+                    retain_present(candidates, self.list(index as usize));
                 }
                 candidates.as_slice()
             }
@@ -459,7 +491,7 @@ impl TrigramIndex {
                     weight,
                 }
             };
-            push_bounded(out, max, found);
+            best.push(out, max, found);
         }
     }
 
@@ -477,16 +509,20 @@ impl TrigramIndex {
             grams,
             lists,
             candidates,
+            keys,
+            order,
+            best,
+            ..
         } = scratch;
         grams.clear();
         for_each_padded_gram(chars.iter().copied(), |gram| grams.push(gram));
-        grams.sort_unstable();
+        sort::sort_u64(grams);
         grams.dedup();
         lists.clear();
         lists.extend(
             grams
                 .iter()
-                .filter_map(|gram| self.gram_ids.get(gram).copied()),
+                .filter_map(|gram| self.gram_ids.get(gram).map(|&index| index as u64)),
         );
         let absent = grams.len() - lists.len();
         // Pigeonhole: a term missing at most `MAX_MISSED_GRAMS` grams, `absent` of them
@@ -499,19 +535,19 @@ impl TrigramIndex {
             "a word of 5+ chars has 5+ distinct grams"
         );
         let rare = rare.min(lists.len());
-        lists.sort_by_key(|&index| self.list(index).len());
+        self.sort_by_list_len(lists, keys, order);
         let (rare_lists, other_lists) = lists.split_at(rare);
         let word_chars = chars.len();
         // Gather with the one-byte length filter first, then count hits per id by sorting.
         candidates.clear();
         for &index in rare_lists {
             let near = self
-                .list(index)
+                .list(index as usize)
                 .iter()
                 .filter(|&&id| self.may_be_near(id, word_chars));
             candidates.extend(near);
         }
-        candidates.sort_unstable();
+        sort::sort_u32(candidates);
         for run in candidates.chunk_by(|a, b| a == b) {
             let id = run[0];
             let term_len = self.char_len(id);
@@ -541,9 +577,29 @@ impl TrigramIndex {
                     kind: MatchKind::Typo,
                     weight: TYPO_SCALE * (1.0 - 1.0 / longest),
                 };
-                push_bounded(out, max, found);
+                best.push(out, max, found);
             }
         }
+    }
+
+    /// Sorts the gram indexes `lists` by posting-list length, equal lengths keeping their
+    /// order (a stable sort by length), through the shared pair sort: keys `(length,
+    /// position)`, then that permutation. `keys` and `order` are scratch.
+    fn sort_by_list_len(
+        &self,
+        lists: &mut [u64],
+        keys: &mut Vec<(u64, u32)>,
+        order: &mut Vec<u32>,
+    ) {
+        keys.clear();
+        for (position, &index) in lists.iter().enumerate() {
+            // A word has far fewer than 2³² grams.
+            keys.push((self.list(index as usize).len() as u64, position as u32));
+        }
+        sort::sort_pairs(keys);
+        order.clear();
+        order.extend(keys.iter().map(|&(_, position)| position));
+        sort::permute(lists, order);
     }
 
     /// Length pre-filter from the stored byte: whether term `id` may have `chars ± 1` chars
@@ -556,12 +612,12 @@ impl TrigramIndex {
     }
 
     /// Whether `id` misses at most `allowed` grams, given `missed` so far and the lists left.
-    fn misses_at_most(&self, id: u32, mut missed: usize, allowed: usize, lists: &[usize]) -> bool {
+    fn misses_at_most(&self, id: u32, mut missed: usize, allowed: usize, lists: &[u64]) -> bool {
         if missed > allowed {
             return false;
         }
         for &index in lists {
-            if self.list(index).binary_search(&id).is_err() {
+            if self.list(index as usize).binary_search(&id).is_err() {
                 missed += 1;
                 if missed > allowed {
                     return false;
@@ -581,26 +637,62 @@ fn exact(id: VocabId) -> TermMatch {
 }
 
 /// Weight descending, then id ascending: a total order, as ids are unique.
+#[cfg(test)]
 fn rank_order(a: &TermMatch, b: &TermMatch) -> std::cmp::Ordering {
     b.weight
         .total_cmp(&a.weight)
         .then_with(|| a.term.cmp(&b.term))
 }
 
-/// Keeps the best `max` matches of `out` (unordered).
-fn trim(out: &mut Vec<TermMatch>, max: usize) {
-    if out.len() > max {
-        out.select_nth_unstable_by(max, rank_order);
-        out.truncate(max);
-    }
+/// The output order as an integer pair: ascending `(desc_key(weight), id)` is weight
+/// descending, then id ascending.
+fn rank_key(m: &TermMatch) -> (u64, u32) {
+    (sort::desc_key(m.weight), m.term.0)
 }
 
-/// Pushes a match, trimming to the best `max` whenever the buffer reaches about twice that,
-/// so memory stays `O(max)` however many terms match.
-fn push_bounded(out: &mut Vec<TermMatch>, max: usize, found: TermMatch) {
-    out.push(found);
-    if out.len() >= max.saturating_mul(2).saturating_add(TRIM_SLACK) {
-        trim(out, max);
+impl BestMatches {
+    /// Forgets the previous lookup's cut.
+    fn reset(&mut self) {
+        self.cut = None;
+    }
+
+    /// Buffers `found` in `out` unless it cannot be among the best `max`, trimming `out` when
+    /// it has grown to about `2·max`.
+    fn push(&mut self, out: &mut Vec<TermMatch>, max: usize, found: TermMatch) {
+        if self.cut.is_some_and(|cut| rank_key(&found) >= cut) {
+            return;
+        }
+        out.push(found);
+        if out.len() >= max.saturating_mul(2).saturating_add(TRIM_SLACK) {
+            self.trim(out, max);
+        }
+    }
+
+    /// Keeps the best `max` matches of `out` (unordered; the kept ones keep their order): the
+    /// matches ranked before the key a full sort would put at index `max`
+    /// ([`sort::select_pairs`]), and of those equal to it as many as fit.
+    fn trim(&mut self, out: &mut Vec<TermMatch>, max: usize) {
+        if out.len() <= max {
+            return;
+        }
+        let keys = &mut self.keys;
+        keys.clear();
+        keys.extend(out.iter().map(rank_key));
+        sort::select_pairs(keys, max);
+        let cut = keys[max];
+        // Ids are unique in `out`, so `room` is 0; counting keeps the result right regardless.
+        let mut room = max - keys[..max].iter().filter(|&&key| key < cut).count();
+        out.retain(|m| match rank_key(m).cmp(&cut) {
+            Ordering::Less => true,
+            Ordering::Equal if room > 0 => {
+                room -= 1;
+                true
+            }
+            _ => false,
+        });
+        // Everything buffered since the last trim ranked before the old cut, so this one is
+        // no worse.
+        self.cut = Some(cut);
     }
 }
 

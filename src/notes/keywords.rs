@@ -16,6 +16,7 @@
 //! assert!(query_terms("what does the").is_empty());
 //! ```
 
+use crate::sort;
 use crate::text;
 
 /// English stopwords, folded, sorted for binary search. Source: NLTK `corpora/stopwords/english`
@@ -210,7 +211,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 /// The distinct terms of a paragraph, sorted: what [`query_terms`] are looked up in.
 pub fn paragraph_terms(paragraph: &str) -> Vec<String> {
     let mut terms = text::terms(paragraph);
-    terms.sort_unstable();
+    sort::sort_by(&mut terms, String::cmp);
     terms.dedup();
     terms
 }

@@ -27,6 +27,7 @@ use crate::notes::fnv::Fnv1a64;
 use crate::notes::keywords::{paragraph_terms, query_terms};
 use crate::notes::note::{Note, Period};
 use crate::notes::paragraph::paragraphs;
+use crate::sort;
 
 /// The fixed score of every S6 hit (seed 000).
 pub const S6_SCORE: f64 = 0.5;
@@ -186,8 +187,8 @@ impl NoteStore {
                 }
             }
         }
-        // The order ends on (note id, paragraph), unique, so an unstable sort is deterministic.
-        hits.sort_unstable_by(|a, b| {
+        // The order ends on (note id, paragraph), unique, so it is total and deterministic.
+        sort::sort_by(&mut hits, |a, b| {
             b.matched_terms
                 .cmp(&a.matched_terms)
                 .then(b.start.total_cmp(&a.start))

@@ -24,6 +24,7 @@ use super::boost::topic_key;
 use super::civil::iso_date;
 use super::contradiction::{Scratch, Statement};
 use super::Candidate;
+use crate::sort;
 
 /// The warning attached to a result that conflicts with another one (seed 000).
 pub const CONFLICT_WARNING: &str = "⚠️ Conflicts with another result";
@@ -83,7 +84,8 @@ pub fn timeline(results: &[Candidate], utc_offset_minutes: i32) -> Vec<Timeline>
         .filter(|g| g.2.len() >= 2)
         .map(|(_, topic, mut entries)| {
             // Stable: equal times keep result order.
-            entries.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
+            let mut order = sort::order_by_key(entries.iter().map(|e| sort::asc_key(e.created_at)));
+            sort::permute(&mut entries, &mut order);
             Timeline { topic, entries }
         })
         .collect()

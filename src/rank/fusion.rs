@@ -17,6 +17,7 @@
 //! Reference: G. Cormack, C. Clarke, S. Büttcher, "Reciprocal Rank Fusion outperforms
 //! Condorcet and individual Rank Learning Methods", SIGIR 2009 (k = 60).
 
+use crate::sort;
 use std::collections::HashMap;
 use std::hash::Hash;
 
@@ -61,8 +62,10 @@ pub fn rrf<K: Eq + Hash + Clone>(lists: &[Vec<K>], k: f64) -> Vec<(K, f64)> {
             }
         }
     }
-    // Stable sort: equal scores keep first-appearance order.
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Stable: equal scores keep first-appearance order. Through the shared key sort, so each
+    // `K` adds no copy of std's sort.
+    let mut order = sort::order_by_key(fused.iter().map(|f| sort::desc_key(f.1)));
+    sort::permute(&mut fused, &mut order);
     fused
         .into_iter()
         .map(|(key, score, _)| (key, score))

@@ -37,6 +37,7 @@
 //! Reordering Documents and Producing Summaries", SIGIR 1998.
 
 use super::Candidate;
+use crate::sort;
 use crate::text::tokenize::for_each_token;
 
 /// Seed 000's trade-off: 70 % relevance, 30 % diversity.
@@ -62,7 +63,7 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 pub fn tokens_for_similarity(text: &str) -> Vec<u64> {
     let mut hashes = Vec::new();
     for_each_token(text, |token| hashes.push(fnv1a(token.as_bytes())));
-    hashes.sort_unstable();
+    sort::sort_u64(&mut hashes);
     hashes.dedup();
     hashes
 }
@@ -163,7 +164,10 @@ fn sanitize(score: f64) -> f64 {
 
 /// Indices by descending score, stable (equal scores keep input order; NaN last).
 pub fn score_order(cands: &[Candidate]) -> Vec<usize> {
-    super::order::order_desc(cands.iter().map(|c| sanitize(c.score)))
+    sort::order_by_key(cands.iter().map(|c| sort::desc_key(sanitize(c.score))))
+        .into_iter()
+        .map(|i| i as usize)
+        .collect()
 }
 
 /// Records each candidate's 1-based rank by score ([`score_order`]) as `rankBeforeMmr` and

@@ -52,7 +52,6 @@ pub mod contradiction;
 pub mod enrich;
 pub mod fusion;
 pub mod mmr;
-pub mod order;
 
 pub use boost::Context;
 pub use calibrate::{calibrate, Calibration, Mapping};

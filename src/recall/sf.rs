@@ -26,9 +26,9 @@ use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::postings::{InvertedIndex, TermId};
 use crate::notes::keywords::is_stopword;
-use crate::rank::order::{desc_key, sort_keys};
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
+use crate::sort::{desc_key, sort_pairs};
 use crate::store::{DocId, Memory};
 use crate::text;
 
@@ -186,12 +186,12 @@ pub fn run<'m>(
         keep(&mut best, SfSource::TrigramOrig, found);
     }
 
-    // Score descending, then doc ascending, through the shared key sort (see rank::order).
+    // Score descending, then doc ascending, through the shared pair sort (see crate::sort).
     let mut order: Vec<(u64, u32)> = best
         .values()
         .map(|h| (desc_key(h.score), h.doc.0))
         .collect();
-    sort_keys(&mut order);
+    sort_pairs(&mut order);
     order
         .into_iter()
         .take(query.limit)

@@ -54,6 +54,7 @@
 //! [`for_each_token`]: crate::text::for_each_token
 
 use crate::error::{Error, Result};
+use crate::sort;
 use crate::text::{analyse, Stemmer, TermList};
 
 /// Re-exported here because the index scans signatures of this format.
@@ -258,7 +259,7 @@ impl Signer {
 
 /// Steps 2–5 of the module doc over the feature hashes of one text (sorted in place).
 fn signature_of_hashes(hashes: &mut [u64]) -> Signature {
-    hashes.sort_unstable();
+    sort::sort_u64(hashes);
     let mut tally = Tally::default();
     for run in hashes.chunk_by(|a, b| a == b) {
         tally.add_feature(run[0], run.len());

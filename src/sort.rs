@@ -1,0 +1,557 @@
+//! The crate's sorts: a few shared instantiations of the standard library's sort instead of
+//! one per call site.
+//!
+//! Every `sort`, `sort_by`, `sort_unstable_by`, `sort_by_key` or `select_nth_unstable_by` with
+//! its own element type or closure is monomorphised into its own copy of std's sort: 4–15 KiB
+//! of WebAssembly each. Here std's sort is instantiated once per integer type, each copy
+//! behind one `#[inline(never)]` function, and every other order is expressed through them
+//! or through one small merge sort with a type-erased comparator:
+//!
+//! | order | helper | sort behind it |
+//! |---|---|---|
+//! | ids, hashes | [`sort_u32`], [`sort_u64`] | std `sort_unstable` on `u32`, on `u64` |
+//! | `(key, tie-break)`, e.g. best score first then id | [`sort_pairs`], [`select_pairs`] | std `sort_unstable`, `select_nth_unstable` on `(u64, u32)` |
+//! | items by an integer key, stable | [`order_by_key`], [`PairSorter`] | the two above |
+//! | anything else (strings, records) | [`order_by`], [`sort_by`] | merge sort of `u32` positions, `dyn` comparator |
+//!
+//! Integer sorts run std's pattern-defeating quicksort directly, as fast as before; the hot
+//! paths (postings, signatures, trigram lookups, top-k) use only those. [`order_by`] pays one
+//! dynamic call per comparison and is meant for cold paths; it is a merge sort of its own,
+//! about 1 KiB of wasm where a copy of std's stable sort takes about 8 KiB.
+//!
+//! # Keys
+//!
+//! [`desc_key`] maps an `f64` to a `u64` whose ascending order is `f64::total_cmp` descending
+//! (it is a bijection; [`from_desc_key`] inverts it), and [`asc_key`] to one whose ascending
+//! order is `total_cmp` ascending. So "best score first, ties by ascending id" is the
+//! ascending order of the pairs `(desc_key(score), id)`.
+//!
+//! # Invariants
+//!
+//! - [`order_by_key`], [`order_by`], [`sort_by`] and [`PairSorter`] number positions with
+//!   `u32`: they take at most `u32::MAX` items (every list the crate orders is indexed by
+//!   `u32` ids or far shorter).
+//! - They are stable: items that compare equal keep their relative order, as
+//!   `slice::sort_by` would.
+//!
+//! Reference: O. Peters, "Pattern-defeating Quicksort", arXiv:2106.05123 (2021): std's
+//! `sort_unstable`.
+
+use std::cmp::Ordering;
+
+/// Sign bit of an `f64`.
+const SIGN_BIT: u64 = 1 << 63;
+/// Low half of a `u64`: where [`PairSorter`] packs positions.
+const LOW_32_BITS: u64 = 0xFFFF_FFFF;
+/// Runs [`order_by`] sorts by insertion before merging them.
+const INSERTION_RUN: usize = 16;
+
+/// A `u64` whose ascending order is `f64::total_cmp` ascending: negative NaNs, `-∞`, …,
+/// `-0.0`, `+0.0`, …, `+∞`, positive NaNs.
+pub fn asc_key(x: f64) -> u64 {
+    let bits = x.to_bits();
+    // Flip every bit of a negative, only the sign of a positive.
+    if bits & SIGN_BIT != 0 {
+        !bits
+    } else {
+        bits | SIGN_BIT
+    }
+}
+
+/// A `u64` whose ascending order is `f64::total_cmp` descending: larger scores first, `+0.0`
+/// before `-0.0`, NaNs with the sign bit clear before every number and those with it set
+/// after.
+///
+/// ```
+/// use recallkit::sort::desc_key;
+/// assert!(desc_key(2.0) < desc_key(1.0));
+/// assert!(desc_key(f64::NAN) < desc_key(f64::INFINITY));
+/// ```
+pub fn desc_key(x: f64) -> u64 {
+    !asc_key(x)
+}
+
+/// The `f64` whose [`desc_key`] is `key`, bit for bit (NaN payloads included).
+pub fn from_desc_key(key: u64) -> f64 {
+    let ascending = !key;
+    let bits = if ascending & SIGN_BIT != 0 {
+        ascending & !SIGN_BIT
+    } else {
+        !ascending
+    };
+    f64::from_bits(bits)
+}
+
+/// Sorts `u32`s ascending. The crate's one `sort_unstable` on `u32`.
+#[inline(never)]
+pub fn sort_u32(v: &mut [u32]) {
+    v.sort_unstable();
+}
+
+/// Sorts `u64`s ascending. The crate's one `sort_unstable` on `u64`.
+#[inline(never)]
+pub fn sort_u64(v: &mut [u64]) {
+    v.sort_unstable();
+}
+
+/// Sorts `(key, tie-break)` pairs ascending: by key, then tie-break. The crate's one
+/// `sort_unstable` on `(u64, u32)`.
+#[inline(never)]
+pub fn sort_pairs(v: &mut [(u64, u32)]) {
+    v.sort_unstable();
+}
+
+/// Reorders `v` so that `v[nth]` holds the pair a full sort would put there, with no larger
+/// pair before it and no smaller one after it (`slice::select_nth_unstable`). The crate's one
+/// selection. `nth` must be below `v.len()`.
+#[inline(never)]
+pub fn select_pairs(v: &mut [(u64, u32)], nth: usize) {
+    v.select_nth_unstable(nth);
+}
+
+/// Positions `0..n` in ascending order of `keys` (one key per position), equal keys in
+/// position order.
+///
+/// ```
+/// use recallkit::sort::{desc_key, order_by_key};
+/// let scores = [0.5, 2.0, 0.5];
+/// assert_eq!(order_by_key(scores.iter().map(|&s| desc_key(s))), [1, 0, 2]);
+/// ```
+pub fn order_by_key(keys: impl ExactSizeIterator<Item = u64>) -> Vec<u32> {
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(keys.len());
+    for (position, key) in keys.enumerate() {
+        pairs.push((key, to_position(position)));
+    }
+    sort_pairs(&mut pairs);
+    pairs.into_iter().map(|(_, position)| position).collect()
+}
+
+/// Sorts items by a `(key, id)` pair each, ascending, equal pairs in their original order
+/// (a stable sort), with buffers that are reused from one sort to the next.
+///
+/// Two integer sorts, least significant first: positions by `(id, position)` packed in one
+/// `u64`, then by `(key, rank in that order)`, so equal keys keep the id order; then the
+/// items move once ([`permute`]).
+///
+/// ```
+/// use recallkit::sort::{desc_key, PairSorter};
+/// let mut hits = vec![(7, 0.5), (3, 0.5), (9, 2.0)];
+/// PairSorter::default().sort(&mut hits, |&(id, score)| (desc_key(score), id));
+/// assert_eq!(hits, [(9, 2.0), (3, 0.5), (7, 0.5)]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct PairSorter {
+    by_id: Vec<u64>,
+    by_key: Vec<(u64, u32)>,
+    order: Vec<u32>,
+}
+
+impl PairSorter {
+    /// Sorts `items` ascending by the pair `key` gives each (see the type doc); calls `key`
+    /// twice per item.
+    pub fn sort<T>(&mut self, items: &mut [T], mut key: impl FnMut(&T) -> (u64, u32)) {
+        self.by_id.clear();
+        for (position, item) in items.iter().enumerate() {
+            let id = key(item).1;
+            self.by_id
+                .push((u64::from(id) << 32) | u64::from(to_position(position)));
+        }
+        sort_u64(&mut self.by_id);
+        self.by_key.clear();
+        for (rank, &packed) in self.by_id.iter().enumerate() {
+            let item = &items[(packed & LOW_32_BITS) as usize];
+            self.by_key.push((key(item).0, to_position(rank)));
+        }
+        sort_pairs(&mut self.by_key);
+        self.order.clear();
+        let by_id = &self.by_id;
+        self.order.extend(
+            self.by_key
+                .iter()
+                .map(|&(_, rank)| (by_id[rank as usize] & LOW_32_BITS) as u32),
+        );
+        permute(items, &mut self.order);
+    }
+}
+
+/// Positions `0..n` sorted by `cmp`, which compares two positions; positions that compare
+/// equal stay in ascending order (a stable sort). The crate's one comparator sort: one
+/// dynamic call per comparison, for cold paths. `cmp` should be a total order (if not, the
+/// result is still a permutation, in some order).
+///
+/// A merge sort: runs of 16 positions sorted by insertion, then merged bottom-up
+/// between two buffers; `O(n log n)` comparisons and `n` spare `u32`s.
+///
+/// ```
+/// use recallkit::sort::order_by;
+/// let words = ["pear", "fig", "apple", "fig"];
+/// assert_eq!(order_by(words.len(), &mut |a, b| words[a].cmp(words[b])), [2, 1, 3, 0]);
+/// ```
+#[inline(never)]
+pub fn order_by(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n).map(to_position).collect();
+    let mut after = |a: u32, b: u32| cmp(a as usize, b as usize) == Ordering::Greater;
+    // Insertion sort of short runs, then bottom-up merges between two buffers.
+    for run in order.chunks_mut(INSERTION_RUN) {
+        for i in 1..run.len() {
+            let item = run[i];
+            let mut j = i;
+            while j > 0 && after(run[j - 1], item) {
+                run[j] = run[j - 1];
+                j -= 1;
+            }
+            run[j] = item;
+        }
+    }
+    if n <= INSERTION_RUN {
+        return order;
+    }
+    let mut spare = vec![0; n];
+    let mut width = INSERTION_RUN;
+    while width < n {
+        for (from, to) in order.chunks(2 * width).zip(spare.chunks_mut(2 * width)) {
+            let (left, right) = from.split_at(width.min(from.len()));
+            let (mut l, mut r) = (0, 0);
+            for slot in to.iter_mut() {
+                // Take from the right only when strictly smaller: equal items stay in order.
+                if r < right.len() && (l == left.len() || after(left[l], right[r])) {
+                    *slot = right[r];
+                    r += 1;
+                } else {
+                    *slot = left[l];
+                    l += 1;
+                }
+            }
+        }
+        std::mem::swap(&mut order, &mut spare);
+        width *= 2;
+    }
+    order
+}
+
+/// Sorts `items` by `cmp`, stably, as `slice::sort_by` does, through [`order_by`]. For cold
+/// paths (see [`order_by`]).
+///
+/// ```
+/// let mut words = vec!["pear", "fig", "apple"];
+/// recallkit::sort::sort_by(&mut words, |a, b| a.cmp(b));
+/// assert_eq!(words, ["apple", "fig", "pear"]);
+/// ```
+pub fn sort_by<T>(items: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    let mut order = {
+        let items = &*items;
+        order_by(items.len(), &mut |a, b| cmp(&items[a], &items[b]))
+    };
+    permute(items, &mut order);
+}
+
+/// Moves `items[order[i]]` to position `i` for every `i`, in place (one swap per item, by
+/// following cycles). `order` must be a permutation of `0..items.len()`; it is left as the
+/// identity.
+pub fn permute<T>(items: &mut [T], order: &mut [u32]) {
+    debug_assert_eq!(items.len(), order.len());
+    for start in 0..order.len() {
+        let mut at = start;
+        loop {
+            let from = order[at] as usize;
+            order[at] = to_position(at);
+            // `from == at` only if `order` is no permutation; stopping keeps that finite.
+            if from == start || from == at {
+                break;
+            }
+            // `items[at]` holds the cycle's first item, which belongs where `from` points.
+            items.swap(at, from);
+            at = from;
+        }
+    }
+}
+
+/// A position as `u32` (see the module invariants).
+fn to_position(position: usize) -> u32 {
+    debug_assert!(u32::try_from(position).is_ok(), "{position} items or more");
+    position as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for property tests.
+    struct SplitMix64(u64);
+
+    impl SplitMix64 {
+        fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        /// A value in `0..n`; `n` must be positive.
+        fn below(&mut self, n: u64) -> u64 {
+            self.next_u64() % n
+        }
+
+        /// A length in `0..=MAX_LEN`, often tiny, sometimes past std's small-sort cutoffs.
+        fn len(&mut self) -> usize {
+            match self.below(4) {
+                0 => self.below(4) as usize,
+                1 => self.below(33) as usize,
+                _ => self.below(MAX_LEN + 1) as usize,
+            }
+        }
+
+        /// A value in a range of `spread` values (small spreads give many ties).
+        fn value(&mut self, spread: u64) -> u64 {
+            if spread == 0 {
+                self.next_u64()
+            } else {
+                self.below(spread)
+            }
+        }
+    }
+
+    /// Random cases per property test.
+    const CASES: u64 = 300;
+    /// Longest random input.
+    const MAX_LEN: u64 = 600;
+    /// Value spreads: few distinct values (ties), some, and the full range (0).
+    const SPREADS: [u64; 4] = [2, 7, 1000, 0];
+
+    /// Scores with many ties and every special value `total_cmp` orders.
+    fn random_score(rng: &mut SplitMix64) -> f64 {
+        const SPECIAL: [f64; 9] = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        match rng.below(3) {
+            0 => SPECIAL[rng.below(SPECIAL.len() as u64) as usize],
+            1 => rng.below(5) as f64 * 0.25,
+            _ => f64::from_bits(rng.next_u64()),
+        }
+    }
+
+    #[test]
+    fn desc_key_is_total_cmp_reversed_and_asc_key_is_total_cmp() {
+        let values = [
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1.5,
+            -2.25,
+        ];
+        for a in values {
+            for b in values {
+                assert_eq!(
+                    desc_key(a).cmp(&desc_key(b)),
+                    b.total_cmp(&a),
+                    "{a:?} vs {b:?}"
+                );
+                assert_eq!(
+                    asc_key(a).cmp(&asc_key(b)),
+                    a.total_cmp(&b),
+                    "{a:?} vs {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn from_desc_key_inverts_desc_key_bit_for_bit() {
+        let mut rng = SplitMix64(7);
+        for case in 0..10_000 {
+            let x = if case < 64 {
+                f64::from_bits(1 << case)
+            } else {
+                random_score(&mut rng)
+            };
+            assert_eq!(from_desc_key(desc_key(x)).to_bits(), x.to_bits(), "{x:?}");
+            let key = rng.next_u64();
+            assert_eq!(desc_key(from_desc_key(key)), key, "{key:#x}");
+        }
+    }
+
+    #[test]
+    fn integer_sorts_match_std_sort() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let spread = SPREADS[(seed % 4) as usize];
+            let len = rng.len();
+            let mut small: Vec<u32> = (0..len).map(|_| rng.value(spread) as u32).collect();
+            let mut large: Vec<u64> = (0..len).map(|_| rng.value(spread)).collect();
+            let mut pairs: Vec<(u64, u32)> = (0..len)
+                .map(|_| (rng.value(spread), rng.value(spread) as u32))
+                .collect();
+            let (mut want_small, mut want_large, mut want_pairs) =
+                (small.clone(), large.clone(), pairs.clone());
+            want_small.sort();
+            want_large.sort();
+            want_pairs.sort();
+            sort_u32(&mut small);
+            sort_u64(&mut large);
+            sort_pairs(&mut pairs);
+            assert_eq!(small, want_small, "seed {seed}");
+            assert_eq!(large, want_large, "seed {seed}");
+            assert_eq!(pairs, want_pairs, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn select_pairs_partitions_around_the_sorted_nth() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let spread = SPREADS[(seed % 4) as usize];
+            let len = rng.len().max(1);
+            let mut pairs: Vec<(u64, u32)> = (0..len)
+                .map(|_| (rng.value(spread), rng.value(spread) as u32))
+                .collect();
+            let mut sorted = pairs.clone();
+            sorted.sort();
+            let nth = rng.below(len as u64) as usize;
+            select_pairs(&mut pairs, nth);
+            assert_eq!(pairs[nth], sorted[nth], "seed {seed}");
+            assert!(
+                pairs[..nth].iter().all(|p| *p <= sorted[nth]),
+                "seed {seed}"
+            );
+            assert!(
+                pairs[nth..].iter().all(|p| *p >= sorted[nth]),
+                "seed {seed}"
+            );
+            pairs.sort();
+            assert_eq!(pairs, sorted, "seed {seed}: not a permutation");
+        }
+    }
+
+    #[test]
+    fn order_by_key_is_a_stable_sort_by_key() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let spread = SPREADS[(seed % 4) as usize];
+            let keys: Vec<u64> = (0..rng.len()).map(|_| rng.value(spread)).collect();
+            let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+            want.sort_by_key(|&i| keys[i as usize]);
+            assert_eq!(order_by_key(keys.iter().copied()), want, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn order_by_key_of_desc_keys_is_a_stable_descending_score_sort() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let scores: Vec<f64> = (0..rng.len()).map(|_| random_score(&mut rng)).collect();
+            let mut want: Vec<u32> = (0..scores.len() as u32).collect();
+            want.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+            let got = order_by_key(scores.iter().map(|&s| desc_key(s)));
+            assert_eq!(got, want, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn pair_sorter_is_a_stable_sort_by_pair_and_reusable() {
+        let mut sorter = PairSorter::default();
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let spread = SPREADS[(seed % 4) as usize];
+            // Items: (pair, original position); the positions show the stability.
+            let mut items: Vec<((u64, u32), usize)> = (0..rng.len())
+                .map(|i| ((rng.value(spread), rng.value(spread) as u32), i))
+                .collect();
+            let mut want = items.clone();
+            want.sort_by_key(|item| item.0);
+            sorter.sort(&mut items, |item| item.0);
+            assert_eq!(items, want, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn order_by_and_sort_by_are_stable_sorts_by_comparator() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let spread = SPREADS[(seed % 4) as usize];
+            let words: Vec<String> = (0..rng.len())
+                .map(|_| format!("w{}", rng.value(spread)))
+                .collect();
+            let mut want: Vec<u32> = (0..words.len() as u32).collect();
+            want.sort_by(|&a, &b| words[a as usize].len().cmp(&words[b as usize].len()));
+            let got = order_by(words.len(), &mut |a, b| words[a].len().cmp(&words[b].len()));
+            assert_eq!(got, want, "seed {seed}");
+
+            // Owned, non-Copy items, sorted by a key with ties.
+            let mut items: Vec<(String, usize)> = words.iter().cloned().zip(0..).collect();
+            let mut want_items = items.clone();
+            want_items.sort_by_key(|a| a.0.len());
+            sort_by(&mut items, |a, b| a.0.len().cmp(&b.0.len()));
+            assert_eq!(items, want_items, "seed {seed}");
+            sort_by(&mut items, |a, b| a.0.cmp(&b.0));
+            want_items.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(items, want_items, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn order_by_returns_a_permutation_even_for_an_inconsistent_comparator() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let n = rng.len();
+            let mut order = order_by(n, &mut |_, _| match rng.below(3) {
+                0 => Ordering::Less,
+                1 => Ordering::Equal,
+                _ => Ordering::Greater,
+            });
+            order.sort_unstable();
+            assert!(order.iter().copied().eq(0..n as u32), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn permute_applies_any_permutation_and_leaves_the_identity() {
+        for seed in 0..CASES {
+            let mut rng = SplitMix64(seed);
+            let len = rng.len();
+            // A random permutation (Fisher–Yates).
+            let mut order: Vec<u32> = (0..len as u32).collect();
+            for i in (1..len).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
+            let want: Vec<String> = order.iter().map(|&i| items[i as usize].clone()).collect();
+            let mut got = items.clone();
+            permute(&mut got, &mut order);
+            assert_eq!(got, want, "seed {seed}");
+            assert!(
+                order.iter().enumerate().all(|(i, &o)| o as usize == i),
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn permute_stops_on_an_order_that_is_no_permutation() {
+        let mut items = ['a', 'b', 'c'];
+        permute(&mut items, &mut [1, 2, 1]);
+        let mut sorted = items;
+        sorted.sort();
+        assert_eq!(sorted, ['a', 'b', 'c'], "items are only ever swapped");
+    }
+}
