@@ -204,6 +204,12 @@ export class MemoryStore {
   readonly #searchMode: SearchMode;
   readonly #engineOptions: EngineConfigJs;
   readonly #adapter: StorageAdapter;
+  /**
+   * `storage: "memory"`: nothing outlives the store and nothing reads its records back, so
+   * the engine holds the only copy and writes skip the adapter (a second, encoded copy of
+   * every memory in JS memory would only cost space and time).
+   */
+  readonly #ephemeral: boolean;
   readonly #snapshots: boolean;
   readonly #snapshotEvery: number;
 
@@ -234,8 +240,9 @@ export class MemoryStore {
   #unsubscribe: (() => void) | undefined;
   #releaseLock: (() => void) | undefined;
 
-  private constructor(adapter: StorageAdapter, snapshots: boolean, options: OpenOptions) {
+  private constructor(adapter: StorageAdapter, ephemeral: boolean, snapshots: boolean, options: OpenOptions) {
     this.#adapter = adapter;
+    this.#ephemeral = ephemeral;
     this.#snapshots = snapshots;
     this.#snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.#clock = options.clock ?? Date.now;
@@ -303,7 +310,7 @@ export class MemoryStore {
       name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
     });
     const snapshots = kind !== "memory" && (options.snapshots ?? kind !== "file");
-    const store = new MemoryStore(adapter, snapshots, options);
+    const store = new MemoryStore(adapter, kind === "memory", snapshots, options);
     try {
       const sole = kind === "file" || kind === "memory" ? true : kind === "indexeddb" ? await store.#lock(name) : false;
       await store.#load(options, sole);
@@ -570,7 +577,7 @@ export class MemoryStore {
     return this.#enqueue(async () => {
       const step = await apply(this.#alive());
       try {
-        const ops = step.ops();
+        const ops = this.#ephemeral ? [] : step.ops();
         if (ops.length > 0) await this.#commit(ops);
       } catch (e) {
         step.undo?.();
@@ -783,7 +790,7 @@ export class MemoryStore {
   async #flushTracking(): Promise<void> {
     const engine = this.#engine;
     if (engine === undefined || this.#trackingDirty.size === 0) return;
-    const ids = [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
+    const ids = this.#ephemeral ? [] : [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
     this.#trackingDirty.clear();
     if (ids.length === 0) return;
     try {

@@ -118,7 +118,9 @@ export interface OpenOptions {
   name?: string;
   /**
    * Where records live. Default: `"indexeddb"` where `indexedDB` exists, `"file"` in Node and
-   * Deno (directory `./recallkit-data/<name>`).
+   * Deno (directory `./recallkit-data/<name>`). `"memory"` keeps nothing beyond the engine
+   * itself: the store lives and dies with the object (pass `new MemoryAdapter()` to get an
+   * in-memory store with a storage layer, for tests of persistence logic).
    */
   storage?: StorageOption;
   /** File stores: the directory (default `./recallkit-data/<name>`). */
