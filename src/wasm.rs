@@ -16,7 +16,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{self, EmbeddingUpdate};
-use crate::wire::{self, shapes, Value, Writer};
+use crate::wire::{shapes, Writer};
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -106,7 +106,7 @@ impl Engine {
     /// Creates an empty engine from an `EngineConfigJs`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &[u8]) -> Result<Engine, JsError> {
-        let config = shapes::config_from(read(config)?).map_err(to_js)?;
+        let config = shapes::config_from(config).map_err(to_js)?;
         let inner = engine::Engine::new(config).map_err(to_js)?;
         Ok(Engine { inner })
     }
@@ -208,7 +208,7 @@ impl Engine {
     /// Phase 1 of a recall: validates options and runs stage Sf.
     #[wasm_bindgen(js_name = beginRecall)]
     pub fn begin_recall(&mut self, query: &str, options: &[u8]) -> Result<PendingRecall, JsError> {
-        let options = shapes::recall_options_from(read(options)?).map_err(to_js)?;
+        let options = shapes::recall_options_from(options).map_err(to_js)?;
         let inner = self
             .inner
             .begin_recall(query, options, &performance_now)
@@ -239,14 +239,14 @@ impl Engine {
     /// Adds a note.
     #[wasm_bindgen(js_name = addNote)]
     pub fn add_note(&mut self, note: &[u8]) -> Result<(), JsError> {
-        let note = shapes::note_from(read(note)?).map_err(to_js)?;
+        let note = shapes::note_from(note).map_err(to_js)?;
         self.inner.add_note(note).map_err(to_js)
     }
 
     /// Replaces the note with the same id.
     #[wasm_bindgen(js_name = replaceNote)]
     pub fn replace_note(&mut self, note: &[u8]) -> Result<(), JsError> {
-        let note = shapes::note_from(read(note)?).map_err(to_js)?;
+        let note = shapes::note_from(note).map_err(to_js)?;
         self.inner.replace_note(note).map_err(to_js)
     }
 
@@ -278,7 +278,7 @@ impl Engine {
     /// Adds an entity or merges it into the one with the same name.
     #[wasm_bindgen(js_name = addEntity)]
     pub fn add_entity(&mut self, entity: &[u8]) -> Result<(), JsError> {
-        let entity = shapes::entity_from(read(entity)?).map_err(to_js)?;
+        let entity = shapes::entity_from(entity).map_err(to_js)?;
         self.inner.add_entity(entity).map_err(to_js)
     }
 
@@ -332,7 +332,7 @@ impl Engine {
     /// Stores a whole edge record.
     #[wasm_bindgen(js_name = upsertEdge)]
     pub fn upsert_edge(&mut self, edge: &[u8]) -> Result<Vec<u8>, JsError> {
-        let edge = shapes::edge_from(read(edge)?).map_err(to_js)?;
+        let edge = shapes::edge_from(edge).map_err(to_js)?;
         let edge = self.inner.upsert_edge(edge).map_err(to_js)?;
         Ok(write(|w| shapes::write_edge(w, &edge)))
     }
@@ -385,11 +385,6 @@ impl PendingRecall {
 
 fn to_js(e: crate::Error) -> JsError {
     JsError::new(&e.to_string())
-}
-
-/// Decodes a wire argument.
-fn read(bytes: &[u8]) -> Result<Value, JsError> {
-    wire::decode(bytes).map_err(to_js)
 }
 
 /// Encodes a result.

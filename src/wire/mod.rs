@@ -10,4 +10,4 @@
 pub mod shapes;
 pub mod value;
 
-pub use value::{decode, Fields, Value, Writer};
+pub use value::{decode, Reader, Value, Writer};

@@ -1,5 +1,5 @@
-//! The records, options and results that cross the boundary, read from [`Value`]s and written
-//! with a [`Writer`]. Field names are camelCase (`textEn`, `createdAt`; a record's `kind` is
+//! The records, options and results that cross the boundary, read straight from the wire
+//! bytes with a [`Reader`] (no [`Value`](super::Value) tree) and written with a [`Writer`]. Field names are camelCase (`textEn`, `createdAt`; a record's `kind` is
 //! `type`), written in the order the TypeScript types in `src/wasm.rs` list them, optional
 //! fields left out when unset. The TypeScript shapes are declared once, in `src/wasm.rs`.
 //!
@@ -15,10 +15,9 @@ use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
 use crate::rank::{Calibration, Context, Mapping};
-use crate::recall::{Filter, ScoreParams};
 use crate::store::Memory;
 
-use super::value::{Fields, Reader, Value, Writer};
+use super::value::{Reader, Writer};
 
 /// Largest classification or credibility level accepted (any i64 JavaScript can carry exactly).
 const MAX_LEVEL: i64 = 1 << 53;
@@ -43,7 +42,7 @@ pub fn memories_from(bytes: &[u8]) -> Result<Vec<Memory>> {
     Ok(out)
 }
 
-/// Reads one memory object straight from the bytes: no [`Value`] tree, so a batch of
+/// Reads one memory object straight from the bytes: no [`Value`](super::Value) tree, so a batch of
 /// thousands costs only the records themselves.
 fn read_memory(r: &mut Reader<'_>) -> Result<Memory> {
     const W: &str = "memory";
@@ -129,24 +128,53 @@ pub fn write_memory(w: &mut Writer, m: &Memory) {
     w.end();
 }
 
-/// Reads a note; `end` defaults from the period ([`Period::default_end`]).
-pub fn note_from(value: Value) -> Result<Note> {
-    let mut f = Fields::of(value, "note")?;
-    let id = f.req_str("id")?;
-    let period = period_from(&f.req_str("period")?)?;
-    let start = f.req_num("start")?;
-    let end = f.num("end")?.unwrap_or_else(|| period.default_end(start));
-    let note = Note {
-        id,
+/// Reads a note; `end` defaults from the period ([`Period::default_end`]). Unknown fields
+/// are an error.
+pub fn note_from(bytes: &[u8]) -> Result<Note> {
+    const W: &str = "note";
+    let mut r = Reader::new(bytes);
+    r.begin_obj(W)?;
+    let (mut id, mut period, mut start, mut end, mut text) = (None, None, None, None, None);
+    let (mut created_at, mut updated_at) = (None, None);
+    while let Some(key) = r.next_key()? {
+        match key {
+            "id" => id = r.opt_str(W, key)?,
+            "period" => {
+                period = match r.opt_str(W, key)? {
+                    Some(label) => Some(period_from(&label)?),
+                    None => None,
+                }
+            }
+            "start" => start = r.opt_num(W, key)?,
+            "end" => end = r.opt_num(W, key)?,
+            "text" => text = r.opt_str(W, key)?,
+            "createdAt" => created_at = r.opt_num(W, key)?,
+            "updatedAt" => updated_at = r.opt_num(W, key)?,
+            _ => return Err(unknown(W, key)),
+        }
+    }
+    r.finish()?;
+    let period = required(W, "period", period)?;
+    let start = required(W, "start", start)?;
+    Ok(Note {
+        id: required(W, "id", id)?,
         period,
         start,
-        end,
-        text: f.req_str("text")?,
-        created_at: f.req_num("createdAt")?,
-        updated_at: f.req_num("updatedAt")?,
-    };
-    f.deny_unknown()?;
-    Ok(note)
+        end: end.unwrap_or_else(|| period.default_end(start)),
+        text: required(W, "text", text)?,
+        created_at: required(W, "createdAt", created_at)?,
+        updated_at: required(W, "updatedAt", updated_at)?,
+    })
+}
+
+/// `value`, or the error that names the missing field `what.key`.
+fn required<T>(what: &str, key: &str, value: Option<T>) -> Result<T> {
+    value.ok_or_else(|| Error::InvalidArgument(format!("{what} is missing field `{key}`")))
+}
+
+/// The error for a field a shape does not know.
+fn unknown(what: &str, key: &str) -> Error {
+    Error::InvalidArgument(format!("unknown field `{key}` in {what}"))
 }
 
 fn period_from(label: &str) -> Result<Period> {
@@ -173,17 +201,29 @@ pub fn write_note(w: &mut Writer, n: &Note) {
     w.end();
 }
 
-/// Reads an entity.
-pub fn entity_from(value: Value) -> Result<Entity> {
-    let mut f = Fields::of(value, "entity")?;
-    Ok(Entity {
-        name: f.req_str("name")?,
-        kind: f.str("type")?,
-        aliases: f.strs("aliases")?,
-        user_id: f.str("userId")?,
-        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
-        created_at: f.num("createdAt")?.unwrap_or(0.0),
-    })
+/// Reads an entity (fields it does not know are skipped).
+pub fn entity_from(bytes: &[u8]) -> Result<Entity> {
+    const W: &str = "entity";
+    let mut r = Reader::new(bytes);
+    r.begin_obj(W)?;
+    let mut name = None;
+    let mut e = Entity::default();
+    while let Some(key) = r.next_key()? {
+        match key {
+            "name" => name = r.opt_str(W, key)?,
+            "type" => e.kind = r.opt_str(W, key)?,
+            "aliases" => e.aliases = r.strs(W, key)?,
+            "userId" => e.user_id = r.opt_str(W, key)?,
+            "classification" => {
+                e.classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0)
+            }
+            "createdAt" => e.created_at = r.opt_num(W, key)?.unwrap_or(0.0),
+            _ => r.skip()?,
+        }
+    }
+    r.finish()?;
+    e.name = required(W, "name", name)?;
+    Ok(e)
 }
 
 /// Writes an entity.
@@ -198,20 +238,42 @@ pub fn write_entity(w: &mut Writer, e: &Entity) {
     w.end();
 }
 
-/// Reads an edge (`id` may be left out: the graph derives it).
-pub fn edge_from(value: Value) -> Result<Edge> {
-    let mut f = Fields::of(value, "edge")?;
+/// Reads an edge (`id` may be left out: the graph derives it; fields it does not know are
+/// skipped).
+pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
+    const W: &str = "edge";
+    let mut r = Reader::new(bytes);
+    r.begin_obj(W)?;
+    let (mut id, mut from, mut relation, mut to, mut strength) = (None, None, None, None, None);
+    let (mut created_at, mut last_seen_at, mut memory_ids) = (None, None, Vec::new());
+    let (mut user_id, mut classification) = (None, None);
+    while let Some(key) = r.next_key()? {
+        match key {
+            "id" => id = r.opt_str(W, key)?,
+            "from" => from = r.opt_str(W, key)?,
+            "relation" => relation = r.opt_str(W, key)?,
+            "to" => to = r.opt_str(W, key)?,
+            "strength" => strength = r.opt_num(W, key)?,
+            "createdAt" => created_at = r.opt_num(W, key)?,
+            "lastSeenAt" => last_seen_at = r.opt_num(W, key)?,
+            "memoryIds" => memory_ids = r.strs(W, key)?,
+            "userId" => user_id = r.opt_str(W, key)?,
+            "classification" => classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?,
+            _ => r.skip()?,
+        }
+    }
+    r.finish()?;
     Ok(Edge {
-        id: f.str("id")?.unwrap_or_default(),
-        from: f.req_str("from")?,
-        relation: f.req_str("relation")?,
-        to: f.req_str("to")?,
-        strength: f.num("strength")?.unwrap_or(DEFAULT_STRENGTH),
-        created_at: f.req_num("createdAt")?,
-        last_seen_at: f.req_num("lastSeenAt")?,
-        memory_ids: f.strs("memoryIds")?,
-        user_id: f.str("userId")?,
-        classification: f.int("classification", -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0),
+        id: id.unwrap_or_default(),
+        from: required(W, "from", from)?,
+        relation: required(W, "relation", relation)?,
+        to: required(W, "to", to)?,
+        strength: strength.unwrap_or(DEFAULT_STRENGTH),
+        created_at: required(W, "createdAt", created_at)?,
+        last_seen_at: required(W, "lastSeenAt", last_seen_at)?,
+        memory_ids,
+        user_id,
+        classification: classification.unwrap_or(0),
     })
 }
 
@@ -231,48 +293,81 @@ pub fn write_edge(w: &mut Writer, e: &Edge) {
     w.end();
 }
 
-/// Reads the engine configuration (`EngineConfigJs`); unset parameters keep their defaults.
-/// `signatureSeed` is decimal text (a `bigint` on the JavaScript side). Ranges are checked by
-/// the engine.
-pub fn config_from(value: Value) -> Result<EngineConfig> {
-    let mut f = Fields::of(value, "config")?;
-    let d = EngineConfig::default();
-    let signature_seed = match f.str("signatureSeed")? {
-        None => d.signature_seed,
-        Some(text) => text.parse::<u64>().map_err(|_| {
-            Error::InvalidArgument("signatureSeed must be an integer in [0, 2^64)".into())
-        })?,
-    };
-    let calibration = match f.obj("calibration", "calibration")? {
-        Some(c) => calibration_from(c)?,
-        None => d.calibration,
-    };
-    let config = EngineConfig {
-        score: ScoreParams {
-            decay_days: f.num("decayDays")?.unwrap_or(d.score.decay_days),
-            decay_floor: f.num("decayFloor")?.unwrap_or(d.score.decay_floor),
-            emotion_boost: f.num("emotionBoost")?.unwrap_or(d.score.emotion_boost),
-        },
-        dims: f
-            .int("dimensions", 0, i64::from(u32::MAX))?
-            .map(|n| n as usize),
-        se_threshold: f.num("similarityThreshold")?.unwrap_or(d.se_threshold),
-        signature_seed,
-        short_circuit_floor: f.num("shortCircuitFloor")?.unwrap_or(d.short_circuit_floor),
-        mmr_lambda: f.num("mmrLambda")?.unwrap_or(d.mmr_lambda),
-        calibration,
-        ..d
-    };
-    f.deny_unknown()?;
-    Ok(config)
+/// Reads the engine configuration (`EngineConfigJs`); unset parameters keep their defaults,
+/// unknown ones are an error. `signatureSeed` is decimal text (a `bigint` on the JavaScript
+/// side). Ranges are checked by the engine.
+pub fn config_from(bytes: &[u8]) -> Result<EngineConfig> {
+    const W: &str = "config";
+    let mut r = Reader::new(bytes);
+    r.begin_obj(W)?;
+    let mut c = EngineConfig::default();
+    while let Some(key) = r.next_key()? {
+        match key {
+            "decayDays" => set(&mut c.score.decay_days, r.opt_num(W, key)?),
+            "decayFloor" => set(&mut c.score.decay_floor, r.opt_num(W, key)?),
+            "emotionBoost" => set(&mut c.score.emotion_boost, r.opt_num(W, key)?),
+            "dimensions" => {
+                c.dims = r
+                    .opt_int(W, key, 0, i64::from(u32::MAX))?
+                    .map(|n| n as usize)
+            }
+            "similarityThreshold" => set(&mut c.se_threshold, r.opt_num(W, key)?),
+            "shortCircuitFloor" => set(&mut c.short_circuit_floor, r.opt_num(W, key)?),
+            "mmrLambda" => set(&mut c.mmr_lambda, r.opt_num(W, key)?),
+            "signatureSeed" => {
+                if let Some(text) = r.opt_str(W, key)? {
+                    c.signature_seed = text.parse::<u64>().map_err(|_| {
+                        Error::InvalidArgument(
+                            "signatureSeed must be an integer in [0, 2^64)".into(),
+                        )
+                    })?;
+                }
+            }
+            "calibration" => {
+                if !r.skip_null()? {
+                    c.calibration = read_calibration(&mut r)?;
+                }
+            }
+            _ => return Err(unknown(W, key)),
+        }
+    }
+    r.finish()?;
+    Ok(c)
+}
+
+/// Replaces `slot` when `value` is set.
+fn set(slot: &mut f64, value: Option<f64>) {
+    if let Some(v) = value {
+        *slot = v;
+    }
 }
 
 /// The default calibration with the given parameters replaced; the engine validates ranges.
-fn calibration_from(mut f: Fields) -> Result<Calibration> {
+fn read_calibration(r: &mut Reader<'_>) -> Result<Calibration> {
+    const W: &str = "calibration";
+    r.begin_obj(W)?;
     let d = Calibration::default();
-    let half = f.num("sfHalf")?;
-    let scale = f.num("sfScale")?;
-    let sf = match f.str("sfKind")?.as_deref() {
+    let (mut kind, mut half, mut scale) = (None, None, None);
+    let (mut se, mut ss) = (d.se, d.ss);
+    while let Some(key) = r.next_key()? {
+        match key {
+            "sfKind" => kind = r.opt_str(W, key)?,
+            "sfHalf" => half = r.opt_num(W, key)?,
+            "sfScale" => scale = r.opt_num(W, key)?,
+            "seZero" => {
+                se = r
+                    .opt_num(W, key)?
+                    .map_or(se, |zero| Mapping::Linear { zero })
+            }
+            "ssZero" => {
+                ss = r
+                    .opt_num(W, key)?
+                    .map_or(ss, |zero| Mapping::Linear { zero })
+            }
+            _ => return Err(unknown(W, key)),
+        }
+    }
+    let sf = match kind.as_deref() {
         None | Some("hyperbolic") => Mapping::Hyperbolic {
             half: half.unwrap_or(DEFAULT_SF_HALF),
         },
@@ -286,60 +381,69 @@ fn calibration_from(mut f: Fields) -> Result<Calibration> {
             )))
         }
     };
-    let calibration = Calibration {
-        sf,
-        se: f
-            .num("seZero")?
-            .map_or(d.se, |zero| Mapping::Linear { zero }),
-        ss: f
-            .num("ssZero")?
-            .map_or(d.ss, |zero| Mapping::Linear { zero }),
-        ..d
-    };
-    f.deny_unknown()?;
-    Ok(calibration)
+    Ok(Calibration { sf, se, ss, ..d })
 }
 
 /// Reads the options of one recall (`RecallOptionsJs`, validated and defaulted by the
-/// wrapper).
-pub fn recall_options_from(value: Value) -> Result<RecallOptions> {
-    let mut f = Fields::of(value, "recall options")?;
-    let context = match f.obj("context", "context")? {
-        None => None,
-        Some(mut c) => {
-            let context = Context {
-                hour: c.int("hour", 0, 255)?.map(|n| n as u8),
-                day_of_week: c.int("dayOfWeek", 0, 255)?.map(|n| n as u8),
-                topic: c.str("topic")?,
-                utc_offset_minutes: c
-                    .int("utcOffsetMinutes", i64::from(i32::MIN), i64::from(i32::MAX))?
-                    .map_or(0, |n| n as i32),
-            };
-            c.deny_unknown()?;
-            Some(context)
+/// wrapper); unknown fields are an error.
+pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
+    const W: &str = "recall options";
+    let mut r = Reader::new(bytes);
+    r.begin_obj(W)?;
+    let (mut limit, mut track, mut mode, mut include_expired, mut now) =
+        (None, None, None, None, None);
+    let mut o = RecallOptions::default();
+    while let Some(key) = r.next_key()? {
+        match key {
+            "limit" => limit = r.opt_int(W, key, 0, i64::from(u32::MAX))?,
+            "trackRecalls" => track = r.opt_bool(W, key)?,
+            "searchMode" => mode = r.opt_str(W, key)?,
+            "mmrLambda" => o.mmr_lambda = r.opt_num(W, key)?,
+            "userId" => o.filter.user_id = r.opt_str(W, key)?,
+            "maxClassification" => {
+                o.filter.max_classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?
+            }
+            "start" => o.filter.start = r.opt_num(W, key)?,
+            "end" => o.filter.end = r.opt_num(W, key)?,
+            "topic" => o.filter.topic = r.opt_str(W, key)?,
+            "tier" => o.filter.tier = r.opt_str(W, key)?,
+            "includeExpired" => include_expired = r.opt_bool(W, key)?,
+            "now" => now = r.opt_num(W, key)?,
+            "context" => {
+                if !r.skip_null()? {
+                    o.context = Some(read_context(&mut r)?);
+                }
+            }
+            _ => return Err(unknown(W, key)),
         }
-    };
-    let options = RecallOptions {
-        limit: f.int("limit", 0, i64::from(u32::MAX))?.ok_or_else(|| {
-            Error::InvalidArgument("recall options is missing field `limit`".into())
-        })? as usize,
-        track_recalls: f.req_bool("trackRecalls")?,
-        mode: SearchMode::parse(&f.req_str("searchMode")?)?,
-        mmr_lambda: f.num("mmrLambda")?,
-        context,
-        filter: Filter {
-            user_id: f.str("userId")?,
-            max_classification: f.int("maxClassification", -MAX_LEVEL, MAX_LEVEL)?,
-            start: f.num("start")?,
-            end: f.num("end")?,
-            topic: f.str("topic")?,
-            tier: f.str("tier")?,
-            include_expired: f.req_bool("includeExpired")?,
-            now: f.req_num("now")?,
-        },
-    };
-    f.deny_unknown()?;
-    Ok(options)
+    }
+    r.finish()?;
+    o.limit = required(W, "limit", limit)? as usize;
+    o.track_recalls = required(W, "trackRecalls", track)?;
+    o.mode = SearchMode::parse(&required(W, "searchMode", mode)?)?;
+    o.filter.include_expired = required(W, "includeExpired", include_expired)?;
+    o.filter.now = required(W, "now", now)?;
+    Ok(o)
+}
+
+fn read_context(r: &mut Reader<'_>) -> Result<Context> {
+    const W: &str = "context";
+    r.begin_obj(W)?;
+    let mut c = Context::default();
+    while let Some(key) = r.next_key()? {
+        match key {
+            "hour" => c.hour = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
+            "dayOfWeek" => c.day_of_week = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
+            "topic" => c.topic = r.opt_str(W, key)?,
+            "utcOffsetMinutes" => {
+                c.utc_offset_minutes = r
+                    .opt_int(W, key, i64::from(i32::MIN), i64::from(i32::MAX))?
+                    .map_or(0, |n| n as i32)
+            }
+            _ => return Err(unknown(W, key)),
+        }
+    }
+    Ok(c)
 }
 
 /// Writes the answer to a recall (`RecallOutputJs`).
@@ -446,12 +550,7 @@ fn write_stage(w: &mut Writer, stage: &StageReport) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::value::decode;
     use super::*;
-
-    fn bytes(write: impl FnOnce(&mut Writer)) -> Value {
-        decode(&raw(write)).unwrap()
-    }
 
     fn raw(write: impl FnOnce(&mut Writer)) -> Vec<u8> {
         let mut w = Writer::new();
@@ -560,7 +659,7 @@ mod tests {
     #[test]
     fn note_entity_and_edge_round_trip() {
         let note = Note::new("n1", Period::Weekly, 0.0, "# week\n\ntext", 5.0);
-        assert_eq!(note_from(bytes(|w| write_note(w, &note))).unwrap(), note);
+        assert_eq!(note_from(&raw(|w| write_note(w, &note))).unwrap(), note);
         let entity = Entity {
             name: "Ana Lima".into(),
             kind: Some("person".into()),
@@ -570,7 +669,7 @@ mod tests {
             created_at: 9.0,
         };
         assert_eq!(
-            entity_from(bytes(|w| write_entity(w, &entity))).unwrap(),
+            entity_from(&raw(|w| write_entity(w, &entity))).unwrap(),
             entity
         );
         let edge = Edge {
@@ -585,12 +684,12 @@ mod tests {
             user_id: Some("u".into()),
             classification: 0,
         };
-        assert_eq!(edge_from(bytes(|w| write_edge(w, &edge))).unwrap(), edge);
+        assert_eq!(edge_from(&raw(|w| write_edge(w, &edge))).unwrap(), edge);
     }
 
     #[test]
     fn a_note_without_end_gets_the_period_default_and_rejects_unknown_fields() {
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_str("id", "n1");
             w.field_str("period", "daily");
@@ -601,20 +700,20 @@ mod tests {
             w.end();
         });
         assert_eq!(
-            note_from(value).unwrap().end,
+            note_from(&value).unwrap().end,
             Period::Daily.default_end(0.0)
         );
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_str("period", "monthly");
             w.end();
         });
-        assert_eq!(note_from(value).unwrap_err().code(), "invalid_argument");
+        assert_eq!(note_from(&value).unwrap_err().code(), "invalid_argument");
     }
 
     #[test]
     fn config_reads_parameters_and_rejects_unknown_ones() {
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("decayDays", 30.0);
             w.field_str("signatureSeed", "18446744073709551615");
@@ -625,25 +724,25 @@ mod tests {
             w.end();
             w.end();
         });
-        let config = config_from(value).unwrap();
+        let config = config_from(&value).unwrap();
         assert_eq!(config.score.decay_days, 30.0);
         assert_eq!(config.signature_seed, u64::MAX);
         assert_eq!(config.calibration.sf, Mapping::Exponential { scale: 2.0 });
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("bogus", 1.0);
             w.end();
         });
         assert_eq!(
-            config_from(value).unwrap_err().to_string(),
+            config_from(&value).unwrap_err().to_string(),
             "invalid_argument: unknown field `bogus` in config"
         );
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_str("signatureSeed", "0x12");
             w.end();
         });
-        assert!(config_from(value)
+        assert!(config_from(&value)
             .unwrap_err()
             .to_string()
             .starts_with("invalid_argument: signatureSeed must be an integer"));
@@ -651,7 +750,7 @@ mod tests {
 
     #[test]
     fn recall_options_are_read_whole() {
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("limit", 5.0);
             w.field_num("now", 1e12);
@@ -668,7 +767,7 @@ mod tests {
             w.end();
             w.end();
         });
-        let o = recall_options_from(value).unwrap();
+        let o = recall_options_from(&value).unwrap();
         assert_eq!(o.limit, 5);
         assert!(!o.track_recalls);
         assert_eq!(o.mode, SearchMode::Lexical);
@@ -676,14 +775,44 @@ mod tests {
         assert!(o.filter.include_expired);
         let c = o.context.unwrap();
         assert_eq!((c.hour, c.utc_offset_minutes), (Some(9), -120));
-        let value = bytes(|w| {
+        let value = raw(|w| {
             w.begin_obj();
             w.field_num("limit", 5.0);
             w.end();
         });
-        assert!(recall_options_from(value)
+        assert!(recall_options_from(&value)
             .unwrap_err()
             .to_string()
             .contains("missing field"));
+        let value = raw(|w| {
+            w.begin_obj();
+            w.field_num("trackRecalls", 1.0);
+            w.end();
+        });
+        assert_eq!(
+            recall_options_from(&value).unwrap_err().to_string(),
+            "invalid_argument: recall options.trackRecalls must be a boolean, got a number"
+        );
+        let value = raw(|w| {
+            w.begin_obj();
+            w.key("context");
+            w.begin_obj();
+            w.field_num("hours", 9.0);
+            w.end();
+            w.end();
+        });
+        assert_eq!(
+            recall_options_from(&value).unwrap_err().to_string(),
+            "invalid_argument: unknown field `hours` in context"
+        );
+        let value = raw(|w| {
+            w.begin_obj();
+            w.field_str("type", "person");
+            w.end();
+        });
+        assert_eq!(
+            entity_from(&value).unwrap_err().to_string(),
+            "invalid_argument: entity is missing field `name`"
+        );
     }
 }

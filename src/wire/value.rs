@@ -178,7 +178,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the next value is `null` (consumed if so).
-    fn take_null(&mut self) -> Result<bool> {
+    pub fn skip_null(&mut self) -> Result<bool> {
         if self.peek()? == NULL {
             self.pos += 1;
             return Ok(true);
@@ -195,7 +195,7 @@ impl<'a> Reader<'a> {
 
     /// A string or `null` (`None`); `what.key` names it in the error.
     pub fn opt_str(&mut self, what: &str, key: &str) -> Result<Option<String>> {
-        if self.take_null()? {
+        if self.skip_null()? {
             return Ok(None);
         }
         if self.peek()? != STR {
@@ -205,9 +205,21 @@ impl<'a> Reader<'a> {
         self.string().map(Some)
     }
 
+    /// A boolean or `null` (`None`).
+    pub fn opt_bool(&mut self, what: &str, key: &str) -> Result<Option<bool>> {
+        match self.peek()? {
+            NULL => {
+                self.pos += 1;
+                Ok(None)
+            }
+            FALSE | TRUE => Ok(Some(self.byte()? == TRUE)),
+            _ => Err(self.wrong(what, key, "a boolean")),
+        }
+    }
+
     /// A number or `null` (`None`).
     pub fn opt_num(&mut self, what: &str, key: &str) -> Result<Option<f64>> {
-        if self.take_null()? {
+        if self.skip_null()? {
             return Ok(None);
         }
         match self.peek()? {
@@ -230,7 +242,7 @@ impl<'a> Reader<'a> {
     /// An array of strings; `null` gives an empty one.
     pub fn strs(&mut self, what: &str, key: &str) -> Result<Vec<String>> {
         let mut out = Vec::new();
-        if self.take_null()? {
+        if self.skip_null()? {
             return Ok(out);
         }
         if self.peek()? != ARR {
@@ -250,7 +262,7 @@ impl<'a> Reader<'a> {
     /// An array of numbers; `null` gives an empty one.
     pub fn nums(&mut self, what: &str, key: &str) -> Result<Vec<f64>> {
         let mut out = Vec::new();
-        if self.take_null()? {
+        if self.skip_null()? {
             return Ok(out);
         }
         if self.peek()? != ARR {
@@ -509,168 +521,6 @@ fn check_int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
     Ok(n as i64)
 }
 
-/// The entries of an object being read into a record: each field is taken once by name;
-/// `null` counts as absent. Messages name the field and what was found instead.
-#[derive(Debug)]
-pub struct Fields {
-    entries: Vec<(String, Value)>,
-    /// What the object is, for messages (`"memory"`, `"recall options"`, …).
-    what: &'static str,
-}
-
-impl Fields {
-    /// The entries of `value`, which must be an object.
-    pub fn of(value: Value, what: &'static str) -> Result<Self> {
-        match value {
-            Value::Obj(entries) => Ok(Fields { entries, what }),
-            other => Err(Error::InvalidArgument(format!(
-                "{what} must be an object, got {}",
-                other.kind()
-            ))),
-        }
-    }
-
-    /// Removes and returns field `key` (the last one if repeated); `null` gives `None`.
-    pub fn take(&mut self, key: &str) -> Option<Value> {
-        let mut found = None;
-        let mut i = 0;
-        while i < self.entries.len() {
-            if self.entries[i].0 == key {
-                found = Some(self.entries.swap_remove(i).1);
-            } else {
-                i += 1;
-            }
-        }
-        found.filter(|v| *v != Value::Null)
-    }
-
-    fn wrong(&self, key: &str, want: &str, got: &Value) -> Error {
-        Error::InvalidArgument(format!(
-            "{}.{key} must be {want}, got {}",
-            self.what,
-            got.kind()
-        ))
-    }
-
-    fn missing(&self, key: &str) -> Error {
-        Error::InvalidArgument(format!("{} is missing field `{key}`", self.what))
-    }
-
-    /// An optional string.
-    pub fn str(&mut self, key: &str) -> Result<Option<String>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Str(s)) => Ok(Some(s)),
-            Some(other) => Err(self.wrong(key, "a string", &other)),
-        }
-    }
-
-    /// A required string.
-    pub fn req_str(&mut self, key: &str) -> Result<String> {
-        self.str(key)?.ok_or_else(|| self.missing(key))
-    }
-
-    /// An optional number.
-    pub fn num(&mut self, key: &str) -> Result<Option<f64>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Num(n)) => Ok(Some(n)),
-            Some(other) => Err(self.wrong(key, "a number", &other)),
-        }
-    }
-
-    /// A required number.
-    pub fn req_num(&mut self, key: &str) -> Result<f64> {
-        self.num(key)?.ok_or_else(|| self.missing(key))
-    }
-
-    /// An optional integer in `min..=max`.
-    pub fn int(&mut self, key: &str, min: i64, max: i64) -> Result<Option<i64>> {
-        let Some(n) = self.num(key)? else {
-            return Ok(None);
-        };
-        check_int(self.what, key, n, min, max).map(Some)
-    }
-
-    /// An optional boolean.
-    pub fn bool(&mut self, key: &str) -> Result<Option<bool>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(b)),
-            Some(other) => Err(self.wrong(key, "a boolean", &other)),
-        }
-    }
-
-    /// A required boolean.
-    pub fn req_bool(&mut self, key: &str) -> Result<bool> {
-        self.bool(key)?.ok_or_else(|| self.missing(key))
-    }
-
-    /// An array of strings; absent gives an empty one.
-    pub fn strs(&mut self, key: &str) -> Result<Vec<String>> {
-        self.array(key, "an array of strings", |v| match v {
-            Value::Str(s) => Some(s),
-            _ => None,
-        })
-    }
-
-    /// An array of numbers; absent gives an empty one.
-    pub fn nums(&mut self, key: &str) -> Result<Vec<f64>> {
-        self.array(key, "an array of numbers", |v| match v {
-            Value::Num(n) => Some(n),
-            _ => None,
-        })
-    }
-
-    fn array<T>(
-        &mut self,
-        key: &str,
-        want: &str,
-        item: impl Fn(Value) -> Option<T>,
-    ) -> Result<Vec<T>> {
-        match self.take(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Arr(items)) => {
-                let mut out = Vec::with_capacity(items.len());
-                for v in items {
-                    let kind = v.kind();
-                    match item(v) {
-                        Some(x) => out.push(x),
-                        None => {
-                            return Err(Error::InvalidArgument(format!(
-                                "{}.{key} must be {want}, got an item that is {kind}",
-                                self.what
-                            )))
-                        }
-                    }
-                }
-                Ok(out)
-            }
-            Some(other) => Err(self.wrong(key, want, &other)),
-        }
-    }
-
-    /// An optional nested object.
-    pub fn obj(&mut self, key: &str, what: &'static str) -> Result<Option<Fields>> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(v @ Value::Obj(_)) => Fields::of(v, what).map(Some),
-            Some(other) => Err(self.wrong(key, "an object", &other)),
-        }
-    }
-
-    /// Fails on the first field not taken (for shapes that reject unknown fields).
-    pub fn deny_unknown(self) -> Result<()> {
-        match self.entries.first() {
-            None => Ok(()),
-            Some((key, _)) => Err(Error::InvalidArgument(format!(
-                "unknown field `{key}` in {}",
-                self.what
-            ))),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -792,42 +642,5 @@ mod tests {
             }
             let _ = decode(&bytes);
         }
-    }
-
-    #[test]
-    fn fields_take_check_and_reject_unknown() {
-        let value = round_trip(|w| {
-            w.begin_obj();
-            w.field_str("id", "m1");
-            w.field_num("limit", 3.0);
-            w.field_num("half", 2.5);
-            w.key("gone");
-            w.null();
-            w.key("extra");
-            w.bool(false);
-            w.end();
-        });
-        let mut f = Fields::of(value, "options").unwrap();
-        assert_eq!(f.req_str("id").unwrap(), "m1");
-        assert_eq!(f.int("limit", 1, 10).unwrap(), Some(3));
-        assert_eq!(
-            f.int("half", 0, 10).unwrap_err().to_string(),
-            "invalid_argument: options.half must be an integer between 0 and 10, got 2.5"
-        );
-        assert_eq!(f.str("gone").unwrap(), None);
-        assert_eq!(
-            f.req_str("absent").unwrap_err().to_string(),
-            "invalid_argument: options is missing field `absent`"
-        );
-        assert_eq!(
-            f.deny_unknown().unwrap_err().to_string(),
-            "invalid_argument: unknown field `extra` in options"
-        );
-        let mut f = Fields::of(Value::Obj(vec![("t".into(), Value::Num(5.0))]), "memory").unwrap();
-        assert_eq!(
-            f.str("t").unwrap_err().to_string(),
-            "invalid_argument: memory.t must be a string, got a number"
-        );
-        assert!(Fields::of(Value::Arr(vec![]), "memory").is_err());
     }
 }
