@@ -56,8 +56,8 @@ function toInputs(docs, vectors) {
 /**
  * Persistence through a file store (storage: "file"): the benchmarked store stays in memory
  * (its build is what "build" measures), and size() writes the same memories to a file store
- * in a temporary directory and closes it, which writes the snapshot. Persisted size is every
- * byte in that directory (record log + snapshot); open time is MemoryStore.open of it.
+ * in a temporary directory and closes it (file stores keep no snapshot). Persisted size is
+ * every byte in that directory (the record log); open time is MemoryStore.open of it.
  * Stores from before persistence report n/a.
  */
 const PERSISTENCE = {
@@ -151,7 +151,7 @@ function variant(name, mode, notes) {
             if (e instanceof Unavailable) return { bytes: null, note: `n/a: ${e.message}` };
             throw e;
           }
-          return { bytes: persisted.bytes, note: "file store after close(): its log holds the records and the snapshot" };
+          return { bytes: persisted.bytes, note: "file store after close(): its record log" };
         },
         async open() {
           await store.close();
