@@ -241,38 +241,44 @@ impl<'a> Reader<'a> {
 
     /// An array of strings; `null` gives an empty one.
     pub fn strs(&mut self, what: &str, key: &str) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        if self.skip_null()? {
-            return Ok(out);
-        }
-        if self.peek()? != ARR {
-            return Err(self.wrong(what, key, "an array of strings"));
-        }
-        self.pos += 1;
-        while self.next_item()? {
-            if self.peek()? != STR {
-                return Err(self.wrong(what, key, "an array of strings"));
+        self.array(what, key, "an array of strings", |r| {
+            if r.peek()? != STR {
+                return Ok(None);
             }
-            self.pos += 1;
-            out.push(self.string()?);
-        }
-        Ok(out)
+            r.pos += 1;
+            r.string().map(Some)
+        })
     }
 
     /// An array of numbers; `null` gives an empty one.
     pub fn nums(&mut self, what: &str, key: &str) -> Result<Vec<f64>> {
+        self.array(what, key, "an array of numbers", |r| match r.peek()? {
+            F64 | INT => r.opt_num(what, key),
+            _ => Ok(None),
+        })
+    }
+
+    /// An array whose items `item` reads (`None`: an item of the wrong kind, reported as
+    /// `what.key` not being `want`); `null` gives an empty one.
+    fn array<T>(
+        &mut self,
+        what: &str,
+        key: &str,
+        want: &str,
+        mut item: impl FnMut(&mut Self) -> Result<Option<T>>,
+    ) -> Result<Vec<T>> {
         let mut out = Vec::new();
         if self.skip_null()? {
             return Ok(out);
         }
         if self.peek()? != ARR {
-            return Err(self.wrong(what, key, "an array of numbers"));
+            return Err(self.wrong(what, key, want));
         }
         self.pos += 1;
         while self.next_item()? {
-            match self.opt_num(what, key)? {
-                Some(n) => out.push(n),
-                None => return Err(self.wrong(what, key, "an array of numbers")),
+            match item(self)? {
+                Some(x) => out.push(x),
+                None => return Err(self.wrong(what, key, want)),
             }
         }
         Ok(out)
