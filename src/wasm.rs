@@ -266,13 +266,7 @@ impl Engine {
 
     /// Every note.
     pub fn notes(&self) -> Vec<u8> {
-        write(|w| {
-            w.begin_arr();
-            for n in self.inner.notes() {
-                shapes::write_note(w, n);
-            }
-            w.end();
-        })
+        write_list(self.inner.notes(), shapes::write_note)
     }
 
     /// Adds an entity or merges it into the one with the same name.
@@ -291,24 +285,12 @@ impl Engine {
 
     /// Every entity.
     pub fn entities(&self) -> Vec<u8> {
-        write(|w| {
-            w.begin_arr();
-            for e in self.inner.graph().entities() {
-                shapes::write_entity(w, e);
-            }
-            w.end();
-        })
+        write_list(self.inner.graph().entities(), shapes::write_entity)
     }
 
     /// Every edge.
     pub fn edges(&self) -> Vec<u8> {
-        write(|w| {
-            w.begin_arr();
-            for e in self.inner.graph().edges() {
-                shapes::write_edge(w, e);
-            }
-            w.end();
-        })
+        write_list(self.inner.graph().edges(), shapes::write_edge)
     }
 
     /// Relates two entities; returns the edge.
@@ -385,6 +367,17 @@ impl PendingRecall {
 
 fn to_js(e: crate::Error) -> JsError {
     JsError::new(&e.to_string())
+}
+
+/// Encodes every item of `items` as one array.
+fn write_list<T>(items: impl Iterator<Item = T>, item: fn(&mut Writer, T)) -> Vec<u8> {
+    write(|w| {
+        w.begin_arr();
+        for x in items {
+            item(w, x);
+        }
+        w.end();
+    })
 }
 
 /// Encodes a result.

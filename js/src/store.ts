@@ -790,7 +790,7 @@ export class MemoryStore {
   async #flushTracking(): Promise<void> {
     const engine = this.#engine;
     if (engine === undefined || this.#trackingDirty.size === 0) return;
-    const ids = this.#ephemeral ? [] : [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
+    const ids = [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
     this.#trackingDirty.clear();
     if (ids.length === 0) return;
     try {
@@ -1120,7 +1120,8 @@ export class MemoryStore {
       throw new RecallError("closed", "the store was closed during recall");
     }
     const out = this.#call(() => engine.finishRecall(pending, vector, reason)) as unknown as RecallResult;
-    if (opts.trackRecalls) {
+    // The engine has updated the tracking; a "memory" store has nothing more to persist.
+    if (opts.trackRecalls && !this.#ephemeral) {
       const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
       if (tracked.length > 0) {
         for (const id of tracked) this.#trackingDirty.add(id);

@@ -107,11 +107,6 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The tag of the next value, not consumed.
-    fn peek_tag(&self) -> Result<u8> {
-        self.peek()
-    }
-
     /// What kind of value comes next, for messages.
     fn next_kind(&self) -> &'static str {
         match self.peek() {
@@ -125,16 +120,21 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Reads the tag that opens an array; `what` names the value in the error.
-    pub fn begin_arr(&mut self, what: &str) -> Result<()> {
-        if self.peek_tag()? != ARR {
+    /// Reads the tag `tag` that opens a container; else an error saying `what` must be `want`.
+    fn begin(&mut self, tag: u8, what: &str, want: &str) -> Result<()> {
+        if self.peek()? != tag {
             return Err(Error::InvalidArgument(format!(
-                "{what} must be an array, got {}",
+                "{what} must be {want}, got {}",
                 self.next_kind()
             )));
         }
         self.pos += 1;
         Ok(())
+    }
+
+    /// Reads the tag that opens an array; `what` names the value in the error.
+    pub fn begin_arr(&mut self, what: &str) -> Result<()> {
+        self.begin(ARR, what, "an array")
     }
 
     /// Whether another array item follows (false consumes the array's end).
@@ -148,14 +148,7 @@ impl<'a> Reader<'a> {
 
     /// Reads the tag that opens an object; `what` names the value in the error.
     pub fn begin_obj(&mut self, what: &str) -> Result<()> {
-        if self.peek_tag()? != OBJ {
-            return Err(Error::InvalidArgument(format!(
-                "{what} must be an object, got {}",
-                self.next_kind()
-            )));
-        }
-        self.pos += 1;
-        Ok(())
+        self.begin(OBJ, what, "an object")
     }
 
     /// The next key of the object being read, or `None` at its end (consumed).
@@ -223,10 +216,10 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         match self.peek()? {
-            F64 | INT => match self.value(0)? {
-                Value::Num(n) => Ok(Some(n)),
-                _ => Err(malformed("a number")),
-            },
+            tag @ (F64 | INT) => {
+                self.pos += 1;
+                self.number(tag).map(Some)
+            }
             _ => Err(self.wrong(what, key, "a number")),
         }
     }
@@ -317,6 +310,25 @@ impl<'a> Reader<'a> {
             .map_err(|_| malformed("a string is not UTF-8"))
     }
 
+    /// The payload of a number whose tag (`F64` or `INT`) has been read.
+    fn number(&mut self, tag: u8) -> Result<f64> {
+        if tag == F64 {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(self.take(8)?);
+            return Ok(f64::from_le_bytes(b));
+        }
+        let z = self.varint()?;
+        let magnitude = (z >> 1) as f64;
+        if magnitude > MAX_SAFE {
+            return Err(malformed("integer out of range"));
+        }
+        Ok(if z & 1 == 0 {
+            magnitude
+        } else {
+            -magnitude - 1.0
+        })
+    }
+
     fn varint(&mut self) -> Result<u64> {
         let mut out = 0u64;
         for shift in (0..64).step_by(7) {
@@ -337,23 +349,7 @@ impl<'a> Reader<'a> {
             NULL => Value::Null,
             FALSE => Value::Bool(false),
             TRUE => Value::Bool(true),
-            F64 => {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(self.take(8)?);
-                Value::Num(f64::from_le_bytes(b))
-            }
-            INT => {
-                let z = self.varint()?;
-                let magnitude = (z >> 1) as f64;
-                if magnitude > MAX_SAFE {
-                    return Err(malformed("integer out of range"));
-                }
-                Value::Num(if z & 1 == 0 {
-                    magnitude
-                } else {
-                    -magnitude - 1.0
-                })
-            }
+            tag @ (F64 | INT) => Value::Num(self.number(tag)?),
             STR => Value::Str(self.string()?),
             ARR => {
                 let mut items = Vec::new();
@@ -421,12 +417,11 @@ impl Writer {
         // -0.0 is not an integer here: its sign must survive.
         if v.fract() == 0.0 && v.abs() < MAX_INT_WRITTEN && !(v == 0.0 && v.is_sign_negative()) {
             self.bytes.push(INT);
-            let z = if v >= 0.0 {
+            let mut z = if v >= 0.0 {
                 (v as u64) << 1
             } else {
                 (((-v) as u64 - 1) << 1) | 1
             };
-            let mut z = z;
             while z >= 0x80 {
                 self.bytes.push((z as u8) | 0x80);
                 z >>= 7;
@@ -441,10 +436,6 @@ impl Writer {
     /// A string.
     pub fn str(&mut self, v: &str) {
         self.bytes.push(STR);
-        self.raw_str(v);
-    }
-
-    fn raw_str(&mut self, v: &str) {
         // Strings crossing the boundary are far below 4 GiB (records are capped in MiB).
         self.bytes
             .extend_from_slice(&u32::try_from(v.len()).unwrap_or(u32::MAX).to_le_bytes());
