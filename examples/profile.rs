@@ -1,0 +1,148 @@
+//! Native profiling harness: the bench corpus through the Rust core, without the wasm boundary.
+//!
+//! ```text
+//! node bench/dump-corpus.mjs --n 10000 --out /tmp/c10k
+//! cargo build --release --example profile
+//! target/release/examples/profile /tmp/c10k build 5        # build 5 times, report docs/s
+//! target/release/examples/profile /tmp/c10k recall 20      # 20 rounds of the queries
+//! valgrind --tool=callgrind target/release/examples/profile /tmp/c10k recall 1
+//! ```
+//!
+//! `recall` prints p50 / p95 per query class and hit@10 (the query's source memory in the top
+//! 10), the figures of `bench/` for recallkit-lexical minus the boundary. Instruction counts
+//! from callgrind are repeatable on a loaded machine; times are not.
+
+use std::time::Instant;
+
+use recallkit::engine::{Engine, EngineConfig, RecallOptions, SearchMode};
+use recallkit::recall::filter::Filter;
+use recallkit::store::Memory;
+
+/// `FIXED_NOW_MS` of `bench/corpus.mjs`.
+const NOW_MS: f64 = 1_767_225_600_000.0;
+
+fn read_docs(prefix: &str) -> Vec<Memory> {
+    let text = std::fs::read_to_string(format!("{prefix}.docs.tsv")).expect("docs.tsv");
+    text.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.splitn(5, '\t').collect();
+            let created_at: f64 = f[1].parse().expect("createdAt");
+            Memory {
+                id: f[0].to_string(),
+                text: f[4].to_string(),
+                topic: (!f[2].is_empty()).then(|| f[2].to_string()),
+                tags: f[3]
+                    .split(',')
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                created_at,
+                updated_at: created_at,
+                ..Memory::default()
+            }
+        })
+        .collect()
+}
+
+fn read_queries(prefix: &str) -> Vec<(String, usize, String)> {
+    let text = std::fs::read_to_string(format!("{prefix}.queries.tsv")).expect("queries.tsv");
+    text.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.splitn(3, '\t').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().expect("source"),
+                f[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn build(docs: &[Memory]) -> Engine {
+    let mut engine = Engine::new(EngineConfig::default()).expect("engine");
+    for batch in docs.chunks(5000) {
+        engine.insert_many(batch.to_vec(), &[]).expect("insert");
+    }
+    engine
+}
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[((values.len() as f64 * p) as usize).min(values.len() - 1)]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let prefix = args
+        .get(1)
+        .expect("usage: profile PREFIX build|recall [ROUNDS]");
+    let what = args.get(2).map_or("recall", String::as_str);
+    let rounds: usize = args.get(3).map_or(1, |r| r.parse().expect("rounds"));
+    let docs = read_docs(prefix);
+    if what == "build" {
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let clone = docs.clone();
+            let started = Instant::now();
+            let engine = build(&clone);
+            times.push(started.elapsed().as_secs_f64());
+            assert_eq!(engine.len(), docs.len());
+        }
+        let median = percentile(&mut times, 0.5);
+        println!(
+            "build {} memories: median {:.1} ms, {:.0} docs/s",
+            docs.len(),
+            median * 1e3,
+            docs.len() as f64 / median
+        );
+        return;
+    }
+    let queries = read_queries(prefix);
+    let mut engine = build(&docs);
+    let options = RecallOptions {
+        limit: 10,
+        filter: Filter {
+            now: NOW_MS,
+            ..Filter::default()
+        },
+        track_recalls: false,
+        mode: SearchMode::Lexical,
+        ..RecallOptions::default()
+    };
+    let clock = || 0.0;
+    let mut classes: Vec<(String, Vec<f64>, usize, usize)> = Vec::new();
+    for round in 0..rounds {
+        for (class, source, text) in &queries {
+            let started = Instant::now();
+            let out = engine.recall(text, &options, None, &clock).expect("recall");
+            let elapsed = started.elapsed().as_secs_f64() * 1e3;
+            if class == "warmup" {
+                continue;
+            }
+            let id = format!("m{source}");
+            let hit = out.results.iter().take(10).any(|h| h.id == id);
+            let entry = match classes.iter().position(|c| &c.0 == class) {
+                Some(i) => &mut classes[i],
+                None => {
+                    classes.push((class.clone(), Vec::new(), 0, 0));
+                    classes.last_mut().expect("pushed")
+                }
+            };
+            entry.1.push(elapsed);
+            if round == 0 {
+                entry.2 += usize::from(hit);
+                entry.3 += 1;
+            }
+        }
+    }
+    let mut all = Vec::new();
+    for (class, times, hits, count) in &mut classes {
+        all.extend_from_slice(times);
+        let p50 = percentile(times, 0.5);
+        let p95 = percentile(times, 0.95);
+        let rate = *hits as f64 / *count as f64;
+        println!("{class:<11} p50 {p50:.3} ms  p95 {p95:.3} ms  hit@10 {rate:.2}");
+    }
+    let (p50, p95) = (percentile(&mut all, 0.5), percentile(&mut all, 0.95));
+    println!("{:<11} p50 {p50:.3} ms  p95 {p95:.3} ms", "all");
+}
