@@ -191,22 +191,85 @@ pub fn search_with(
     query_terms: &[&str],
     params: &Bm25Params,
     k: usize,
+    accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    search_gated(buffer, index, query_terms, &[], params, k, accept)
+}
+
+/// [`search_with`] restricted to documents that contain at least one query term marked in
+/// `admits` (`admits[i]` is about `query_terms[i]`; a missing entry counts as `true`, so an
+/// empty slice admits every match). Scores are unchanged: every query term still adds its
+/// FTS5 contribution, in query order, to the documents that qualify.
+///
+/// Recall uses this to ignore documents that match only stopwords while still scoring
+/// stopwords as FTS5 does. It is also faster than filtering afterwards: the admitting terms
+/// are read first and only mark their documents; the posting lists of the other terms, often
+/// the longest (`the`, `and`), are then merged against those marks (a galloping search when
+/// there are far fewer marked documents than postings), so their other documents cost
+/// neither a score nor a filter call.
+pub fn search_gated(
+    buffer: &mut SearchBuffer,
+    index: &InvertedIndex,
+    query_terms: &[&str],
+    admits: &[bool],
+    params: &Bm25Params,
+    k: usize,
     mut accept: impl FnMut(DocId) -> bool,
 ) -> Vec<ScoredDoc> {
     let stats = CorpusStats::from_index(index);
-    let phrases = resolve(index, query_terms, stats.doc_count);
-    if k == 0 || phrases.is_empty() {
+    let phrases = resolve(index, query_terms, admits, stats.doc_count);
+    if k == 0 || !phrases.iter().any(|p| p.admits) {
         return Vec::new();
     }
     buffer.fit(index.doc_id_bound());
-    for phrase in phrases {
-        for posting in phrase.postings {
-            let Some(doc_len) = index.try_doc_len(posting.doc) else {
-                continue; // a posting left by an incomplete remove
-            };
-            let norm = length_norm(doc_len, stats.avgdl, params);
-            let tf = f64::from(posting.tf);
-            buffer.add(posting.doc, term_score(phrase.idf, tf, norm, params));
+    let gated = phrases.iter().any(|p| !p.admits);
+    // Marks first, so that a non-admitting phrase earlier in the query already knows which
+    // documents qualify; the scores are then added phrase by phrase, in query order.
+    let mut marked = 0;
+    if gated {
+        for phrase in phrases.iter().filter(|p| p.admits) {
+            for posting in phrase.postings {
+                if index.contains(posting.doc) {
+                    marked += usize::from(buffer.mark(posting.doc));
+                }
+            }
+        }
+    }
+    let doc_lens = index.doc_lens();
+    let add = |buffer: &mut SearchBuffer, idf: f64, posting: &Posting| {
+        let Some(&doc_len) = doc_lens
+            .get(posting.doc.0 as usize)
+            .filter(|&&l| l != u32::MAX)
+        else {
+            return; // a posting left by an incomplete remove
+        };
+        let norm = length_norm(doc_len, stats.avgdl, params);
+        let tf = f64::from(posting.tf);
+        buffer.add(posting.doc, term_score(idf, tf, norm, params));
+    };
+    for phrase in &phrases {
+        if phrase.admits || !gated {
+            for posting in phrase.postings {
+                add(buffer, phrase.idf, posting);
+            }
+        } else if marked.saturating_mul(GALLOP_RATIO) < phrase.postings.len() {
+            // Few marked documents: look each one up in the long list.
+            let mut rest = phrase.postings;
+            buffer.for_each_marked(|buffer, doc| {
+                let at = gallop(rest, doc);
+                rest = &rest[at..];
+                if let Some(posting) = rest.first().filter(|p| p.doc == doc) {
+                    add(buffer, phrase.idf, posting);
+                    rest = &rest[1..];
+                }
+                !rest.is_empty()
+            });
+        } else {
+            for posting in phrase.postings {
+                if buffer.is_marked(posting.doc) {
+                    add(buffer, phrase.idf, posting);
+                }
+            }
         }
     }
     let mut top = TopK::new(k);
@@ -230,7 +293,7 @@ pub fn count_matches(
     mut accept: impl FnMut(DocId) -> bool,
 ) -> usize {
     let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
-    for phrase in resolve(index, query_terms, index.doc_count()) {
+    for phrase in resolve(index, query_terms, &[], index.doc_count()) {
         for posting in phrase.postings.iter().filter(|p| index.contains(p.doc)) {
             let doc = posting.doc.0 as usize;
             seen[doc / 64] |= 1 << (doc % 64);
@@ -270,6 +333,36 @@ impl SearchBuffer {
         let slot = doc.0 as usize;
         self.seen[slot / 64] |= 1 << (slot % 64);
         self.scores[slot] += term_score;
+    }
+
+    /// Sets `doc`'s bit without a score; whether it was clear.
+    fn mark(&mut self, doc: DocId) -> bool {
+        let slot = doc.0 as usize;
+        let word = &mut self.seen[slot / 64];
+        let bit = 1 << (slot % 64);
+        let was_clear = *word & bit == 0;
+        *word |= bit;
+        was_clear
+    }
+
+    fn is_marked(&self, doc: DocId) -> bool {
+        let slot = doc.0 as usize;
+        self.seen
+            .get(slot / 64)
+            .is_some_and(|word| word & (1 << (slot % 64)) != 0)
+    }
+
+    /// Visits the set bits in ascending order (leaving them set) while `visit` returns true.
+    fn for_each_marked(&mut self, mut visit: impl FnMut(&mut Self, DocId) -> bool) {
+        for i in 0..self.seen.len() {
+            let mut rest = self.seen[i];
+            while rest != 0 {
+                if !visit(self, DocId((i * 64) as u32 + rest.trailing_zeros())) {
+                    return;
+                }
+                rest &= rest - 1;
+            }
+        }
     }
 
     /// Visits every touched document in ascending order with its score, resetting the
@@ -400,22 +493,50 @@ impl fmt::Display for Explanation {
 struct Phrase<'a> {
     idf: f64,
     postings: &'a [Posting],
+    /// Whether a document containing this phrase qualifies (see [`search_gated`]).
+    admits: bool,
 }
 
-/// The query terms that occur in the index, in query order. Absent terms are dropped: in
-/// FTS5 they add `+0.0` to every document.
-fn resolve<'a>(index: &'a InvertedIndex, query_terms: &[&str], doc_count: u32) -> Vec<Phrase<'a>> {
+/// The query terms that occur in the index, in query order, with whether they admit a
+/// document (see [`search_gated`]; `true` beyond the end of `admits`). Absent terms are
+/// dropped: in FTS5 they add `+0.0` to every document.
+fn resolve<'a>(
+    index: &'a InvertedIndex,
+    query_terms: &[&str],
+    admits: &[bool],
+    doc_count: u32,
+) -> Vec<Phrase<'a>> {
     query_terms
         .iter()
-        .filter_map(|&term| {
+        .enumerate()
+        .filter_map(|(i, &term)| {
             let postings = index.postings(index.term_id(term)?);
             let doc_freq = u32::try_from(postings.len()).unwrap_or(u32::MAX);
             (!postings.is_empty()).then(|| Phrase {
                 idf: idf(doc_count, doc_freq),
                 postings,
+                admits: admits.get(i).copied().unwrap_or(true),
             })
         })
         .collect()
+}
+
+/// A non-admitting posting list is searched (instead of scanned) when it is longer than this
+/// many times the number of marked documents: a galloping search costs a few comparisons per
+/// marked document, a scan one bit test per posting.
+const GALLOP_RATIO: usize = 8;
+
+/// The first position of `postings` (sorted by document) whose document is not below `doc`:
+/// an exponential probe from the front, then a binary search, so a lookup costs
+/// `O(log distance)` and a merge of ascending lookups stays linear in the shorter side.
+fn gallop(postings: &[Posting], doc: DocId) -> usize {
+    let mut high = 1;
+    while high < postings.len() && postings[high - 1].doc < doc {
+        high *= 2;
+    }
+    let low = high / 2;
+    let high = high.min(postings.len());
+    low + postings[low..high].partition_point(|p| p.doc < doc)
 }
 
 /// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
@@ -653,13 +774,16 @@ mod tests {
         let total: usize = present.iter().map(|(_, d)| d.len()).sum();
         let avgdl = total as f64 / f64::from(n);
         let tf = |d: &Vec<String>, t: &str| d.iter().filter(|x| *x == t).count() as u32;
+        let dfs: Vec<u32> = query
+            .iter()
+            .map(|t| present.iter().filter(|(_, d)| tf(d, t) > 0).count() as u32)
+            .collect();
         let mut scored: Vec<ScoredDoc> = present
             .iter()
             .filter(|&&(doc, d)| accept(DocId(doc)) && query.iter().any(|t| tf(d, t) > 0))
             .map(|&(doc, d)| {
                 let mut score = 0.0;
-                for t in query {
-                    let df = present.iter().filter(|(_, d)| tf(d, t) > 0).count() as u32;
+                for (t, &df) in query.iter().zip(&dfs) {
                     let f = f64::from(tf(d, t));
                     let kd = 1.2 * (1.0 - 0.75 + 0.75 * d.len() as f64 / avgdl);
                     score += idf(n, df) * ((f * (1.2 + 1.0)) / (f + kd));
@@ -721,5 +845,81 @@ mod tests {
                 "seed {seed:#x}"
             );
         }
+    }
+
+    #[test]
+    fn gated_search_equals_filtering_by_an_admitting_term() {
+        let mut buffer = SearchBuffer::new();
+        for case in 0..300u64 {
+            let seed = 0x6a7e_0000 + case;
+            let mut rng = SplitMix64(seed);
+            // Large stores with a few rare terms and very common ones, so that both the
+            // scan and the galloping merge of the non-admitting lists run.
+            let n = 1 + rng.below(if case % 3 == 0 { 3000 } else { 60 }) as usize;
+            let vocabulary = 1 + rng.below(12);
+            let mut docs: Vec<Option<Vec<String>>> = vec![None; n];
+            let mut index = InvertedIndex::new();
+            for (doc, slot) in docs.iter_mut().enumerate() {
+                if rng.below(10) == 0 {
+                    continue; // a gap in the DocIds
+                }
+                let len = rng.below(9) as usize;
+                let mut terms: Vec<String> = (0..len)
+                    .map(|_| {
+                        // t0 is in most documents, higher terms ever rarer.
+                        let t = rng.below(vocabulary).min(rng.below(vocabulary + 1));
+                        format!("t{t}")
+                    })
+                    .collect();
+                if rng.below(3) > 0 {
+                    terms.push("t0".into());
+                }
+                index
+                    .insert(DocId(doc as u32), terms.iter().map(String::as_str))
+                    .unwrap();
+                *slot = Some(terms);
+            }
+            let query: Vec<String> = (0..1 + rng.below(6))
+                .map(|_| format!("t{}", rng.below(vocabulary + 1)))
+                .collect();
+            let query: Vec<&str> = query.iter().map(String::as_str).collect();
+            let admits: Vec<bool> = query.iter().map(|_| rng.below(3) == 0).collect();
+            let k = [1, 3, 10, 50, usize::MAX][rng.below(5) as usize];
+            let modulus = 1 + rng.below(3) as u32;
+            let has_admitting = |d: DocId| {
+                docs[d.0 as usize].as_ref().is_some_and(|terms| {
+                    query
+                        .iter()
+                        .zip(&admits)
+                        .any(|(q, &a)| a && terms.iter().any(|t| t == q))
+                })
+            };
+            let accept = |d: DocId| d.0 % modulus == 0;
+            let expected = oracle(&docs, &query, k, |d| accept(d) && has_admitting(d));
+            let params = Bm25Params::default();
+            let got = search_gated(&mut buffer, &index, &query, &admits, &params, k, accept);
+            assert_eq!(got, expected, "seed {seed:#x}, query {query:?} {admits:?}");
+        }
+    }
+
+    #[test]
+    fn gated_search_skips_documents_removed_with_incomplete_terms() {
+        let mut index = index_of(&["a b", "b", "a"]);
+        index.remove(DocId(0), ["a"]);
+        let mut buffer = SearchBuffer::new();
+        let params = Bm25Params::default();
+        let got = search_gated(
+            &mut buffer,
+            &index,
+            &["b", "a"],
+            &[true, false],
+            &params,
+            10,
+            all,
+        );
+        assert_eq!(got.iter().map(|h| h.doc).collect::<Vec<_>>(), [DocId(1)]);
+        // The buffer is clean again: an ungated search sees only its own matches.
+        let got = search_with(&mut buffer, &index, &["a"], &params, 10, all);
+        assert_eq!(got.iter().map(|h| h.doc).collect::<Vec<_>>(), [DocId(2)]);
     }
 }

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::postings::{InvertedIndex, TermId};
+use crate::index::postings::InvertedIndex;
 use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
@@ -115,25 +115,17 @@ pub fn run<'m>(
     text::tokenize::for_each_token(query.text, |t| push_term(&mut words, t));
     let words: Vec<&str> = words.split_terminator('\0').collect();
     // One stem per token, in order (the porter tokenizer wraps unicode61), so they zip.
+    let admits: Vec<bool> = words.iter().map(|w| !is_stopword(w)).collect();
     let content: Vec<(&str, &str)> = words
         .iter()
         .zip(&stems)
-        .filter(|(w, _)| !is_stopword(w))
-        .map(|(&w, &s)| (w, s))
+        .zip(&admits)
+        .filter(|(_, &admit)| admit)
+        .map(|((&w, &s), _)| (w, s))
         .collect();
     if content.is_empty() {
         return Vec::new(); // only stopwords (or nothing): a trivial query
     }
-    let content_terms: Vec<TermId> = content
-        .iter()
-        .filter_map(|(_, s)| indexes.porter.term_id(s))
-        .collect();
-    let contains_content = |doc: DocId| {
-        content_terms.iter().any(|&t| {
-            let postings = indexes.porter.postings(t);
-            postings.binary_search_by_key(&doc, |p| p.doc).is_ok()
-        })
-    };
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
     let keep = |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>| {
@@ -163,13 +155,14 @@ pub fn run<'m>(
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
-    let found = bm25::search_with(
+    let found = bm25::search_gated(
         &mut scratch.bm25,
         indexes.porter,
         &stems,
+        &admits,
         &bm25_params,
         k,
-        |d| contains_content(d) && accept(d),
+        accept,
     );
     keep(&mut best, SfSource::Porter, found);
 
