@@ -6,6 +6,7 @@
 //! target/release/examples/profile /tmp/c10k build 5        # build 5 times, report docs/s
 //! target/release/examples/profile /tmp/c10k recall 20      # 20 rounds of the queries
 //! valgrind --tool=callgrind target/release/examples/profile /tmp/c10k recall 1
+//! target/release/examples/profile /tmp/c10k misses         # queries whose source is missed
 //! ```
 //!
 //! `recall` prints p50 / p95 per query class and hit@10 (the query's source memory in the top
@@ -110,6 +111,26 @@ fn main() {
         ..RecallOptions::default()
     };
     let clock = || 0.0;
+    if what == "misses" {
+        let wide = RecallOptions {
+            limit: 100,
+            ..options.clone()
+        };
+        for (class, source, text) in queries.iter().filter(|q| q.0 != "warmup") {
+            let out = engine.recall(text, &wide, None, &clock).expect("recall");
+            let id = format!("m{source}");
+            let rank = out.results.iter().position(|h| h.id == id);
+            if rank.is_none_or(|r| r >= 10) {
+                let rank = rank.map_or("> 100".to_string(), |r| (r + 1).to_string());
+                println!("{class:<11} {text:?}: source {id} at rank {rank}");
+                println!("    source: {}", docs[*source].text);
+                for hit in out.results.iter().take(3) {
+                    println!("    {:.4} {} {}: {}", hit.score, hit.stage, hit.id, hit.text);
+                }
+            }
+        }
+        return;
+    }
     let mut classes: Vec<(String, Vec<f64>, usize, usize)> = Vec::new();
     for round in 0..rounds {
         for (class, source, text) in &queries {
