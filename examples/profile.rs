@@ -7,6 +7,8 @@
 //! target/release/examples/profile /tmp/c10k recall 20      # 20 rounds of the queries
 //! valgrind --tool=callgrind target/release/examples/profile /tmp/c10k recall 1
 //! target/release/examples/profile /tmp/c10k misses         # queries whose source is missed
+//! node bench/dump-corpus.mjs --n 1000 --vectors --out /tmp/c1k
+//! target/release/examples/profile /tmp/c1k hybrid 20       # with vectors, as recallkit-hybrid
 //! ```
 //!
 //! `recall` prints p50 / p95 per query class and hit@10 (the query's source memory in the top
@@ -59,10 +61,37 @@ fn read_queries(prefix: &str) -> Vec<(String, usize, String)> {
         .collect()
 }
 
-fn build(docs: &[Memory]) -> Engine {
-    let mut engine = Engine::new(EngineConfig::default()).expect("engine");
-    for batch in docs.chunks(5000) {
-        engine.insert_many(batch.to_vec(), &[]).expect("insert");
+/// The vectors of `<prefix>.vectors.f32` (memories, then queries), 384 floats each.
+fn read_vectors(prefix: &str) -> Vec<Vec<f32>> {
+    let bytes = std::fs::read(format!("{prefix}.vectors.f32")).expect("vectors.f32 (--vectors)");
+    let floats: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    floats.chunks(DIMS).map(<[f32]>::to_vec).collect()
+}
+
+/// `DIMS` of `bench/corpus.mjs`.
+const DIMS: usize = 384;
+/// `VECTOR_SIMILARITY` of `bench/contenders/common.mjs`.
+const SIMILARITY: f64 = 0.1;
+
+fn build(docs: &[Memory], vectors: Option<&[Vec<f32>]>) -> Engine {
+    let config = EngineConfig {
+        se_threshold: SIMILARITY,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::new(config).expect("engine");
+    for (b, batch) in docs.chunks(5000).enumerate() {
+        let embeddings: Vec<Option<&[f32]>> = vectors.map_or(Vec::new(), |v| {
+            v[b * 5000..b * 5000 + batch.len()]
+                .iter()
+                .map(|e| Some(e.as_slice()))
+                .collect()
+        });
+        engine
+            .insert_many(batch.to_vec(), &embeddings)
+            .expect("insert");
     }
     engine
 }
@@ -85,7 +114,7 @@ fn main() {
         for _ in 0..rounds {
             let clone = docs.clone();
             let started = Instant::now();
-            let engine = build(&clone);
+            let engine = build(&clone, None);
             times.push(started.elapsed().as_secs_f64());
             assert_eq!(engine.len(), docs.len());
         }
@@ -99,7 +128,10 @@ fn main() {
         return;
     }
     let queries = read_queries(prefix);
-    let mut engine = build(&docs);
+    let hybrid = what == "hybrid";
+    let vectors = hybrid.then(|| read_vectors(prefix));
+    let mut engine = build(&docs, vectors.as_deref());
+    let query_vector = |i: usize| vectors.as_ref().map(|v| v[docs.len() + i].as_slice());
     let options = RecallOptions {
         limit: 10,
         filter: Filter {
@@ -107,7 +139,11 @@ fn main() {
             ..Filter::default()
         },
         track_recalls: false,
-        mode: SearchMode::Lexical,
+        mode: if hybrid {
+            SearchMode::Hybrid
+        } else {
+            SearchMode::Lexical
+        },
         ..RecallOptions::default()
     };
     let clock = || 0.0;
@@ -127,7 +163,10 @@ fn main() {
                 println!("{class:<11} {text:?}: source {id} at rank {rank}");
                 println!("    source: {}", docs[*source].text);
                 for hit in top.results.iter().take(3) {
-                    println!("    {:.4} {} {}: {}", hit.score, hit.stage, hit.id, hit.text);
+                    println!(
+                        "    {:.4} {} {}: {}",
+                        hit.score, hit.stage, hit.id, hit.text
+                    );
                 }
             }
         }
@@ -135,9 +174,11 @@ fn main() {
     }
     let mut classes: Vec<(String, Vec<f64>, usize, usize)> = Vec::new();
     for round in 0..rounds {
-        for (class, source, text) in &queries {
+        for (i, (class, source, text)) in queries.iter().enumerate() {
             let started = Instant::now();
-            let out = engine.recall(text, &options, None, &clock).expect("recall");
+            let out = engine
+                .recall(text, &options, query_vector(i), &clock)
+                .expect("recall");
             let elapsed = started.elapsed().as_secs_f64() * 1e3;
             if class == "warmup" {
                 continue;
