@@ -137,16 +137,17 @@ pub fn mmr_order(scores: &[f64], tokens: &[Vec<u64>], lambda: f64, k: usize) -> 
     let mut order: Vec<usize> = Vec::with_capacity(k);
     let value = |score: f64, sim: f64| lambda * score - (1.0 - lambda) * sim;
     // Strictly greater value, or an equal one earlier in the input: ties keep the earlier.
-    let beats = |(i, v): (usize, f64), best: Option<(usize, f64)>| {
-        best.is_none_or(|(b, bv)| v > bv || (v == bv && i < b))
+    let beats = |(i, v): (usize, f64), best: Option<(usize, f64)>| match best {
+        None => true,
+        Some((b, bv)) => v > bv || (v == bv && i < b),
     };
     while order.len() < k {
         let round = order.len() + 1;
         let mut best: Option<(usize, f64)> = None;
         if order.is_empty() {
-            for i in 0..n {
-                if beats((i, scores[i]), best) {
-                    best = Some((i, scores[i]));
+            for (i, &score) in scores.iter().enumerate() {
+                if beats((i, score), best) {
+                    best = Some((i, score));
                 }
             }
         } else {
