@@ -25,6 +25,13 @@ const END = 0x08;
 
 /** Deepest nesting accepted, as on the Rust side. */
 const MAX_DEPTH = 64;
+/**
+ * Strings of at least this many UTF-16 units go to `TextEncoder.encodeInto` whole; shorter
+ * ones are copied by a JavaScript loop while they are ASCII (measured on memory texts of
+ * about 120 characters: the native encoder is about 5× faster there; on keys and ids of a
+ * few characters the loop wins, as it allocates no view).
+ */
+const NATIVE_ENCODE_MIN = 32;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -56,15 +63,20 @@ class Out {
     this.reserve(4 + n * 3);
     const start = this.pos + 4;
     const bytes = this.bytes;
-    let i = 0;
-    // ASCII fast path; the first other character hands the rest to TextEncoder.
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      bytes[start + i] = c;
+    let len: number;
+    if (n >= NATIVE_ENCODE_MIN) {
+      len = encoder.encodeInto(s, bytes.subarray(start)).written;
+    } else {
+      let i = 0;
+      // ASCII fast path; the first other character hands the rest to TextEncoder.
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        bytes[start + i] = c;
+      }
+      len = i;
+      if (i < n) len += encoder.encodeInto(s.slice(i), bytes.subarray(start + i)).written;
     }
-    let len = i;
-    if (i < n) len += encoder.encodeInto(s.slice(i), bytes.subarray(start + i)).written;
     this.view.setUint32(this.pos, len, true);
     this.pos = start + len;
   }
@@ -73,13 +85,26 @@ class Out {
     // Below 2^52 the zigzag value (about twice the integer) is exact in a double.
     if (Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
       this.reserve(11);
-      this.bytes[this.pos++] = INT;
+      const bytes = this.bytes;
+      let pos = this.pos;
+      bytes[pos++] = INT;
       let z = v >= 0 ? v * 2 : -v * 2 - 1;
-      while (z >= 0x80) {
-        this.bytes[this.pos++] = (z % 0x80) | 0x80;
-        z = Math.floor(z / 0x80);
+      if (z >= 2 ** 31) {
+        // Four full groups of 7 bits from the low 28 bits, in integer arithmetic; the rest
+        // (below 2^25, as z < 2^53) continues below.
+        const low = z % 2 ** 28;
+        bytes[pos++] = (low & 0x7f) | 0x80;
+        bytes[pos++] = ((low >>> 7) & 0x7f) | 0x80;
+        bytes[pos++] = ((low >>> 14) & 0x7f) | 0x80;
+        bytes[pos++] = ((low >>> 21) & 0x7f) | 0x80;
+        z = (z - low) / 2 ** 28;
       }
-      this.bytes[this.pos++] = z;
+      while (z >= 0x80) {
+        bytes[pos++] = (z & 0x7f) | 0x80;
+        z >>>= 7;
+      }
+      bytes[pos++] = z;
+      this.pos = pos;
     } else {
       this.reserve(9);
       this.bytes[this.pos++] = F64;
@@ -140,11 +165,31 @@ function write(out: Out, value: unknown, depth: number): void {
   out.byte(END);
 }
 
-/** The wire bytes of `value`. */
+/**
+ * Buffer of {@link encode}, kept between calls: growing a fresh buffer from 256 bytes to the
+ * megabyte of a 5,000-memory batch cost more than writing the values (allocations, copies,
+ * and the garbage collections they start). `undefined` while a call uses it.
+ */
+let scratch: Out | undefined = new Out();
+/** A kept buffer larger than this is dropped after use, so one huge call does not pin it. */
+const SCRATCH_MAX_BYTES = 16 << 20;
+
+/**
+ * The wire bytes of `value`, as a view of a buffer that the next call overwrites: pass it to
+ * the engine at once (the wasm-bindgen glue copies it into wasm memory), as every caller in
+ * `engine.ts` does. Copying it out cost about as much as writing it.
+ */
 export function encode(value: unknown): Uint8Array {
-  const out = new Out();
-  write(out, value, 0);
-  return out.bytes.subarray(0, out.pos);
+  // A `toJSON()` may encode again while this call is under way: it gets its own buffer.
+  const out = scratch ?? new Out();
+  scratch = undefined;
+  out.pos = 0;
+  try {
+    write(out, value, 0);
+    return out.bytes.subarray(0, out.pos);
+  } finally {
+    if (out.bytes.length <= SCRATCH_MAX_BYTES) scratch = out;
+  }
 }
 
 /** Reads values; malformed bytes are an `internal` error (the engine wrote them). */
