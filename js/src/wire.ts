@@ -38,9 +38,14 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** A growable byte buffer with the writes the encoder needs. */
 class Out {
-  bytes = new Uint8Array(256);
-  view = new DataView(this.bytes.buffer);
+  bytes: Uint8Array;
+  view: DataView;
   pos = 0;
+
+  constructor(size: number) {
+    this.bytes = new Uint8Array(Math.max(256, size));
+    this.view = new DataView(this.bytes.buffer);
+  }
 
   reserve(n: number): void {
     if (this.pos + n <= this.bytes.length) return;
@@ -166,30 +171,15 @@ function write(out: Out, value: unknown, depth: number): void {
 }
 
 /**
- * Buffer of {@link encode}, kept between calls: growing a fresh buffer from 256 bytes to the
- * megabyte of a 5,000-memory batch cost more than writing the values (allocations, copies,
- * and the garbage collections they start). `undefined` while a call uses it.
+ * The wire bytes of `value`. `sizeHint` is the expected size in bytes, when the caller can
+ * tell: a buffer of about the right size at once, instead of one that grows from 256 bytes
+ * by doubling (measured: for a 5,000-memory batch, the growing cost more than writing the
+ * values, through its allocations, copies and the collections they start).
  */
-let scratch: Out | undefined = new Out();
-/** A kept buffer larger than this is dropped after use, so one huge call does not pin it. */
-const SCRATCH_MAX_BYTES = 16 << 20;
-
-/**
- * The wire bytes of `value`, as a view of a buffer that the next call overwrites: pass it to
- * the engine at once (the wasm-bindgen glue copies it into wasm memory), as every caller in
- * `engine.ts` does. Copying it out cost about as much as writing it.
- */
-export function encode(value: unknown): Uint8Array {
-  // A `toJSON()` may encode again while this call is under way: it gets its own buffer.
-  const out = scratch ?? new Out();
-  scratch = undefined;
-  out.pos = 0;
-  try {
-    write(out, value, 0);
-    return out.bytes.subarray(0, out.pos);
-  } finally {
-    if (out.bytes.length <= SCRATCH_MAX_BYTES) scratch = out;
-  }
+export function encode(value: unknown, sizeHint = 0): Uint8Array {
+  const out = new Out(sizeHint);
+  write(out, value, 0);
+  return out.bytes.subarray(0, out.pos);
 }
 
 /** Reads values; malformed bytes are an `internal` error (the engine wrote them). */
