@@ -62,10 +62,13 @@ class Out {
     this.bytes[this.pos++] = b;
   }
 
-  /** A string payload: u32 little-endian byte length, then UTF-8. */
+  /** A string value: the {@link STR} tag, u32 little-endian byte length, then UTF-8 (one
+   * call, as object keys and most values are strings and calls are what the not yet
+   * optimised code of a first batch pays for). */
   string(s: string): void {
     const n = s.length;
-    this.reserve(4 + n * 3);
+    this.reserve(5 + n * 3);
+    this.bytes[this.pos++] = STR;
     const start = this.pos + 4;
     const bytes = this.bytes;
     let len: number;
@@ -123,7 +126,6 @@ function write(out: Out, value: unknown, depth: number): void {
   if (depth > MAX_DEPTH) throw new RecallError("invalid_argument", "value nested too deeply");
   switch (typeof value) {
     case "string":
-      out.byte(STR);
       out.string(value);
       return;
     case "number":
@@ -133,7 +135,6 @@ function write(out: Out, value: unknown, depth: number): void {
       out.byte(value ? TRUE : FALSE);
       return;
     case "bigint":
-      out.byte(STR);
       out.string(value.toString());
       return;
     case "object":
@@ -163,7 +164,6 @@ function write(out: Out, value: unknown, depth: number): void {
     if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
     const v = record[key];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-    out.byte(STR);
     out.string(key);
     write(out, v, depth + 1);
   }
