@@ -17,6 +17,16 @@ export type { PendingRecall };
 const decodeMaybe = <T>(bytes: Uint8Array | undefined): T | undefined =>
   bytes === undefined ? undefined : (decode(bytes) as T);
 
+/** Wire bytes per memory besides its texts: field names, id, times, topic, a few tags. */
+const RECORD_OVERHEAD_BYTES = 160;
+
+/** About the size of the wire form of `memories` (exact texts when ASCII, plus a margin). */
+function wireSize(memories: readonly MemoryRecord[]): number {
+  let bytes = 2;
+  for (const m of memories) bytes += RECORD_OVERHEAD_BYTES + m.text.length + (m.textEn?.length ?? 0);
+  return bytes;
+}
+
 /** The WebAssembly engine with object-valued arguments and results. */
 export class Engine {
   readonly #inner: WasmEngine;
@@ -47,7 +57,7 @@ export class Engine {
 
   /** Adds every memory or none; `vectors` holds the rows of the items flagged in `has`. */
   insertMany(memories: readonly MemoryRecord[], vectors: Float32Array, has: Uint8Array): void {
-    this.#inner.insertMany(encode(memories), vectors, has);
+    this.#inner.insertMany(encode(memories, wireSize(memories)), vectors, has);
   }
 
   replace(memory: MemoryRecord, embedding: Float32Array | null | undefined, removeEmbedding: boolean): void {

@@ -153,7 +153,9 @@ function flatten(vectors: readonly (Float32Array | undefined)[]): { flat: Float3
     flat.set(v, offset);
     offset += v.length;
   }
-  return { flat, has: Uint8Array.from(vectors, (v) => (v === undefined ? 0 : 1)) };
+  const has = new Uint8Array(vectors.length);
+  for (let i = 0; i < vectors.length; i++) has[i] = vectors[i] === undefined ? 0 : 1;
+  return { flat, has };
 }
 
 /** Maps `insertMany`'s "item i" in an error to a name for that item (a key, a line). */
@@ -536,7 +538,12 @@ export class MemoryStore {
     };
   }
 
+  /**
+   * Records the insertion rank of memory `id` (`undefined`: the next one). Ranks go into
+   * records and snapshots, which a memory store never writes, so it keeps none.
+   */
   #setOrder(id: string, order: number | undefined): void {
+    if (this.#ephemeral) return;
     const rank = order ?? this.#nextOrder;
     this.#order.set(id, rank);
     this.#nextOrder = Math.max(this.#nextOrder, rank + 1);
@@ -964,11 +971,11 @@ export class MemoryStore {
       throw new RecallError("invalid_argument", "rememberMany expects an array of memories");
     }
     const now = this.#now();
-    const items = memories.map((m, i) => toRecord(m, now, randomId, `item ${i}: `));
+    const items = memories.map((m, i) => toRecord(m, now, randomId, i));
     let dims = engine.dimensions;
     const vectors: (Float32Array | undefined)[] = items.map(({ embedding }, i) => {
       if (embedding === undefined) return undefined;
-      const v = toVector(embedding, "embedding", `item ${i}: `, dims);
+      const v = toVector(embedding, "embedding", i, dims);
       dims ??= v.length;
       return v;
     });

@@ -39,6 +39,17 @@ export const MAX_LIMIT = 100;
 /** Largest query, in UTF-16 code units. */
 export const MAX_QUERY_LENGTH = 16_384;
 
+/**
+ * Where a value comes from, as the prefix of error messages: the prefix itself, or the index
+ * `i` of a batch item for `"item i: "`. The number form builds no string unless there is an
+ * error (`rememberMany` validates thousands of memories at a time).
+ */
+export type Where = string | number;
+
+function prefixOf(where: Where): string {
+  return typeof where === "number" ? `item ${where}: ` : where;
+}
+
 function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean" || value == null) return String(value);
@@ -46,12 +57,12 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function invalid(where: string, field: string, expected: string, value: unknown): RecallError {
-  return new RecallError("invalid_argument", `${where}${field} must be ${expected}, got ${describe(value)}`);
+function invalid(where: Where, field: string, expected: string, value: unknown): RecallError {
+  return new RecallError("invalid_argument", `${prefixOf(where)}${field} must be ${expected}, got ${describe(value)}`);
 }
 
 /** Converts a {@link TimeInput} to milliseconds since the epoch. */
-export function toMillis(value: TimeInput, field: string, where = ""): number {
+export function toMillis(value: TimeInput, field: string, where: Where = ""): number {
   let ms: number;
   if (typeof value === "number") ms = value;
   else if (value instanceof Date) ms = value.getTime();
@@ -61,7 +72,7 @@ export function toMillis(value: TimeInput, field: string, where = ""): number {
   return ms;
 }
 
-function convert(kind: Kind, value: unknown, field: string, where: string): unknown {
+function convert(kind: Kind, value: unknown, field: string, where: Where): unknown {
   switch (kind) {
     case "string":
       if (typeof value !== "string") throw invalid(where, field, "a string", value);
@@ -95,25 +106,29 @@ function convert(kind: Kind, value: unknown, field: string, where: string): unkn
     case "context": {
       checkObject(value, field, where);
       const out: Record<string, unknown> = {};
-      convertFields(value, CONTEXT_FIELDS, `${where}${field}.`, out);
+      convertFields(value, CONTEXT_FIELDS, `${prefixOf(where)}${field}.`, out);
       return out;
     }
   }
 }
 
-function checkObject(value: unknown, what: string, where: string): asserts value is Record<string, unknown> {
+function checkObject(value: unknown, what: string, where: Where): asserts value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new RecallError("invalid_argument", `${where}${what} must be an object, got ${describe(value)}`);
+    throw new RecallError("invalid_argument", `${prefixOf(where)}${what} must be an object, got ${describe(value)}`);
   }
 }
 
 function convertFields(
-  input: Record<string, unknown>, fields: Record<string, Kind>, where: string, out: Record<string, unknown>,
+  input: Record<string, unknown>, fields: Record<string, Kind>, where: Where, out: Record<string, unknown>,
 ): void {
-  for (const [field, value] of Object.entries(input)) {
+  // Keys, then each value: what Object.entries does, without an array per field.
+  const keys = Object.keys(input);
+  for (let i = 0; i < keys.length; i++) {
+    const field = keys[i]!;
+    const value = input[field];
     const kind = fields[field];
     if (kind === undefined) {
-      throw new RecallError("invalid_argument", `${where}unknown field ${JSON.stringify(field)}`);
+      throw new RecallError("invalid_argument", `${prefixOf(where)}unknown field ${JSON.stringify(field)}`);
     }
     if (value === undefined || value === null) continue;
     out[field] = convert(kind, value, field, where);
@@ -125,7 +140,7 @@ function convertFields(
  * component is finite (`invalid_embedding`) and, when `dims` is known, its length
  * (`dimension_mismatch`).
  */
-export function toVector(value: unknown, field: string, where = "", dims?: number): Float32Array {
+export function toVector(value: unknown, field: string, where: Where = "", dims?: number): Float32Array {
   let v: Float32Array;
   if (value instanceof Float32Array) v = new Float32Array(value);
   else if (Array.isArray(value) && value.every((x) => typeof x === "number")) v = Float32Array.from(value as number[]);
@@ -141,11 +156,11 @@ export function toVector(value: unknown, field: string, where = "", dims?: numbe
     }
   }
   if (bad >= 0) {
-    throw new RecallError("invalid_embedding", `${where}${field}[${bad}] is ${String(v[bad])}, not a finite number`);
+    throw new RecallError("invalid_embedding", `${prefixOf(where)}${field}[${bad}] is ${String(v[bad])}, not a finite number`);
   }
-  if (v.length === 0) throw new RecallError("invalid_embedding", `${where}${field} is empty`);
+  if (v.length === 0) throw new RecallError("invalid_embedding", `${prefixOf(where)}${field} is empty`);
   if (dims !== undefined && v.length !== dims) {
-    throw new RecallError("dimension_mismatch", `${where}${field}: expected ${dims}, got ${v.length}`);
+    throw new RecallError("dimension_mismatch", `${prefixOf(where)}${field}: expected ${dims}, got ${v.length}`);
   }
   return v;
 }
@@ -157,7 +172,7 @@ export interface RecordInput {
 }
 
 /** Validates a new memory and fills in `id`, `createdAt` and `updatedAt`. */
-export function toRecord(input: unknown, now: number, newId: () => string, where = ""): RecordInput {
+export function toRecord(input: unknown, now: number, newId: () => string, where: Where = ""): RecordInput {
   checkObject(input, "a memory", where);
   const out: Record<string, unknown> = {};
   convertFields(input, MEMORY_FIELDS, where, out);

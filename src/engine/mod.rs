@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Num, Result};
 use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::postings::InvertedIndex;
+use crate::index::postings::{InvertedIndex, TermId};
 use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
@@ -148,6 +148,13 @@ pub struct Engine {
     porter: InvertedIndex,
     trigram_en: FuzzyIndex,
     trigram_orig: FuzzyIndex,
+    /// The porter term of each distinct `textEn` token, by the token's id in `trigram_en`
+    /// ([`STEM_UNKNOWN`] until the token first occurs in an indexed `textEn`; keywords only
+    /// reach `trigram_en`). A token is stemmed and looked up in the porter vocabulary once,
+    /// not at every occurrence: exact, since its term is a pure function of the token
+    /// ([`text::term_of_token`]) and neither index ever reuses a term id. 4 bytes per
+    /// distinct token.
+    stems: Vec<u32>,
     scratch: Scratch,
     analysis: Analysis,
     notes: NoteStore,
@@ -168,6 +175,7 @@ impl Engine {
             porter: InvertedIndex::new(),
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
+            stems: Vec::new(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             notes: NoteStore::new(),
@@ -435,22 +443,60 @@ impl Engine {
         result
     }
 
-    /// Analyses `m`'s `textEn` once (folded tokens and porter terms) and feeds every index
-    /// and the signature from that one analysis.
+    /// Tokenises `m`'s `textEn` once and feeds every index and the signature from it: each
+    /// token gets its `trigram_en` id, and through [`stems`](Self::porter_term) its porter
+    /// term.
     fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) -> Result<()> {
-        a.analyse(m.text_en());
-        let signature = a
-            .signer
-            .sign(&a.terms, &a.tokens, self.config.signature_seed);
-        self.porter.insert(doc, &a.terms)?;
+        a.fill_tokens(m.text_en());
+        a.token_ids.clear();
+        a.term_ids.clear();
+        for token in &a.tokens {
+            let token_id = self.trigram_en.intern(token)?;
+            a.token_ids.push(token_id);
+            a.term_ids
+                .push(self.porter_term(token_id, token, &mut a.stemmer)?);
+        }
+        let porter = &self.porter;
+        let signature = a.signer.sign(
+            a.term_ids.iter().map(|&id| porter.term(id)),
+            &a.tokens,
+            self.config.signature_seed,
+        );
+        self.porter.insert_ids(doc, &a.term_ids)?;
+        a.tokens.clear();
         a.push_keywords(m);
-        self.trigram_en.insert(doc, &a.tokens)?;
+        for token in &a.tokens {
+            a.token_ids.push(self.trigram_en.intern(token)?);
+        }
+        self.trigram_en.insert_ids(doc, &a.token_ids)?;
         if m.has_distinct_original() {
             a.fill_tokens(&m.text);
             self.trigram_orig.insert(doc, &a.tokens)?;
         }
         self.signatures.set(doc, signature);
         Ok(())
+    }
+
+    /// The porter term of a `textEn` token whose `trigram_en` id is `token_id`: remembered
+    /// in `stems`, or stemmed, interned and remembered.
+    fn porter_term(
+        &mut self,
+        token_id: TermId,
+        token: &str,
+        stemmer: &mut Stemmer,
+    ) -> Result<TermId> {
+        let slot = token_id.0 as usize;
+        if let Some(&id) = self.stems.get(slot) {
+            if id != STEM_UNKNOWN {
+                return Ok(TermId(id));
+            }
+        }
+        let id = self.porter.intern(&text::term_of_token(token, stemmer))?;
+        if self.stems.len() <= slot {
+            self.stems.resize(slot + 1, STEM_UNKNOWN);
+        }
+        self.stems[slot] = id.0;
+        Ok(id)
     }
 
     fn unindex(&mut self, doc: DocId, m: &Memory) {
@@ -472,14 +518,22 @@ impl Engine {
     }
 }
 
+/// `Engine::stems` entry of a token not stemmed yet (never a term id: vocabularies stop
+/// below `u32::MAX - 1` terms).
+const STEM_UNKNOWN: u32 = u32::MAX;
+
 /// Reusable buffers of the write path: one memory's analysis and its signature's features.
 #[derive(Debug, Default)]
 struct Analysis {
     stemmer: Stemmer,
     /// Folded tokens (for the trigram indexes and the signature's trigrams).
     tokens: TermList,
-    /// Porter terms (for the porter index and the signature's terms).
+    /// Porter terms (when removing a memory).
     terms: TermList,
+    /// `trigram_en` ids of the tokens, then of the keywords' tokens.
+    token_ids: Vec<TermId>,
+    /// Porter term ids of the tokens.
+    term_ids: Vec<TermId>,
     signer: Signer,
 }
 
@@ -777,6 +831,75 @@ mod tests {
         };
         let out = e.recall("x", &no_tracking(), None, &clock).unwrap();
         assert_eq!(out.stages[0].ms, 2.5);
+    }
+
+    /// The indexes and signatures built through `stems` equal those built from each memory's
+    /// own analysis, also after replacing and removing memories and with tokens that first
+    /// occur as keywords or exceed the term length limit.
+    #[test]
+    fn remembered_stems_index_exactly_what_analysing_each_memory_gives() {
+        let long = format!("{}s tail", "z".repeat(text::MAX_TERM_BYTES + 3));
+        let mut e = engine_with(vec![
+            Memory {
+                keywords: vec!["Running dogs".into()],
+                ..memory("k", "kubernetes clusters")
+            },
+            memory("a", "The dogs were running; the dog runs"),
+            memory("b", &long),
+            Memory {
+                text_en: Some("running late again".into()),
+                ..memory("fr", "en retard encore")
+            },
+            memory("c", "Crème brûlée, CRÈME BRULEE and creme"),
+        ]);
+        e.replace(
+            memory("a", "running dogs, kubernetes"),
+            EmbeddingUpdate::Keep,
+        )
+        .unwrap();
+        e.remove("c").unwrap();
+        e.insert(memory("d", "dogs run; creme"), None).unwrap();
+        let mut porter = InvertedIndex::new();
+        let mut fuzzy = InvertedIndex::new();
+        for (doc, m) in e.records.iter().enumerate() {
+            let Some(m) = m else { continue };
+            let doc = DocId(doc as u32);
+            let terms = text::terms(m.text_en());
+            porter
+                .insert(doc, terms.iter().map(String::as_str))
+                .unwrap();
+            let mut tokens = text::tokens(m.text_en());
+            for k in &m.keywords {
+                tokens.extend(text::tokens(k));
+            }
+            fuzzy
+                .insert(doc, tokens.iter().map(String::as_str))
+                .unwrap();
+            let seed = e.config.signature_seed;
+            assert_eq!(
+                e.signatures.get(doc),
+                Some(lsh::signature(m.text_en(), seed))
+            );
+        }
+        assert_same_index(&e.porter, &porter);
+        assert_same_index(e.trigram_en.terms(), &fuzzy);
+    }
+
+    /// Same documents, lengths and postings of every term (term ids may differ).
+    fn assert_same_index(got: &InvertedIndex, expected: &InvertedIndex) {
+        assert_eq!(got.doc_lens(), expected.doc_lens());
+        assert_eq!(got.total_terms(), expected.total_terms());
+        for id in 0..got.vocabulary_len() as u32 {
+            let term = got.term(TermId(id));
+            let want = expected
+                .term_id(term)
+                .map_or(&[][..], |t| expected.postings(t));
+            assert_eq!(got.postings(TermId(id)), want, "term {term:?}");
+        }
+        for id in 0..expected.vocabulary_len() as u32 {
+            let term = expected.term(TermId(id));
+            assert!(got.term_id(term).is_some(), "term {term:?}");
+        }
     }
 
     #[test]

@@ -72,13 +72,41 @@ impl FuzzyIndex {
         terms: impl IntoIterator<Item = &'a str>,
     ) -> Result<()> {
         let result = self.terms.insert(doc, terms);
+        self.sync();
+        result
+    }
+
+    /// The id of `term` in this index's vocabulary, added if it is new (it then joins the
+    /// trigram index too). With [`insert_ids`](Self::insert_ids), the two halves of
+    /// [`insert`](Self::insert), for a caller that keeps data per term id. Fails as
+    /// [`InvertedIndex::intern`] does.
+    pub fn intern(&mut self, term: &str) -> Result<TermId> {
+        let id = self.terms.intern(term);
+        self.sync();
+        id
+    }
+
+    /// Adds document `doc` from the ids of its terms ([`intern`](Self::intern)), one per
+    /// occurrence; fails as [`InvertedIndex::insert_ids`] does.
+    pub fn insert_ids(&mut self, doc: DocId, ids: &[TermId]) -> Result<()> {
+        self.terms.insert_ids(doc, ids)
+    }
+
+    /// The inverted index of the terms, for tests that compare it with a model.
+    #[cfg(test)]
+    pub(crate) fn terms(&self) -> &InvertedIndex {
+        &self.terms
+    }
+
+    /// Adds the vocabulary's new terms to the trigram index: the inverted index assigns term
+    /// ids in order of first appearance, so those are the ids from the last synced one on.
+    fn sync(&mut self) {
         let known = self.terms.vocabulary_len();
         for id in self.synced..known {
             // `id < vocabulary_len() <= u32::MAX`: the vocabulary's ids are u32.
             self.vocab.insert(self.terms.term(TermId(id as u32)));
         }
         self.synced = known;
-        result
     }
 
     /// Removes document `doc`, given the same terms it was inserted with. Vocabulary terms

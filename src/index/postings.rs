@@ -113,22 +113,62 @@ impl InvertedIndex {
         }
         let mut ids = std::mem::take(&mut self.ids);
         ids.clear();
-        let result = self.insert_ids(doc, terms, &mut ids);
+        let result = terms
+            .into_iter()
+            .try_for_each(|term| {
+                ids.push(self.vocabulary.intern(term)?);
+                Ok(())
+            })
+            .and_then(|()| self.add_postings(doc, &mut ids));
         ids.clear();
         self.ids = ids;
         result
     }
 
-    /// [`insert`](Self::insert) with a buffer for the term ids.
-    fn insert_ids<'a>(
-        &mut self,
-        doc: DocId,
-        terms: impl IntoIterator<Item = &'a str>,
-        ids: &mut Vec<u32>,
-    ) -> Result<()> {
-        for term in terms {
-            ids.push(self.vocabulary.intern(term)?);
+    /// The id of `term`, added to the vocabulary (with an empty posting list) if it is new:
+    /// the first half of [`insert`](Self::insert), for callers that keep their own map from
+    /// texts to terms and then call [`insert_ids`](Self::insert_ids).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLarge`] if the vocabulary outgrows `u32` ids or offsets.
+    pub fn intern(&mut self, term: &str) -> Result<TermId> {
+        self.vocabulary.intern(term).map(TermId)
+    }
+
+    /// [`insert`](Self::insert) from the ids of the document's terms ([`intern`](Self::intern)),
+    /// one per occurrence, in any order: the same postings and statistics as inserting the
+    /// terms themselves.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert), and [`Error::InvalidArgument`] for an id that is not in
+    /// the vocabulary; the index is then unchanged.
+    pub fn insert_ids(&mut self, doc: DocId, ids: &[TermId]) -> Result<()> {
+        if self.contains(doc) {
+            return Err(Error::AlreadyExists(format!(
+                "document {} is already indexed",
+                doc.0
+            )));
         }
+        if let Some(bad) = ids.iter().find(|id| id.0 as usize >= self.vocabulary.len()) {
+            return Err(Error::InvalidArgument(format!(
+                "term id {} is not in the vocabulary",
+                bad.0
+            )));
+        }
+        let mut buffer = std::mem::take(&mut self.ids);
+        buffer.clear();
+        buffer.extend(ids.iter().map(|id| id.0));
+        let result = self.add_postings(doc, &mut buffer);
+        buffer.clear();
+        self.ids = buffer;
+        result
+    }
+
+    /// The second half of [`insert`](Self::insert): postings and statistics of `doc` from its
+    /// term ids, all in the vocabulary (sorted in place).
+    fn add_postings(&mut self, doc: DocId, ids: &mut [u32]) -> Result<()> {
         let doc_len = u32::try_from(ids.len())
             .ok()
             .filter(|&len| len != ABSENT)
@@ -603,6 +643,50 @@ mod tests {
         index.insert(DocId(0), ["b", "b"]).unwrap();
         assert_eq!(docs(&index, "b"), [(0, 2)]);
         assert_eq!((index.doc_count(), index.total_terms()), (2, 5));
+    }
+
+    #[test]
+    fn inserting_term_ids_equals_inserting_the_terms() {
+        for case in 0..100 {
+            let seed = 0x1d5_0000 + case;
+            let mut rng = SplitMix64(seed);
+            let (mut by_terms, mut by_ids) = (InvertedIndex::new(), InvertedIndex::new());
+            for doc in 0..rng.below(30) as u32 {
+                let len = rng.below(12) as usize;
+                let terms: Vec<String> = (0..len).map(|_| format!("t{}", rng.below(20))).collect();
+                by_terms
+                    .insert(DocId(doc), terms.iter().map(String::as_str))
+                    .unwrap();
+                let ids: Vec<TermId> = terms.iter().map(|t| by_ids.intern(t).unwrap()).collect();
+                by_ids.insert_ids(DocId(doc), &ids).unwrap();
+            }
+            assert_eq!(by_terms.doc_lens(), by_ids.doc_lens(), "seed {seed}");
+            assert_eq!(by_terms.total_terms(), by_ids.total_terms(), "seed {seed}");
+            assert_eq!(
+                by_terms.vocabulary_len(),
+                by_ids.vocabulary_len(),
+                "seed {seed}"
+            );
+            for id in 0..by_terms.vocabulary_len() as u32 {
+                let id = TermId(id);
+                assert_eq!(by_terms.term(id), by_ids.term(id), "seed {seed}");
+                assert_eq!(by_terms.postings(id), by_ids.postings(id), "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn term_ids_outside_the_vocabulary_are_rejected_without_a_change() {
+        let mut index = InvertedIndex::new();
+        let a = index.intern("a").unwrap();
+        let err = index.insert_ids(DocId(0), &[a, TermId(1)]).unwrap_err();
+        assert_eq!(err.code(), "invalid_argument");
+        assert!(!index.contains(DocId(0)));
+        assert!(index.postings(a).is_empty());
+        index.insert_ids(DocId(0), &[a, a]).unwrap();
+        assert_eq!(docs(&index, "a"), [(0, 2)]);
+        let again = index.insert_ids(DocId(0), &[a]).unwrap_err();
+        assert_eq!(again.code(), "already_exists");
     }
 
     #[test]

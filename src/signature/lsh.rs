@@ -184,6 +184,8 @@ pub struct Signer {
     char_starts: Vec<usize>,
     /// Counting table of [`Signer::finish`]: `(hash, occurrences)`, 0 occurrences when free.
     counts: Vec<(u64, u32)>,
+    /// Slots of `counts` whose feature occurs more than once.
+    repeated: Vec<u32>,
 }
 
 impl Signer {
@@ -262,7 +264,7 @@ fn signature_of_hashes(hashes: &mut [u64]) -> Signature {
     sort::sort_u64(hashes);
     let mut tally = Tally::default();
     for run in hashes.chunk_by(|a, b| a == b) {
-        tally.add_feature(run[0], run.len());
+        tally.add_feature(run[0], 1 + run.len().ilog2());
     }
     tally.signature()
 }
@@ -273,8 +275,11 @@ const MAX_TABLE_HASHES: usize = 4096;
 
 impl Signer {
     /// Steps 2–5 of the module doc over `self.hashes`: equal hashes are counted in an
-    /// open-addressing table indexed by their low bits (the hashes are already mixed), then
-    /// each feature goes into the tally. The sums commute, so the order does not matter.
+    /// open-addressing table indexed by their low bits (the hashes are already mixed).
+    ///
+    /// A feature goes into the tally with weight 1 when it is first seen, and features seen
+    /// again get the rest of their weight, `⌊log₂ tf⌋`, at the end: the same sums (they
+    /// commute), without a pass over the whole table, and most features occur once.
     fn finish(&mut self) -> Signature {
         let n = self.hashes.len();
         if n > MAX_TABLE_HASHES {
@@ -285,28 +290,39 @@ impl Signer {
         }
         let size = (2 * n).next_power_of_two().max(16);
         let mask = size - 1;
-        self.counts.clear();
-        self.counts.resize(size, (0, 0));
-        for &h in &self.hashes {
+        let Self {
+            hashes,
+            counts,
+            repeated,
+            ..
+        } = self;
+        counts.clear();
+        counts.resize(size, (0, 0));
+        repeated.clear();
+        let mut tally = Tally::default();
+        for &h in hashes.iter() {
             let mut slot = h as usize & mask;
             loop {
-                let entry = &mut self.counts[slot];
+                let entry = &mut counts[slot];
                 if entry.1 == 0 {
                     *entry = (h, 1);
+                    tally.add_feature(h, 1);
                     break;
                 }
                 if entry.0 == h {
                     entry.1 += 1;
+                    if entry.1 == 2 {
+                        // `slot < size <= 2 * MAX_TABLE_HASHES`, far below `u32::MAX`.
+                        repeated.push(slot as u32);
+                    }
                     break;
                 }
                 slot = (slot + 1) & mask;
             }
         }
-        let mut tally = Tally::default();
-        for &(h, tf) in &self.counts {
-            if tf > 0 {
-                tally.add_feature(h, tf as usize);
-            }
+        for &slot in repeated.iter() {
+            let (h, tf) = counts[slot as usize];
+            tally.add_feature(h, tf.ilog2());
         }
         tally.signature()
     }
@@ -382,9 +398,9 @@ fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
 }
 
 impl Tally {
-    /// Adds the feature of hash `h` that occurs `tf ≥ 1` times (steps 3 and 4).
-    fn add_feature(&mut self, h: u64, tf: usize) {
-        let weight = 1 + tf.ilog2();
+    /// Adds `weight` to the feature of hash `h` (step 4; nothing when `weight` is 0).
+    #[inline]
+    fn add_feature(&mut self, h: u64, weight: u32) {
         let mut state = h;
         let signs: Bits = std::array::from_fn(|_| {
             state = state.wrapping_add(GAMMA);
@@ -493,9 +509,13 @@ impl Tally {
             // Every count is in the planes: compare them with ⌊total / 2⌋ (`2·P > total` iff
             // `P > ⌊total / 2⌋`) bit-sliced, from the top plane down.
             let half = self.total / 2;
+            // Every counter is at most `total`, so the planes above its top bit are zero and
+            // change neither `greater` nor `equal`.
+            let used = (u64::BITS - self.total.leading_zeros()) as usize;
+            let planes = &self.planes[..used.min(PLANES)];
             for (w, word) in words.iter_mut().enumerate() {
                 let (mut greater, mut equal) = (0u64, u64::MAX);
-                for (k, plane) in self.planes.iter().enumerate().rev() {
+                for (k, plane) in planes.iter().enumerate().rev() {
                     let bits = plane[w];
                     if (half >> k) & 1 == 1 {
                         equal &= bits;

@@ -70,13 +70,23 @@ const STRAY_BYTE_BASE: u32 = 0x2500;
 /// ```
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut stemmer = porter::Stemmer::new();
-    tokenize::for_each_token(text, |token| {
-        if token.len() > MAX_TERM_BYTES {
-            f(&cut_term(token));
-        } else {
-            f(stemmer.stem(token));
-        }
-    });
+    tokenize::for_each_token(text, |token| f(&term_of_token(token, &mut stemmer)));
+}
+
+/// The term of one folded token ([`for_each_token`]): its stem, or its first
+/// [`MAX_TERM_BYTES`] bytes if it is longer. A pure function of the token, so callers may
+/// remember it per distinct token.
+///
+/// ```
+/// use recallkit::text::{term_of_token, Stemmer};
+/// assert_eq!(term_of_token("running", &mut Stemmer::new()), "run");
+/// ```
+pub fn term_of_token<'a>(token: &'a str, stemmer: &'a mut Stemmer) -> Cow<'a, str> {
+    if token.len() > MAX_TERM_BYTES {
+        cut_term(token)
+    } else {
+        Cow::Borrowed(stemmer.stem(token))
+    }
 }
 
 /// Convenience: all terms of `text`, as [`for_each_term`] produces them.

@@ -6,7 +6,7 @@
 //! [`for_each_term`](super::for_each_term) give, in the same order).
 
 use super::porter::Stemmer;
-use super::{cut_term, tokenize, MAX_TERM_BYTES};
+use super::{term_of_token, tokenize};
 
 /// An ordered list of strings stored back to back in one `String`, with one end offset each.
 ///
@@ -114,17 +114,14 @@ pub fn analyse(text: &str, stemmer: &mut Stemmer, tokens: &mut TermList, terms: 
     terms.clear();
     tokenize::for_each_token(text, |token| {
         tokens.push(token);
-        if token.len() > MAX_TERM_BYTES {
-            terms.push(&cut_term(token));
-        } else {
-            terms.push(stemmer.stem(token));
-        }
+        terms.push(&term_of_token(token, stemmer));
     });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::MAX_TERM_BYTES;
 
     #[test]
     fn analyse_equals_the_two_separate_passes() {
