@@ -173,7 +173,7 @@ impl Engine {
     pub fn get(&self, id: &str) -> Option<Vec<u8>> {
         self.inner
             .get(id)
-            .map(|m| write(|w| shapes::write_memory(w, m)))
+            .map(|m| write(|w| shapes::write_memory(w, &m)))
     }
 
     /// Every live id, in insertion order.

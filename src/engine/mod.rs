@@ -21,7 +21,7 @@ use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
 use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
-use crate::store::{DocId, Memory};
+use crate::store::{DocId, Memory, StoredMemory};
 use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
 
@@ -143,7 +143,7 @@ pub enum EmbeddingUpdate<'a> {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
-    records: Vec<Option<Memory>>,
+    records: Vec<Option<StoredMemory>>,
     ids: HashMap<String, DocId>,
     porter: InvertedIndex,
     trigram_en: FuzzyIndex,
@@ -200,14 +200,17 @@ impl Engine {
         }
     }
 
-    /// The memory with this id.
-    pub fn get(&self, id: &str) -> Option<&Memory> {
-        self.ids.get(id).and_then(|&d| self.memory(d))
+    /// The memory with this id (rebuilt from the compact record the engine keeps).
+    pub fn get(&self, id: &str) -> Option<Memory> {
+        self.ids
+            .get(id)
+            .and_then(|&d| self.memory(d))
+            .map(StoredMemory::to_memory)
     }
 
     /// Every live memory id, in insertion order.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.records.iter().flatten().map(|m| m.id.as_str())
+        self.records.iter().flatten().map(StoredMemory::id)
     }
 
     /// Adds a new memory, with its embedding if the host has one. Fails with
@@ -285,6 +288,7 @@ impl Engine {
             .ids
             .get(&memory.id)
             .ok_or_else(|| not_found(&memory.id))?;
+        let memory = StoredMemory::from(memory);
         let old = self.records[doc.0 as usize].take();
         if let Some(old) = &old {
             self.unindex(doc, old);
@@ -331,7 +335,7 @@ impl Engine {
             .ok_or_else(|| not_found(id))?;
         self.unindex(doc, &memory);
         self.vectors.remove(doc);
-        Ok(memory)
+        Ok(memory.to_memory())
     }
 
     /// Adds a consolidation note. Fails with `already_exists` or a validation error.
@@ -399,7 +403,7 @@ impl Engine {
         self.graph.unrelate(from, relation, to)
     }
 
-    fn memory(&self, doc: DocId) -> Option<&Memory> {
+    fn memory(&self, doc: DocId) -> Option<&StoredMemory> {
         self.records.get(doc.0 as usize).and_then(Option::as_ref)
     }
 
@@ -411,11 +415,12 @@ impl Engine {
         if let Some(e) = embedding {
             self.vectors.set(doc, e)?;
         }
+        let memory = StoredMemory::from(memory);
         if let Err(e) = self.index(doc, &memory) {
             self.vectors.remove(doc);
             return Err(e);
         }
-        self.ids.insert(memory.id.clone(), doc);
+        self.ids.insert(memory.id().to_string(), doc);
         self.records.push(Some(memory));
         Ok(())
     }
@@ -425,7 +430,7 @@ impl Engine {
     /// `doc` is always fresh (or just unindexed) and validated texts stay far below the
     /// indexes' `u32` limits, so this cannot fail in practice; if it ever did, the partial
     /// entries are removed again so no index is left half-written.
-    fn index(&mut self, doc: DocId, m: &Memory) -> Result<()> {
+    fn index(&mut self, doc: DocId, m: &StoredMemory) -> Result<()> {
         let mut analysis = std::mem::take(&mut self.analysis);
         let result = self.index_with(&mut analysis, doc, m);
         if result.is_err() {
@@ -437,7 +442,7 @@ impl Engine {
 
     /// Analyses `m`'s `textEn` once (folded tokens and porter terms) and feeds every index
     /// and the signature from that one analysis.
-    fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) -> Result<()> {
+    fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) -> Result<()> {
         a.analyse(m.text_en());
         let signature = a
             .signer
@@ -446,27 +451,27 @@ impl Engine {
         a.push_keywords(m);
         self.trigram_en.insert(doc, &a.tokens)?;
         if m.has_distinct_original() {
-            a.fill_tokens(&m.text);
+            a.fill_tokens(m.text());
             self.trigram_orig.insert(doc, &a.tokens)?;
         }
         self.signatures.set(doc, signature);
         Ok(())
     }
 
-    fn unindex(&mut self, doc: DocId, m: &Memory) {
+    fn unindex(&mut self, doc: DocId, m: &StoredMemory) {
         let mut analysis = std::mem::take(&mut self.analysis);
         self.unindex_with(&mut analysis, doc, m);
         self.analysis = analysis;
     }
 
-    fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) {
+    fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) {
         self.signatures.remove(doc);
         a.analyse(m.text_en());
         self.porter.remove(doc, &a.terms);
         a.push_keywords(m);
         self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
-            a.fill_tokens(&m.text);
+            a.fill_tokens(m.text());
             self.trigram_orig.remove(doc, &a.tokens);
         }
     }
@@ -496,8 +501,8 @@ impl Analysis {
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.
-    fn push_keywords(&mut self, m: &Memory) {
-        for keyword in &m.keywords {
+    fn push_keywords(&mut self, m: &StoredMemory) {
+        for keyword in m.keywords() {
             text::tokenize::for_each_token(keyword, |t| self.tokens.push(t));
         }
     }
