@@ -15,7 +15,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{self, EmbeddingUpdate};
+use crate::engine::{self, Batch, EmbeddingUpdate};
 use crate::wire::{shapes, Writer};
 
 #[wasm_bindgen(start)]
@@ -140,10 +140,10 @@ impl Engine {
         vectors: &[f32],
         has_embedding: &[u8],
     ) -> Result<(), JsError> {
-        let memories = shapes::memories_from(memories).map_err(to_js)?;
+        let memories: Batch = shapes::memories_from(memories).map_err(to_js)?;
         let rows = has_embedding.iter().filter(|&&b| b != 0).count();
         if rows == 0 {
-            return self.inner.insert_many(memories, &[]).map_err(to_js);
+            return self.inner.insert_batch(memories, &[]).map_err(to_js);
         }
         if has_embedding.len() != memories.len() || vectors.len() % rows != 0 {
             return Err(JsError::new(
@@ -156,7 +156,9 @@ impl Engine {
             .iter()
             .map(|&b| if b != 0 { chunks.next() } else { None })
             .collect();
-        self.inner.insert_many(memories, &embeddings).map_err(to_js)
+        self.inner
+            .insert_batch(memories, &embeddings)
+            .map_err(to_js)
     }
 
     /// The stored embedding of a memory.

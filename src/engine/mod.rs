@@ -224,7 +224,7 @@ impl Engine {
         if self.ids.contains_key(&memory.id) {
             return Err(already_exists(&memory.id));
         }
-        self.insert_valid(memory, embedding)
+        self.insert_valid(memory.into(), embedding)
     }
 
     /// Adds every memory or none. `embeddings` is empty (no vectors) or holds one optional
@@ -234,6 +234,16 @@ impl Engine {
         memories: Vec<Memory>,
         embeddings: &[Option<&[f32]>],
     ) -> Result<()> {
+        self.insert_batch(memories.into_iter().collect(), embeddings)
+    }
+
+    /// [`insert_many`](Self::insert_many) of a [`Batch`]: the same checks in the same order,
+    /// from records already in the engine's compact layout.
+    pub fn insert_batch(&mut self, batch: Batch, embeddings: &[Option<&[f32]>]) -> Result<()> {
+        let Batch {
+            memories,
+            mut invalid,
+        } = batch;
         if !embeddings.is_empty() && embeddings.len() != memories.len() {
             return Err(Error::InvalidArgument(format!(
                 "{} embeddings for {} memories",
@@ -244,14 +254,16 @@ impl Engine {
         let mut batch_ids: HashMap<&str, usize> = HashMap::with_capacity(memories.len());
         let mut batch_dims = self.vectors.dims();
         for (i, m) in memories.iter().enumerate() {
-            m.validate().map_err(|e| at_item(i, e))?;
-            if self.ids.contains_key(&m.id) {
-                return Err(at_item(i, already_exists(&m.id)));
+            if let Some((_, e)) = invalid.take_if(|(at, _)| *at == i) {
+                return Err(at_item(i, e));
             }
-            if let Some(first) = batch_ids.insert(&m.id, i) {
+            if self.ids.contains_key(m.id()) {
+                return Err(at_item(i, already_exists(m.id())));
+            }
+            if let Some(first) = batch_ids.insert(m.id(), i) {
                 return Err(at_item(
                     i,
-                    Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id)),
+                    Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id())),
                 ));
             }
             if let Some(Some(e)) = embeddings.get(i) {
@@ -408,14 +420,13 @@ impl Engine {
     }
 
     /// Indexes and stores a validated memory under the next `DocId`.
-    fn insert_valid(&mut self, memory: Memory, embedding: Option<&[f32]>) -> Result<()> {
+    fn insert_valid(&mut self, memory: StoredMemory, embedding: Option<&[f32]>) -> Result<()> {
         let doc = u32::try_from(self.records.len())
             .map(DocId)
             .map_err(|_| Error::TooLarge("a store holds at most 2^32 memories".into()))?;
         if let Some(e) = embedding {
             self.vectors.set(doc, e)?;
         }
-        let memory = StoredMemory::from(memory);
         if let Err(e) = self.index(doc, &memory) {
             self.vectors.remove(doc);
             return Err(e);
@@ -474,6 +485,49 @@ impl Engine {
             a.fill_tokens(m.text());
             self.trigram_orig.remove(doc, &a.tokens);
         }
+    }
+}
+
+/// Memories on their way into [`Engine::insert_batch`], each validated as it is added and
+/// kept in the engine's compact layout ([`StoredMemory`]), so a large batch costs its
+/// records once rather than as full [`Memory`] values and then again as stored ones.
+#[derive(Debug, Default)]
+pub struct Batch {
+    memories: Vec<StoredMemory>,
+    /// The first memory that failed validation: its position and the error.
+    invalid: Option<(usize, Error)>,
+}
+
+impl Batch {
+    /// Number of memories.
+    pub fn len(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.memories.is_empty()
+    }
+}
+
+impl Extend<Memory> for Batch {
+    fn extend<I: IntoIterator<Item = Memory>>(&mut self, memories: I) {
+        for m in memories {
+            if self.invalid.is_none() {
+                if let Err(e) = m.validate() {
+                    self.invalid = Some((self.memories.len(), e));
+                }
+            }
+            self.memories.push(m.into());
+        }
+    }
+}
+
+impl FromIterator<Memory> for Batch {
+    fn from_iter<I: IntoIterator<Item = Memory>>(memories: I) -> Self {
+        let mut batch = Batch::default();
+        batch.extend(memories);
+        batch
     }
 }
 
@@ -689,6 +743,30 @@ mod tests {
         );
         assert_eq!(e.len(), 1);
         assert!(recall_ids(&mut e, "fine", &no_tracking()).is_empty());
+    }
+
+    #[test]
+    fn a_batch_reports_the_first_bad_item_whatever_is_wrong_with_it() {
+        let mut e = engine_with(vec![memory("x", "existing")]);
+        let invalid = || Memory {
+            emotion: 9.0,
+            ..memory("bad", "bad")
+        };
+        let batch = vec![memory("a", "one"), memory("x", "taken"), invalid()];
+        let err = e.insert_many(batch, &[]).unwrap_err();
+        assert!(err.to_string().starts_with("already_exists: item 1:"));
+        let batch = vec![memory("a", "one"), invalid(), memory("x", "taken")];
+        let err = e.insert_many(batch, &[]).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("invalid_argument: item 1: emotion"));
+        let batch: Batch = vec![invalid(), memory("c", "fine")].into_iter().collect();
+        assert_eq!(batch.len(), 2);
+        let err = e.insert_batch(batch, &[]).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("invalid_argument: item 0: emotion"));
+        assert_eq!(e.len(), 1);
     }
 
     #[test]

@@ -30,13 +30,14 @@ pub fn memory_from(bytes: &[u8]) -> Result<Memory> {
     Ok(m)
 }
 
-/// Reads an array of memory records.
-pub fn memories_from(bytes: &[u8]) -> Result<Vec<Memory>> {
+/// Reads an array of memory records into `B` (a `Vec`, or an engine
+/// [`Batch`](crate::engine::Batch) that keeps each in its compact layout as it is read).
+pub fn memories_from<B: Default + Extend<Memory>>(bytes: &[u8]) -> Result<B> {
     let mut r = Reader::new(bytes);
     r.begin_arr("memories")?;
-    let mut out = Vec::new();
+    let mut out = B::default();
     while r.next_item()? {
-        out.push(read_memory(&mut r)?);
+        out.extend([read_memory(&mut r)?]);
     }
     r.finish()?;
     Ok(out)
@@ -601,8 +602,11 @@ mod tests {
             write_memory(w, &bare);
             w.end();
         });
-        assert_eq!(memories_from(&both).unwrap(), vec![m.clone(), bare.clone()]);
-        assert!(memories_from(&both[..both.len() - 1]).is_err());
+        assert_eq!(
+            memories_from::<Vec<Memory>>(&both).unwrap(),
+            vec![m.clone(), bare.clone()]
+        );
+        assert!(memories_from::<Vec<Memory>>(&both[..both.len() - 1]).is_err());
     }
 
     #[test]
@@ -651,7 +655,9 @@ mod tests {
         });
         assert_eq!(memory_from(&value).unwrap_err().code(), "invalid_argument");
         assert_eq!(
-            memories_from(&raw(|w| w.str("x"))).unwrap_err().to_string(),
+            memories_from::<Vec<Memory>>(&raw(|w| w.str("x")))
+                .unwrap_err()
+                .to_string(),
             "invalid_argument: memories must be an array, got a string"
         );
     }
