@@ -7,6 +7,7 @@
 //! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
 //! | [`recall`] | the recall pipeline in two phases |
 //! | [`output`] | result and stage report shapes |
+//! | `ids.rs` | public id → `DocId`, keyed by the records' own ids |
 //!
 //! Writes are all-or-nothing: a record is validated completely before any index changes, and a
 //! batch is validated completely (including duplicate ids inside it) before its first insert.
@@ -24,7 +25,9 @@ use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
 use crate::store::{DocId, Memory, StoredMemory};
 use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
+use ids::IdTable;
 
+mod ids;
 pub mod output;
 pub mod recall;
 
@@ -144,7 +147,7 @@ pub enum EmbeddingUpdate<'a> {
 pub struct Engine {
     config: EngineConfig,
     records: Vec<Option<StoredMemory>>,
-    ids: HashMap<String, DocId>,
+    ids: IdTable,
     porter: InvertedIndex,
     trigram_en: FuzzyIndex,
     trigram_orig: FuzzyIndex,
@@ -164,7 +167,7 @@ impl Engine {
             vectors: VectorStore::new(config.dims)?,
             config,
             records: Vec::new(),
-            ids: HashMap::new(),
+            ids: IdTable::default(),
             porter: InvertedIndex::new(),
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
@@ -188,7 +191,7 @@ impl Engine {
 
     /// Whether the engine holds no memory.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
     /// Counts of memories and index terms.
@@ -203,8 +206,8 @@ impl Engine {
     /// The memory with this id (rebuilt from the compact record the engine keeps).
     pub fn get(&self, id: &str) -> Option<Memory> {
         self.ids
-            .get(id)
-            .and_then(|&d| self.memory(d))
+            .get(id, &self.records)
+            .and_then(|d| self.memory(d))
             .map(StoredMemory::to_memory)
     }
 
@@ -221,7 +224,7 @@ impl Engine {
         if let Some(e) = embedding {
             self.vectors.check(e)?;
         }
-        if self.ids.contains_key(&memory.id) {
+        if self.ids.contains(&memory.id, &self.records) {
             return Err(already_exists(&memory.id));
         }
         self.insert_valid(memory.into(), embedding)
@@ -257,7 +260,7 @@ impl Engine {
             if let Some((_, e)) = invalid.take_if(|(at, _)| *at == i) {
                 return Err(at_item(i, e));
             }
-            if self.ids.contains_key(m.id()) {
+            if self.ids.contains(m.id(), &self.records) {
                 return Err(at_item(i, already_exists(m.id())));
             }
             if let Some(first) = batch_ids.insert(m.id(), i) {
@@ -296,9 +299,9 @@ impl Engine {
         if let EmbeddingUpdate::Set(e) = embedding {
             self.vectors.check(e)?;
         }
-        let doc = *self
+        let doc = self
             .ids
-            .get(&memory.id)
+            .get(&memory.id, &self.records)
             .ok_or_else(|| not_found(&memory.id))?;
         let memory = StoredMemory::from(memory);
         let old = self.records[doc.0 as usize].take();
@@ -326,12 +329,16 @@ impl Engine {
 
     /// The stored embedding of a memory.
     pub fn embedding(&self, id: &str) -> Option<&[f32]> {
-        self.ids.get(id).and_then(|&d| self.vectors.get(d))
+        self.ids
+            .get(id, &self.records)
+            .and_then(|d| self.vectors.get(d))
     }
 
     /// The signature of a memory (computed from `textEn` at write time).
     pub fn signature(&self, id: &str) -> Option<Signature> {
-        self.ids.get(id).and_then(|&d| self.signatures.get(d))
+        self.ids
+            .get(id, &self.records)
+            .and_then(|d| self.signatures.get(d))
     }
 
     /// The embedding dimension, once known.
@@ -341,7 +348,10 @@ impl Engine {
 
     /// Removes a memory and returns it. Fails with `not_found`.
     pub fn remove(&mut self, id: &str) -> Result<Memory> {
-        let doc = self.ids.remove(id).ok_or_else(|| not_found(id))?;
+        let doc = self
+            .ids
+            .remove(id, &self.records)
+            .ok_or_else(|| not_found(id))?;
         let memory = self.records[doc.0 as usize]
             .take()
             .ok_or_else(|| not_found(id))?;
@@ -431,7 +441,7 @@ impl Engine {
             self.vectors.remove(doc);
             return Err(e);
         }
-        self.ids.insert(memory.id().to_string(), doc);
+        self.ids.insert(memory.id(), doc, &self.records);
         self.records.push(Some(memory));
         Ok(())
     }
