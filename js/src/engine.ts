@@ -17,6 +17,12 @@ export type { PendingRecall };
 const decodeMaybe = <T>(bytes: Uint8Array | undefined): T | undefined =>
   bytes === undefined ? undefined : (decode(bytes) as T);
 
+/**
+ * Memories per wire chunk of {@link Engine.insertMany}: about 120 KB of the bench's short
+ * memories, small beside the records themselves and few calls per batch.
+ */
+const STAGE_CHUNK = 512;
+
 /** The WebAssembly engine with object-valued arguments and results. */
 export class Engine {
   readonly #inner: WasmEngine;
@@ -45,9 +51,17 @@ export class Engine {
     this.#inner.insert(encode(memory), embedding);
   }
 
-  /** Adds every memory or none; `vectors` holds the rows of the items flagged in `has`. */
+  /**
+   * Adds every memory or none; `vectors` holds the rows of the items flagged in `has`. A large
+   * batch crosses in chunks of {@link STAGE_CHUNK} (`stageMany`, then `insertMany` with the
+   * last), so wasm memory holds one chunk's bytes at a time rather than the whole batch's.
+   */
   insertMany(memories: readonly MemoryRecord[], vectors: Float32Array, has: Uint8Array): void {
-    this.#inner.insertMany(encode(memories), vectors, has);
+    const last = Math.max(0, memories.length - STAGE_CHUNK);
+    for (let start = 0; start < last; start += STAGE_CHUNK) {
+      this.#inner.stageMany(encode(memories.slice(start, Math.min(start + STAGE_CHUNK, last))), start === 0);
+    }
+    this.#inner.insertMany(encode(last === 0 ? memories : memories.slice(last)), vectors, has, last > 0);
   }
 
   replace(memory: MemoryRecord, embedding: Float32Array | null | undefined, removeEmbedding: boolean): void {
