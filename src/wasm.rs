@@ -12,10 +12,12 @@
 //! - No `unwrap`/`expect` here: a panic would abort the whole module.
 //! - Shapes crossing the boundary are declared once, in the `TYPES` section below; the
 //!   exports take and return them as wire bytes (`js/src/engine.ts` types them).
+//! - `stageMany` holds memories only until the next `insertMany`, which takes them whether it
+//!   adds them (`staged`) or not.
 
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{self, EmbeddingUpdate};
+use crate::engine::{self, Batch, EmbeddingUpdate};
 use crate::wire::{shapes, Writer};
 
 #[wasm_bindgen(start)]
@@ -99,6 +101,8 @@ extern "C" {
 #[wasm_bindgen]
 pub struct Engine {
     inner: engine::Engine,
+    /// Memories read by `stageMany`, which the next `insertMany` with `staged` adds.
+    staged: Batch,
 }
 
 #[wasm_bindgen]
@@ -108,7 +112,10 @@ impl Engine {
     pub fn new(config: &[u8]) -> Result<Engine, JsError> {
         let config = shapes::config_from(config).map_err(to_js)?;
         let inner = engine::Engine::new(config).map_err(to_js)?;
-        Ok(Engine { inner })
+        Ok(Engine {
+            inner,
+            staged: Batch::default(),
+        })
     }
 
     /// Number of live memories.
@@ -131,19 +138,43 @@ impl Engine {
             .map_err(to_js)
     }
 
-    /// Adds every memory of the array, or none. `vectors` holds, row after row, the
-    /// embeddings of the items whose `has_embedding` byte is 1.
+    /// Reads memories for the next `insertMany`, which adds them before its own when called
+    /// with `staged`; `first` drops what an interrupted sequence left. Sending a large batch in
+    /// chunks this way keeps one chunk's wire bytes in wasm memory at a time instead of the
+    /// whole batch's (wasm memory never shrinks, so that peak stays). Validation waits for
+    /// `insertMany`, so errors name the item's position in the whole batch.
+    #[wasm_bindgen(js_name = stageMany)]
+    pub fn stage_many(&mut self, memories: &[u8], first: bool) -> Result<(), JsError> {
+        if first {
+            self.staged = Batch::default();
+        }
+        shapes::memories_into(memories, &mut self.staged).map_err(|e| {
+            self.staged = Batch::default();
+            to_js(e)
+        })
+    }
+
+    /// Adds every memory of the array (after the staged ones when `staged`), or none.
+    /// `vectors` holds, row after row, the embeddings of the items whose `has_embedding`
+    /// byte is 1.
     #[wasm_bindgen(js_name = insertMany)]
     pub fn insert_many(
         &mut self,
         memories: &[u8],
         vectors: &[f32],
         has_embedding: &[u8],
+        staged: bool,
     ) -> Result<(), JsError> {
-        let memories = shapes::memories_from(memories).map_err(to_js)?;
+        // Staged memories are taken either way, so none outlive this call.
+        let mut batch = std::mem::take(&mut self.staged);
+        if !staged {
+            batch = Batch::default();
+        }
+        shapes::memories_into(memories, &mut batch).map_err(to_js)?;
+        let memories = batch;
         let rows = has_embedding.iter().filter(|&&b| b != 0).count();
         if rows == 0 {
-            return self.inner.insert_many(memories, &[]).map_err(to_js);
+            return self.inner.insert_batch(memories, &[]).map_err(to_js);
         }
         if has_embedding.len() != memories.len() || vectors.len() % rows != 0 {
             return Err(JsError::new(
@@ -156,7 +187,9 @@ impl Engine {
             .iter()
             .map(|&b| if b != 0 { chunks.next() } else { None })
             .collect();
-        self.inner.insert_many(memories, &embeddings).map_err(to_js)
+        self.inner
+            .insert_batch(memories, &embeddings)
+            .map_err(to_js)
     }
 
     /// The stored embedding of a memory.
@@ -173,7 +206,7 @@ impl Engine {
     pub fn get(&self, id: &str) -> Option<Vec<u8>> {
         self.inner
             .get(id)
-            .map(|m| write(|w| shapes::write_memory(w, m)))
+            .map(|m| write(|w| shapes::write_memory(w, &m)))
     }
 
     /// Every live id, in insertion order.

@@ -99,4 +99,30 @@ describe("wire boundary", () => {
     assert.equal(engine.size, 0);
     engine.free();
   });
+
+  test("insertMany sends a large batch in chunks and still adds all or nothing", async () => {
+    await open(); // loads the module
+    const engine = new Engine({});
+    const none = [new Float32Array(0), new Uint8Array(0)];
+    const batch = (n, from = 0) =>
+      Array.from({ length: n }, (_, i) => ({ id: `m${from + i}`, text: `memory number ${from + i}`, createdAt: 1, updatedAt: 1 }));
+    const bad = batch(1500);
+    bad[1300] = { ...bad[1300], emotion: 9 };
+    bad[1400] = { ...bad[1400], id: "m3" };
+    // The first bad item wins, wherever its chunk; positions count over the whole batch.
+    assert.throws(() => engine.insertMany(bad, ...none), { message: /^invalid_argument: item 1300: emotion/ });
+    bad[1300] = batch(1, 1300)[0];
+    assert.throws(() => engine.insertMany(bad, ...none), { message: 'already_exists: item 1400: id "m3" repeats item 3' });
+    assert.equal(engine.size, 0);
+    // A wire error in a later chunk leaves nothing staged for the next call.
+    const broken = batch(1500);
+    broken[600] = { ...broken[600], text: 5 };
+    assert.throws(() => engine.insertMany(broken, ...none), { message: "invalid_argument: memory.text must be a string, got a number" });
+    engine.insertMany(batch(3, 5000), ...none);
+    assert.deepEqual(engine.ids(), ["m5000", "m5001", "m5002"]);
+    engine.insertMany(batch(1100), ...none);
+    assert.equal(engine.size, 1103);
+    assert.equal(engine.ids()[3 + 1099], "m1099");
+    engine.free();
+  });
 });

@@ -7,6 +7,7 @@
 //! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
 //! | [`recall`] | the recall pipeline in two phases |
 //! | [`output`] | result and stage report shapes |
+//! | `ids.rs` | public id → `DocId`, keyed by the records' own ids |
 //!
 //! Writes are all-or-nothing: a record is validated completely before any index changes, and a
 //! batch is validated completely (including duplicate ids inside it) before its first insert.
@@ -21,10 +22,12 @@ use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
 use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
-use crate::store::{DocId, Memory};
+use crate::store::{DocId, Memory, StoredMemory};
 use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
+use ids::IdTable;
 
+mod ids;
 pub mod output;
 pub mod recall;
 
@@ -143,8 +146,8 @@ pub enum EmbeddingUpdate<'a> {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
-    records: Vec<Option<Memory>>,
-    ids: HashMap<String, DocId>,
+    records: Vec<Option<StoredMemory>>,
+    ids: IdTable,
     porter: InvertedIndex,
     trigram_en: FuzzyIndex,
     trigram_orig: FuzzyIndex,
@@ -171,7 +174,7 @@ impl Engine {
             vectors: VectorStore::new(config.dims)?,
             config,
             records: Vec::new(),
-            ids: HashMap::new(),
+            ids: IdTable::default(),
             porter: InvertedIndex::new(),
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
@@ -196,7 +199,7 @@ impl Engine {
 
     /// Whether the engine holds no memory.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
     /// Counts of memories and index terms.
@@ -208,14 +211,17 @@ impl Engine {
         }
     }
 
-    /// The memory with this id.
-    pub fn get(&self, id: &str) -> Option<&Memory> {
-        self.ids.get(id).and_then(|&d| self.memory(d))
+    /// The memory with this id (rebuilt from the compact record the engine keeps).
+    pub fn get(&self, id: &str) -> Option<Memory> {
+        self.ids
+            .get(id, &self.records)
+            .and_then(|d| self.memory(d))
+            .map(StoredMemory::to_memory)
     }
 
     /// Every live memory id, in insertion order.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.records.iter().flatten().map(|m| m.id.as_str())
+        self.records.iter().flatten().map(StoredMemory::id)
     }
 
     /// Adds a new memory, with its embedding if the host has one. Fails with
@@ -226,10 +232,10 @@ impl Engine {
         if let Some(e) = embedding {
             self.vectors.check(e)?;
         }
-        if self.ids.contains_key(&memory.id) {
+        if self.ids.contains(&memory.id, &self.records) {
             return Err(already_exists(&memory.id));
         }
-        self.insert_valid(memory, embedding)
+        self.insert_valid(memory.into(), embedding)
     }
 
     /// Adds every memory or none. `embeddings` is empty (no vectors) or holds one optional
@@ -239,6 +245,16 @@ impl Engine {
         memories: Vec<Memory>,
         embeddings: &[Option<&[f32]>],
     ) -> Result<()> {
+        self.insert_batch(memories.into_iter().collect(), embeddings)
+    }
+
+    /// [`insert_many`](Self::insert_many) of a [`Batch`]: the same checks in the same order,
+    /// from records already in the engine's compact layout.
+    pub fn insert_batch(&mut self, batch: Batch, embeddings: &[Option<&[f32]>]) -> Result<()> {
+        let Batch {
+            memories,
+            mut invalid,
+        } = batch;
         if !embeddings.is_empty() && embeddings.len() != memories.len() {
             return Err(Error::InvalidArgument(format!(
                 "{} embeddings for {} memories",
@@ -249,14 +265,16 @@ impl Engine {
         let mut batch_ids: HashMap<&str, usize> = HashMap::with_capacity(memories.len());
         let mut batch_dims = self.vectors.dims();
         for (i, m) in memories.iter().enumerate() {
-            m.validate().map_err(|e| at_item(i, e))?;
-            if self.ids.contains_key(&m.id) {
-                return Err(at_item(i, already_exists(&m.id)));
+            if let Some((_, e)) = invalid.take_if(|(at, _)| *at == i) {
+                return Err(at_item(i, e));
             }
-            if let Some(first) = batch_ids.insert(&m.id, i) {
+            if self.ids.contains(m.id(), &self.records) {
+                return Err(at_item(i, already_exists(m.id())));
+            }
+            if let Some(first) = batch_ids.insert(m.id(), i) {
                 return Err(at_item(
                     i,
-                    Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id)),
+                    Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id())),
                 ));
             }
             if let Some(Some(e)) = embeddings.get(i) {
@@ -273,7 +291,7 @@ impl Engine {
                 }
             }
         }
-        self.records.reserve(memories.len());
+        self.reserve(memories.len());
         for (i, m) in memories.into_iter().enumerate() {
             let embedding = embeddings.get(i).copied().flatten();
             self.insert_valid(m, embedding)?;
@@ -289,10 +307,11 @@ impl Engine {
         if let EmbeddingUpdate::Set(e) = embedding {
             self.vectors.check(e)?;
         }
-        let doc = *self
+        let doc = self
             .ids
-            .get(&memory.id)
+            .get(&memory.id, &self.records)
             .ok_or_else(|| not_found(&memory.id))?;
+        let memory = StoredMemory::from(memory);
         let old = self.records[doc.0 as usize].take();
         if let Some(old) = &old {
             self.unindex(doc, old);
@@ -318,12 +337,16 @@ impl Engine {
 
     /// The stored embedding of a memory.
     pub fn embedding(&self, id: &str) -> Option<&[f32]> {
-        self.ids.get(id).and_then(|&d| self.vectors.get(d))
+        self.ids
+            .get(id, &self.records)
+            .and_then(|d| self.vectors.get(d))
     }
 
     /// The signature of a memory (computed from `textEn` at write time).
     pub fn signature(&self, id: &str) -> Option<Signature> {
-        self.ids.get(id).and_then(|&d| self.signatures.get(d))
+        self.ids
+            .get(id, &self.records)
+            .and_then(|d| self.signatures.get(d))
     }
 
     /// The embedding dimension, once known.
@@ -333,13 +356,16 @@ impl Engine {
 
     /// Removes a memory and returns it. Fails with `not_found`.
     pub fn remove(&mut self, id: &str) -> Result<Memory> {
-        let doc = self.ids.remove(id).ok_or_else(|| not_found(id))?;
+        let doc = self
+            .ids
+            .remove(id, &self.records)
+            .ok_or_else(|| not_found(id))?;
         let memory = self.records[doc.0 as usize]
             .take()
             .ok_or_else(|| not_found(id))?;
         self.unindex(doc, &memory);
         self.vectors.remove(doc);
-        Ok(memory)
+        Ok(memory.to_memory())
     }
 
     /// Adds a consolidation note. Fails with `already_exists` or a validation error.
@@ -407,12 +433,25 @@ impl Engine {
         self.graph.unrelate(from, relation, to)
     }
 
-    fn memory(&self, doc: DocId) -> Option<&Memory> {
+    fn memory(&self, doc: DocId) -> Option<&StoredMemory> {
         self.records.get(doc.0 as usize).and_then(Option::as_ref)
     }
 
+    /// Makes room for `additional` more records and signatures. Vec's own doubling would leave
+    /// up to half the records' and signatures' room unused after a bulk load; this grows them
+    /// by the batch exactly, or by an eighth when that is more (so many small batches still
+    /// cost amortised O(1) copies per record).
+    fn reserve(&mut self, additional: usize) {
+        let len = self.records.len();
+        if self.records.capacity() - len < additional {
+            let extra = additional.max(len / 8);
+            self.records.reserve_exact(extra);
+            self.signatures.reserve_up_to(len.saturating_add(extra));
+        }
+    }
+
     /// Indexes and stores a validated memory under the next `DocId`.
-    fn insert_valid(&mut self, memory: Memory, embedding: Option<&[f32]>) -> Result<()> {
+    fn insert_valid(&mut self, memory: StoredMemory, embedding: Option<&[f32]>) -> Result<()> {
         let doc = u32::try_from(self.records.len())
             .map(DocId)
             .map_err(|_| Error::TooLarge("a store holds at most 2^32 memories".into()))?;
@@ -423,7 +462,7 @@ impl Engine {
             self.vectors.remove(doc);
             return Err(e);
         }
-        self.ids.insert(memory.id.clone(), doc);
+        self.ids.insert(memory.id(), doc, &self.records);
         self.records.push(Some(memory));
         Ok(())
     }
@@ -433,7 +472,7 @@ impl Engine {
     /// `doc` is always fresh (or just unindexed) and validated texts stay far below the
     /// indexes' `u32` limits, so this cannot fail in practice; if it ever did, the partial
     /// entries are removed again so no index is left half-written.
-    fn index(&mut self, doc: DocId, m: &Memory) -> Result<()> {
+    fn index(&mut self, doc: DocId, m: &StoredMemory) -> Result<()> {
         let mut analysis = std::mem::take(&mut self.analysis);
         let result = self.index_with(&mut analysis, doc, m);
         if result.is_err() {
@@ -446,7 +485,7 @@ impl Engine {
     /// Tokenises `m`'s `textEn` once and feeds every index and the signature from it: each
     /// token gets its `trigram_en` id, and through [`stems`](Self::porter_term) its porter
     /// term.
-    fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) -> Result<()> {
+    fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) -> Result<()> {
         a.fill_tokens(m.text_en());
         a.token_ids.clear();
         a.term_ids.clear();
@@ -470,7 +509,7 @@ impl Engine {
         }
         self.trigram_en.insert_ids(doc, &a.token_ids)?;
         if m.has_distinct_original() {
-            a.fill_tokens(&m.text);
+            a.fill_tokens(m.text());
             self.trigram_orig.insert(doc, &a.tokens)?;
         }
         self.signatures.set(doc, signature);
@@ -499,20 +538,20 @@ impl Engine {
         Ok(id)
     }
 
-    fn unindex(&mut self, doc: DocId, m: &Memory) {
+    fn unindex(&mut self, doc: DocId, m: &StoredMemory) {
         let mut analysis = std::mem::take(&mut self.analysis);
         self.unindex_with(&mut analysis, doc, m);
         self.analysis = analysis;
     }
 
-    fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &Memory) {
+    fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) {
         self.signatures.remove(doc);
         a.analyse(m.text_en());
         self.porter.remove(doc, &a.terms);
         a.push_keywords(m);
         self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
-            a.fill_tokens(&m.text);
+            a.fill_tokens(m.text());
             self.trigram_orig.remove(doc, &a.tokens);
         }
     }
@@ -521,6 +560,49 @@ impl Engine {
 /// `Engine::stems` entry of a token not stemmed yet (never a term id: vocabularies stop
 /// below `u32::MAX - 1` terms).
 const STEM_UNKNOWN: u32 = u32::MAX;
+
+/// Memories on their way into [`Engine::insert_batch`], each validated as it is added and
+/// kept in the engine's compact layout ([`StoredMemory`]), so a large batch costs its
+/// records once rather than as full [`Memory`] values and then again as stored ones.
+#[derive(Debug, Default)]
+pub struct Batch {
+    memories: Vec<StoredMemory>,
+    /// The first memory that failed validation: its position and the error.
+    invalid: Option<(usize, Error)>,
+}
+
+impl Batch {
+    /// Number of memories.
+    pub fn len(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.memories.is_empty()
+    }
+}
+
+impl Extend<Memory> for Batch {
+    fn extend<I: IntoIterator<Item = Memory>>(&mut self, memories: I) {
+        for m in memories {
+            if self.invalid.is_none() {
+                if let Err(e) = m.validate() {
+                    self.invalid = Some((self.memories.len(), e));
+                }
+            }
+            self.memories.push(m.into());
+        }
+    }
+}
+
+impl FromIterator<Memory> for Batch {
+    fn from_iter<I: IntoIterator<Item = Memory>>(memories: I) -> Self {
+        let mut batch = Batch::default();
+        batch.extend(memories);
+        batch
+    }
+}
 
 /// Reusable buffers of the write path: one memory's analysis and its signature's features.
 #[derive(Debug, Default)]
@@ -550,8 +632,8 @@ impl Analysis {
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.
-    fn push_keywords(&mut self, m: &Memory) {
-        for keyword in &m.keywords {
+    fn push_keywords(&mut self, m: &StoredMemory) {
+        for keyword in m.keywords() {
             text::tokenize::for_each_token(keyword, |t| self.tokens.push(t));
         }
     }
@@ -741,6 +823,30 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_reports_the_first_bad_item_whatever_is_wrong_with_it() {
+        let mut e = engine_with(vec![memory("x", "existing")]);
+        let invalid = || Memory {
+            emotion: 9.0,
+            ..memory("bad", "bad")
+        };
+        let batch = vec![memory("a", "one"), memory("x", "taken"), invalid()];
+        let err = e.insert_many(batch, &[]).unwrap_err();
+        assert!(err.to_string().starts_with("already_exists: item 1:"));
+        let batch = vec![memory("a", "one"), invalid(), memory("x", "taken")];
+        let err = e.insert_many(batch, &[]).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("invalid_argument: item 1: emotion"));
+        let batch: Batch = vec![invalid(), memory("c", "fine")].into_iter().collect();
+        assert_eq!(batch.len(), 2);
+        let err = e.insert_batch(batch, &[]).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("invalid_argument: item 0: emotion"));
+        assert_eq!(e.len(), 1);
+    }
+
+    #[test]
     fn replace_reindexes_and_remove_forgets() {
         let mut e = engine_with(vec![memory("a", "apples"), memory("b", "apples too")]);
         e.replace(memory("a", "bananas"), EmbeddingUpdate::Keep)
@@ -869,7 +975,7 @@ mod tests {
                 .insert(doc, terms.iter().map(String::as_str))
                 .unwrap();
             let mut tokens = text::tokens(m.text_en());
-            for k in &m.keywords {
+            for k in m.keywords() {
                 tokens.extend(text::tokens(k));
             }
             fuzzy

@@ -24,8 +24,7 @@ use crate::rank::{self, Candidate, CandidateKey, Context, RerankOptions};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
 use crate::signature as lsh;
-use crate::store::records::MAX_RECALL_TIMESTAMPS;
-use crate::store::{DocId, Memory};
+use crate::store::{DocId, StoredMemory};
 
 /// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
 pub const MAX_LIMIT: usize = 100;
@@ -385,7 +384,7 @@ impl Engine {
                         continue;
                     };
                     if options.track_recalls {
-                        track_recall(m, options.filter.now);
+                        m.track_recall(options.filter.now);
                     }
                     memory_hit(m, c, components)
                 }
@@ -473,23 +472,24 @@ pub fn check_lambda(lambda: f64) -> Result<()> {
     Ok(())
 }
 
-fn accepts(records: &[Option<Memory>], filter: &Filter, doc: DocId) -> bool {
+fn accepts(records: &[Option<StoredMemory>], filter: &Filter, doc: DocId) -> bool {
     records
         .get(doc.0 as usize)
         .and_then(Option::as_ref)
         .is_some_and(|m| filter.accepts(m))
 }
 
-fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &Memory) -> Candidate {
+fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &StoredMemory) -> Candidate {
     let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
-    c.created_at = Some(m.created_at);
-    c.topic = m.topic.clone();
-    c.emotion = m.emotion;
-    c.recall_timestamps = m.recall_timestamps.clone();
+    c.created_at = Some(m.created_at());
+    c.topic = m.topic().map(str::to_owned);
+    c.emotion = m.emotion();
+    c.recall_timestamps = m.recall_timestamps().to_vec();
     c
 }
 
-fn memory_hit(m: &Memory, c: &Candidate, components: Components) -> RecallHit {
+fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> RecallHit {
+    let m = m.to_memory();
     RecallHit {
         id: m.id.clone(),
         kind: HitKind::Memory,
@@ -506,7 +506,7 @@ fn memory_hit(m: &Memory, c: &Candidate, components: Components) -> RecallHit {
             confidence: m.confidence,
             created_at: m.created_at,
         }),
-        memory: Some(m.clone()),
+        memory: Some(m),
         note: None,
         edge: None,
         timeline: None,
@@ -535,16 +535,5 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         timeline: None,
         conflicts: None,
         warning: None,
-    }
-}
-
-/// Seed 000 recall tracking: count, last time, and the last 20 timestamps.
-pub(crate) fn track_recall(m: &mut Memory, now: f64) {
-    m.recall_count = m.recall_count.saturating_add(1);
-    m.last_recalled_at = Some(now);
-    m.recall_timestamps.push(now);
-    if m.recall_timestamps.len() > MAX_RECALL_TIMESTAMPS {
-        let excess = m.recall_timestamps.len() - MAX_RECALL_TIMESTAMPS;
-        m.recall_timestamps.drain(..excess);
     }
 }

@@ -10,7 +10,7 @@
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
 
 use crate::error::{Error, Num, Result};
-use crate::store::Memory;
+use crate::store::StoredMemory;
 
 /// The filters of one recall; check it with [`Filter::validate`]. `Default` keeps every
 /// memory unexpired at `now = 0`.
@@ -64,27 +64,27 @@ impl Filter {
     }
 
     /// Whether `m` passes every filter.
-    pub fn accepts(&self, m: &Memory) -> bool {
+    pub fn accepts(&self, m: &StoredMemory) -> bool {
         if let Some(u) = &self.user_id {
-            if m.user_id.as_ref() != Some(u) {
+            if m.user_id() != Some(u.as_str()) {
                 return false;
             }
         }
         if self
             .max_classification
-            .is_some_and(|max| m.classification > max)
+            .is_some_and(|max| m.classification() > max)
         {
             return false;
         }
-        if self.start.is_some_and(|s| m.created_at < s)
-            || self.end.is_some_and(|e| m.created_at > e)
+        if self.start.is_some_and(|s| m.created_at() < s)
+            || self.end.is_some_and(|e| m.created_at() > e)
         {
             return false;
         }
-        if self.topic.is_some() && m.topic != self.topic {
+        if self.topic.is_some() && m.topic() != self.topic.as_deref() {
             return false;
         }
-        if self.tier.is_some() && m.tier != self.tier {
+        if self.tier.is_some() && m.tier() != self.tier.as_deref() {
             return false;
         }
         self.include_expired || !m.is_expired(self.now)
@@ -94,6 +94,7 @@ impl Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Memory;
 
     fn memory() -> Memory {
         Memory {
@@ -111,13 +112,13 @@ mod tests {
 
     #[test]
     fn default_filter_keeps_unexpired_memories() {
-        assert!(Filter::default().accepts(&memory()));
+        assert!(Filter::default().accepts(&memory().into()));
     }
 
     #[test]
     fn each_filter_rejects_what_it_should() {
         let m = memory();
-        let check = |f: Filter| f.accepts(&m);
+        let check = |f: Filter| f.accepts(&m.clone().into());
         assert!(check(Filter {
             user_id: Some("alice".into()),
             ..Filter::default()
@@ -168,13 +169,13 @@ mod tests {
             now: 5_000.0,
             ..Filter::default()
         }
-        .accepts(&m));
+        .accepts(&m.clone().into()));
         assert!(Filter {
             now: 5_000.0,
             include_expired: true,
             ..Filter::default()
         }
-        .accepts(&m));
+        .accepts(&m.clone().into()));
     }
 
     #[test]
@@ -187,7 +188,7 @@ mod tests {
             user_id: Some("alice".into()),
             ..Filter::default()
         }
-        .accepts(&m));
+        .accepts(&m.clone().into()));
     }
 
     #[test]

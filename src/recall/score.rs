@@ -17,7 +17,7 @@
 
 use crate::error::{Error, Num, Result};
 use crate::store::records::MAX_TRUST;
-use crate::store::Memory;
+use crate::store::StoredMemory;
 
 /// Milliseconds in a day.
 pub const MS_PER_DAY: f64 = 86_400_000.0;
@@ -109,25 +109,25 @@ pub struct SfComponents {
 
 impl SfComponents {
     /// Computes every factor for memory `m` with raw text score `bm25` at time `now` (ms).
-    pub fn new(bm25: f64, m: &Memory, now: f64, params: &ScoreParams) -> Self {
-        let emotion = m.emotion.abs();
-        let age_days = ((now - m.created_at) / MS_PER_DAY).max(0.0);
+    pub fn new(bm25: f64, m: &StoredMemory, now: f64, params: &ScoreParams) -> Self {
+        let emotion = m.emotion().abs();
+        let age_days = ((now - m.created_at()) / MS_PER_DAY).max(0.0);
         let decay = (1.0 - age_days / params.decay_days).max(params.decay_floor);
         SfComponents {
             bm25,
             emotion_boost: EMOTION_LOG_WEIGHT * emotion.ln_1p(),
-            recall_boost: RECALL_WEIGHT * f64::from(m.recall_count),
-            relevance_boost: if m.relevance > 0.0 {
+            recall_boost: RECALL_WEIGHT * f64::from(m.recall_count()),
+            relevance_boost: if m.relevance() > 0.0 {
                 RELEVANCE_BOOST
             } else {
                 0.0
             },
-            trust_factor: 0.5 + 0.5 * m.trust.unwrap_or(MAX_TRUST) / MAX_TRUST,
-            credibility_factor: match m.credibility {
+            trust_factor: 0.5 + 0.5 * m.trust().unwrap_or(MAX_TRUST) / MAX_TRUST,
+            credibility_factor: match m.credibility() {
                 Some(c) if c <= CREDIBILITY_BOOST_MAX_LEVEL => CREDIBILITY_BOOST,
                 _ => 1.0,
             },
-            tier_boost: if m.tier.as_deref() == Some("core") {
+            tier_boost: if m.tier() == Some("core") {
                 CORE_TIER_BOOST
             } else {
                 1.0
@@ -151,6 +151,11 @@ impl SfComponents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Memory;
+
+    fn components(bm25: f64, m: &Memory, now: f64, p: &ScoreParams) -> SfComponents {
+        SfComponents::new(bm25, &StoredMemory::from(m.clone()), now, p)
+    }
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-12, "{a} != {b}");
@@ -162,7 +167,7 @@ mod tests {
             created_at: 0.0,
             ..Memory::default()
         };
-        let c = SfComponents::new(2.5, &m, 0.0, &ScoreParams::default());
+        let c = components(2.5, &m, 0.0, &ScoreParams::default());
         close(c.score(), 2.5);
     }
 
@@ -179,7 +184,7 @@ mod tests {
             ..Memory::default()
         };
         let now = 73.0 * MS_PER_DAY; // 0.2 of a year
-        let c = SfComponents::new(2.0, &m, now, &ScoreParams::default());
+        let c = components(2.0, &m, now, &ScoreParams::default());
         close(c.emotion_boost, 0.5 * 4f64.ln());
         close(c.recall_boost, 0.4);
         close(c.relevance_boost, 0.2);
@@ -198,15 +203,12 @@ mod tests {
             created_at: 0.0,
             ..Memory::default()
         };
-        close(
-            SfComponents::new(1.0, &old, 3000.0 * MS_PER_DAY, &p).recency,
-            0.3,
-        );
+        close(components(1.0, &old, 3000.0 * MS_PER_DAY, &p).recency, 0.3);
         let future = Memory {
             created_at: 10.0 * MS_PER_DAY,
             ..Memory::default()
         };
-        close(SfComponents::new(1.0, &future, 0.0, &p).recency, 1.0);
+        close(components(1.0, &future, 0.0, &p).recency, 1.0);
     }
 
     #[test]
@@ -216,9 +218,9 @@ mod tests {
             credibility: Some(3),
             ..Memory::default()
         };
-        close(SfComponents::new(1.0, &m, 0.0, &p).credibility_factor, 1.0);
+        close(components(1.0, &m, 0.0, &p).credibility_factor, 1.0);
         close(
-            SfComponents::new(1.0, &Memory::default(), 0.0, &p).credibility_factor,
+            components(1.0, &Memory::default(), 0.0, &p).credibility_factor,
             1.0,
         );
     }

@@ -29,7 +29,7 @@ use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
 use crate::sort::{desc_key, sort_pairs};
-use crate::store::{DocId, Memory};
+use crate::store::{DocId, StoredMemory};
 use crate::text;
 
 /// Each sub-query keeps `limit ×` this many candidates before the seed's factors re-rank them.
@@ -100,7 +100,7 @@ pub struct SfQuery<'a> {
 pub fn run<'m>(
     indexes: SfIndexes<'_>,
     query: SfQuery<'_>,
-    memory: impl Fn(DocId) -> Option<&'m Memory>,
+    memory: impl Fn(DocId) -> Option<&'m StoredMemory>,
     scratch: &mut Scratch,
 ) -> Vec<SfHit> {
     if query.limit == 0 {

@@ -81,6 +81,14 @@ impl SignatureIndex {
         }
     }
 
+    /// Makes room for the signatures of docs up to `bound` (exclusive) without growing again,
+    /// and no more: for an engine about to add a batch of known size.
+    pub fn reserve_up_to(&mut self, bound: usize) {
+        let additional = bound.saturating_sub(self.signatures.len());
+        self.signatures.reserve_exact(additional);
+        self.present.reserve_exact(additional);
+    }
+
     /// The signature stored for `doc`.
     pub fn get(&self, doc: DocId) -> Option<Signature> {
         let index = doc.0 as usize;

@@ -30,16 +30,16 @@ pub fn memory_from(bytes: &[u8]) -> Result<Memory> {
     Ok(m)
 }
 
-/// Reads an array of memory records.
-pub fn memories_from(bytes: &[u8]) -> Result<Vec<Memory>> {
+/// Reads an array of memory records, appending each to `out` as soon as it is read (a `Vec`,
+/// or an engine [`Batch`](crate::engine::Batch) that keeps it in its compact layout). On an
+/// error, `out` may hold the records read before it.
+pub fn memories_into(bytes: &[u8], out: &mut impl Extend<Memory>) -> Result<()> {
     let mut r = Reader::new(bytes);
     r.begin_arr("memories")?;
-    let mut out = Vec::new();
     while r.next_item()? {
-        out.push(read_memory(&mut r)?);
+        out.extend([read_memory(&mut r)?]);
     }
-    r.finish()?;
-    Ok(out)
+    r.finish()
 }
 
 /// Reads one memory object straight from the bytes: no [`Value`](super::Value) tree, so a batch of
@@ -552,6 +552,11 @@ fn write_stage(w: &mut Writer, stage: &StageReport) {
 mod tests {
     use super::*;
 
+    fn memories(bytes: &[u8]) -> Result<Vec<Memory>> {
+        let mut out = Vec::new();
+        memories_into(bytes, &mut out).map(|()| out)
+    }
+
     fn raw(write: impl FnOnce(&mut Writer)) -> Vec<u8> {
         let mut w = Writer::new();
         write(&mut w);
@@ -601,8 +606,8 @@ mod tests {
             write_memory(w, &bare);
             w.end();
         });
-        assert_eq!(memories_from(&both).unwrap(), vec![m.clone(), bare.clone()]);
-        assert!(memories_from(&both[..both.len() - 1]).is_err());
+        assert_eq!(memories(&both).unwrap(), vec![m.clone(), bare.clone()]);
+        assert!(memories(&both[..both.len() - 1]).is_err());
     }
 
     #[test]
@@ -651,7 +656,7 @@ mod tests {
         });
         assert_eq!(memory_from(&value).unwrap_err().code(), "invalid_argument");
         assert_eq!(
-            memories_from(&raw(|w| w.str("x"))).unwrap_err().to_string(),
+            memories(&raw(|w| w.str("x"))).unwrap_err().to_string(),
             "invalid_argument: memories must be an array, got a string"
         );
     }

@@ -1,0 +1,186 @@
+//! [`IdTable`]: public memory id → [`DocId`], without a second copy of the id.
+//!
+//! A `HashMap<String, DocId>` would hold every id twice (the record's and the key's) plus a
+//! 3-word `String` and a `DocId` per bucket: about 40 bytes per memory on wasm32. This table
+//! holds only `DocId + 1` per slot (0 is empty) and compares a looked-up id with the record's
+//! own: 4 bytes per slot, 5–11 bytes per memory at its load of at most 3/4.
+//!
+//! Open addressing with linear probing over a power-of-two table; removal shifts the entries
+//! that follow back (Knuth, TAOCP vol. 3, §6.4, Algorithm R), so there are no tombstones and
+//! a lookup stops at the first empty slot. Every method takes the engine's records, which own
+//! the ids; the table is only valid with the records it was built with.
+
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+
+use crate::store::{DocId, StoredMemory};
+
+/// Smallest non-empty table.
+const MIN_SLOTS: usize = 16;
+
+/// Ids of the live records, by the hash of their id. See the module documentation.
+#[derive(Debug, Default)]
+pub(crate) struct IdTable {
+    /// `doc + 1` of a record, or 0 when free; length 0 or a power of two.
+    slots: Vec<u32>,
+    len: usize,
+}
+
+fn hash(id: &str) -> usize {
+    // SipHash with fixed keys: deterministic, and already in the binary for `HashMap`.
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(id) as usize
+}
+
+/// The id of the record in `slot` (a non-zero slot value).
+fn id_of(records: &[Option<StoredMemory>], slot: u32) -> &str {
+    records
+        .get(slot as usize - 1)
+        .and_then(Option::as_ref)
+        .map_or("", StoredMemory::id)
+}
+
+impl IdTable {
+    /// Number of ids.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The document whose record has `id`.
+    pub(crate) fn get(&self, id: &str, records: &[Option<StoredMemory>]) -> Option<DocId> {
+        self.position(id, records).map(|i| DocId(self.slots[i] - 1))
+    }
+
+    /// Whether a record has `id`.
+    pub(crate) fn contains(&self, id: &str, records: &[Option<StoredMemory>]) -> bool {
+        self.position(id, records).is_some()
+    }
+
+    /// Adds `doc` under `id`, which must not be in the table yet. `records` holds the other
+    /// records (`doc`'s own need not be there yet).
+    pub(crate) fn insert(&mut self, id: &str, doc: DocId, records: &[Option<StoredMemory>]) {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow(records);
+        }
+        self.place(hash(id), doc.0 + 1);
+        self.len += 1;
+    }
+
+    /// Removes `id` and returns its document. Its record must still be in `records`.
+    pub(crate) fn remove(&mut self, id: &str, records: &[Option<StoredMemory>]) -> Option<DocId> {
+        let mut hole = self.position(id, records)?;
+        let doc = DocId(self.slots[hole] - 1);
+        let mask = self.slots.len() - 1;
+        let mut next = hole;
+        loop {
+            next = (next + 1) & mask;
+            let slot = self.slots[next];
+            if slot == 0 {
+                break;
+            }
+            // The entry at `next` may fill the hole unless its home lies cyclically after the
+            // hole (in `hole + 1 ..= next`), where a lookup would no longer reach it.
+            let home = hash(id_of(records, slot)) & mask;
+            if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
+                self.slots[hole] = slot;
+                hole = next;
+            }
+        }
+        self.slots[hole] = 0;
+        self.len -= 1;
+        Some(doc)
+    }
+
+    /// The slot holding `id`.
+    fn position(&self, id: &str, records: &[Option<StoredMemory>]) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash(id) & mask;
+        loop {
+            match self.slots[i] {
+                0 => return None,
+                slot if id_of(records, slot) == id => return Some(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Puts `slot` at the first free place from `hash` on.
+    fn place(&mut self, hash: usize, slot: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash & mask;
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+    }
+
+    /// Doubles the table (or creates it) and places every live record's id again.
+    fn grow(&mut self, records: &[Option<StoredMemory>]) {
+        let size = (self.slots.len() * 2).max(MIN_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            self.place(hash(id_of(records, slot)), slot);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::postings::test_support::SplitMix64;
+    use crate::store::Memory;
+    use std::collections::HashMap;
+
+    fn record(id: &str) -> Option<StoredMemory> {
+        Some(StoredMemory::from(Memory {
+            id: id.into(),
+            ..Memory::default()
+        }))
+    }
+
+    /// Random inserts and removes against a `HashMap`, on few ids so that probe runs collide.
+    #[test]
+    fn matches_a_hash_map_under_random_updates() {
+        for case in 0..50 {
+            let seed = 0x1d5_0000 + case;
+            let mut rng = SplitMix64(seed);
+            let mut records: Vec<Option<StoredMemory>> = Vec::new();
+            let mut table = IdTable::default();
+            let mut model: HashMap<String, DocId> = HashMap::new();
+            for _ in 0..400 {
+                let id = format!("m{}", rng.below(60));
+                if let Some(&doc) = model.get(&id) {
+                    if rng.below(2) == 0 {
+                        assert_eq!(table.remove(&id, &records), Some(doc), "seed {seed}");
+                        records[doc.0 as usize] = None;
+                        model.remove(&id);
+                    }
+                } else {
+                    let doc = DocId(records.len() as u32);
+                    table.insert(&id, doc, &records);
+                    records.push(record(&id));
+                    model.insert(id, doc);
+                }
+                assert_eq!(table.len(), model.len(), "seed {seed}");
+            }
+            for n in 0..60 {
+                let id = format!("m{n}");
+                assert_eq!(
+                    table.get(&id, &records),
+                    model.get(&id).copied(),
+                    "seed {seed}"
+                );
+                assert_eq!(table.contains(&id, &records), model.contains_key(&id));
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_table_finds_nothing() {
+        let mut table = IdTable::default();
+        assert_eq!(table.get("x", &[]), None);
+        assert_eq!(table.remove("x", &[]), None);
+        assert_eq!(table.len(), 0);
+    }
+}

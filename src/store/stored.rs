@@ -1,0 +1,323 @@
+//! [`StoredMemory`]: a [`Memory`] as the engine keeps it, in a fraction of the bytes.
+//!
+//! A `Memory` holds every one of its 26 fields inline: 320 bytes on wasm32 before its strings,
+//! though most memories set a handful of them. The engine keeps one record per memory (100,000
+//! records: 32 MB of mostly empty fields), so it stores them compactly:
+//!
+//! - the fields every memory has or most set (id, text, topic, tags, `createdAt`,
+//!   `updatedAt`, `recallCount`) are inline, strings as `Box<str>` (two words, no spare
+//!   capacity, where a `String` takes three);
+//! - every other field lives in one boxed `Memory`, `rest`, whose own copies of the inline
+//!   fields stay empty; it is allocated only when one of those fields differs from its default
+//!   (floats compared by their bits, so `-0` is kept).
+//!
+//! That is 56 bytes on wasm32 (96 on 64-bit targets) for a memory without rare fields.
+//! Conversion is exact both ways: `StoredMemory::from(m).to_memory() == m`, float bits
+//! included.
+
+use super::records::Memory;
+
+/// The fields of [`StoredMemory::rest`] when it is not allocated.
+static EMPTY: Memory = Memory {
+    id: String::new(),
+    text: String::new(),
+    text_en: None,
+    keywords: Vec::new(),
+    user_id: None,
+    topic: None,
+    tags: Vec::new(),
+    kind: None,
+    tier: None,
+    emotion: 0.0,
+    emotion_tags: Vec::new(),
+    importance: None,
+    confidence: None,
+    trust: None,
+    credibility: None,
+    relevance: 0.0,
+    classification: 0,
+    created_at: 0.0,
+    updated_at: 0.0,
+    valid_from: None,
+    valid_to: None,
+    expires_at: None,
+    entities: Vec::new(),
+    recall_count: 0,
+    last_recalled_at: None,
+    recall_timestamps: Vec::new(),
+};
+
+/// A memory in the engine's compact layout; see the module documentation. Built from a
+/// validated [`Memory`] and turned back into one with [`to_memory`](Self::to_memory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMemory {
+    id: Box<str>,
+    text: Box<str>,
+    topic: Option<Box<str>>,
+    tags: Box<[Box<str>]>,
+    created_at: f64,
+    updated_at: f64,
+    recall_count: u32,
+    /// The other fields; its id, text, topic, tags, times and recall count are empty.
+    rest: Option<Box<Memory>>,
+}
+
+impl From<Memory> for StoredMemory {
+    fn from(mut m: Memory) -> Self {
+        let stored = StoredMemory {
+            id: std::mem::take(&mut m.id).into_boxed_str(),
+            text: std::mem::take(&mut m.text).into_boxed_str(),
+            topic: m.topic.take().map(String::into_boxed_str),
+            tags: std::mem::take(&mut m.tags)
+                .into_iter()
+                .map(String::into_boxed_str)
+                .collect(),
+            created_at: std::mem::take(&mut m.created_at),
+            updated_at: std::mem::take(&mut m.updated_at),
+            recall_count: std::mem::take(&mut m.recall_count),
+            rest: None,
+        };
+        // `==` treats -0 as 0, hence the bit comparisons of the two plain floats (the
+        // optional ones differ from `None` whatever their value).
+        let is_empty = m == EMPTY && m.emotion.to_bits() == 0 && m.relevance.to_bits() == 0;
+        StoredMemory {
+            rest: (!is_empty).then(|| Box::new(m)),
+            ..stored
+        }
+    }
+}
+
+impl StoredMemory {
+    /// The memory with all its fields.
+    pub fn to_memory(&self) -> Memory {
+        Memory {
+            id: self.id.clone().into(),
+            text: self.text.clone().into(),
+            topic: self.topic.as_deref().map(str::to_owned),
+            tags: self.tags.iter().map(|t| t.to_string()).collect(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            recall_count: self.recall_count,
+            ..self.rest().clone()
+        }
+    }
+
+    /// The fields that are not inline (with empty inline ones).
+    fn rest(&self) -> &Memory {
+        self.rest.as_deref().unwrap_or(&EMPTY)
+    }
+
+    /// Public id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Text in its original language.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The English (or translated) text: [`Memory::text_en`].
+    pub fn text_en(&self) -> &str {
+        self.rest().text_en.as_deref().unwrap_or(&self.text)
+    }
+
+    /// [`Memory::has_distinct_original`].
+    pub fn has_distinct_original(&self) -> bool {
+        self.rest()
+            .text_en
+            .as_deref()
+            .is_some_and(|en| en != &*self.text)
+    }
+
+    /// Preserved keywords.
+    pub fn keywords(&self) -> &[String] {
+        &self.rest().keywords
+    }
+
+    /// User id.
+    pub fn user_id(&self) -> Option<&str> {
+        self.rest().user_id.as_deref()
+    }
+
+    /// Topic.
+    pub fn topic(&self) -> Option<&str> {
+        self.topic.as_deref()
+    }
+
+    /// Tier.
+    pub fn tier(&self) -> Option<&str> {
+        self.rest().tier.as_deref()
+    }
+
+    /// Emotion score.
+    pub fn emotion(&self) -> f64 {
+        self.rest().emotion
+    }
+
+    /// Trust.
+    pub fn trust(&self) -> Option<f64> {
+        self.rest().trust
+    }
+
+    /// Credibility level.
+    pub fn credibility(&self) -> Option<i64> {
+        self.rest().credibility
+    }
+
+    /// Relevance score.
+    pub fn relevance(&self) -> f64 {
+        self.rest().relevance
+    }
+
+    /// Classification level.
+    pub fn classification(&self) -> i64 {
+        self.rest().classification
+    }
+
+    /// Creation time (ms).
+    pub fn created_at(&self) -> f64 {
+        self.created_at
+    }
+
+    /// [`Memory::is_expired`].
+    pub fn is_expired(&self, now: f64) -> bool {
+        self.rest().is_expired(now)
+    }
+
+    /// How many times recall returned this memory.
+    pub fn recall_count(&self) -> u32 {
+        self.recall_count
+    }
+
+    /// The last recall times.
+    pub fn recall_timestamps(&self) -> &[f64] {
+        &self.rest().recall_timestamps
+    }
+
+    /// Counts one recall at `now`: the count, the last time and the last
+    /// [`MAX_RECALL_TIMESTAMPS`](super::records::MAX_RECALL_TIMESTAMPS) times (seed 000).
+    pub fn track_recall(&mut self, now: f64) {
+        self.recall_count = self.recall_count.saturating_add(1);
+        let rest = self.rest.get_or_insert_with(Box::default);
+        rest.last_recalled_at = Some(now);
+        rest.recall_timestamps.push(now);
+        let excess = rest
+            .recall_timestamps
+            .len()
+            .saturating_sub(super::records::MAX_RECALL_TIMESTAMPS);
+        rest.recall_timestamps.drain(..excess);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(m: Memory) -> StoredMemory {
+        let stored = StoredMemory::from(m.clone());
+        let back = stored.to_memory();
+        assert_eq!(back, m);
+        assert_eq!(back.emotion.to_bits(), m.emotion.to_bits());
+        assert_eq!(back.relevance.to_bits(), m.relevance.to_bits());
+        stored
+    }
+
+    #[test]
+    fn a_plain_memory_needs_no_rest() {
+        let stored = round_trip(Memory {
+            id: "m1".into(),
+            text: "hello".into(),
+            topic: Some("work".into()),
+            tags: vec!["a".into(), "b".into()],
+            created_at: 5.0,
+            updated_at: 6.0,
+            recall_count: 3,
+            ..Memory::default()
+        });
+        assert!(stored.rest.is_none());
+        assert_eq!(stored.text_en(), "hello");
+        assert!(!stored.has_distinct_original());
+    }
+
+    #[test]
+    fn every_field_survives_the_round_trip() {
+        let stored = round_trip(Memory {
+            id: "m2".into(),
+            text: "bonjour".into(),
+            text_en: Some("hello".into()),
+            keywords: vec!["k".into()],
+            user_id: Some("u".into()),
+            topic: Some("t".into()),
+            tags: vec!["x".into()],
+            kind: Some("fact".into()),
+            tier: Some("core".into()),
+            emotion: -2.5,
+            emotion_tags: vec!["joy".into()],
+            importance: Some(0.5),
+            confidence: Some(0.25),
+            trust: Some(1.0),
+            credibility: Some(2),
+            relevance: 0.75,
+            classification: 4,
+            created_at: 1.0,
+            updated_at: 2.0,
+            valid_from: Some(3.0),
+            valid_to: Some(4.0),
+            expires_at: Some(5.0),
+            entities: vec!["Ada".into()],
+            recall_count: 7,
+            last_recalled_at: Some(6.0),
+            recall_timestamps: vec![6.0],
+        });
+        assert_eq!(stored.text_en(), "hello");
+        assert!(stored.has_distinct_original());
+        assert_eq!(
+            (stored.user_id(), stored.tier(), stored.classification()),
+            (Some("u"), Some("core"), 4)
+        );
+        assert!(stored.is_expired(5.0));
+    }
+
+    #[test]
+    fn negative_zero_is_kept() {
+        let stored = round_trip(Memory {
+            emotion: -0.0,
+            ..Memory::default()
+        });
+        assert!(stored.rest.is_some());
+        round_trip(Memory {
+            relevance: -0.0,
+            ..Memory::default()
+        });
+    }
+
+    #[test]
+    fn tracking_keeps_the_last_timestamps() {
+        let mut stored = StoredMemory::from(Memory::default());
+        for i in 0..25 {
+            stored.track_recall(f64::from(i));
+        }
+        let m = stored.to_memory();
+        assert_eq!(m.recall_count, 25);
+        assert_eq!(m.last_recalled_at, Some(24.0));
+        assert_eq!(
+            m.recall_timestamps.len(),
+            super::super::records::MAX_RECALL_TIMESTAMPS
+        );
+        assert_eq!(m.recall_timestamps[0], 5.0);
+    }
+
+    #[test]
+    fn is_compact() {
+        let words = std::mem::size_of::<usize>();
+        assert_eq!(
+            std::mem::size_of::<StoredMemory>(),
+            (20 + 9 * words).next_multiple_of(8)
+        );
+        assert_eq!(
+            std::mem::size_of::<Option<StoredMemory>>(),
+            std::mem::size_of::<StoredMemory>()
+        );
+    }
+}
