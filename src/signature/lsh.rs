@@ -390,11 +390,36 @@ impl Default for Tally {
 }
 
 /// Carry-save adder: bitwise `a + b + c` as `(carry, sum)`, both one bit per position.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline]
 fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
     let carry = std::array::from_fn(|w| (a[w] & b[w]) | ((a[w] ^ b[w]) & c[w]));
     let sum = std::array::from_fn(|w| a[w] ^ b[w] ^ c[w]);
     (carry, sum)
+}
+
+/// [`csa`] on two `v128` halves: LLVM kept the `u64` form scalar on wasm (and spilled). The
+/// lane conversions cancel out once [`Tally::add_block`] is inlined, leaving vector loads,
+/// stores and bitwise operations (measured: half the time of the scalar `add_block`).
+/// `js/test/boundary.test.mjs` checks the wasm build against the signature golden file.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline]
+fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
+    use core::arch::wasm32::{u64x2, u64x2_extract_lane, v128, v128_and, v128_or, v128_xor};
+    let halves = |x: &Bits| [u64x2(x[0], x[1]), u64x2(x[2], x[3])];
+    let words = |x: [v128; 2]| {
+        [
+            u64x2_extract_lane::<0>(x[0]),
+            u64x2_extract_lane::<1>(x[0]),
+            u64x2_extract_lane::<0>(x[1]),
+            u64x2_extract_lane::<1>(x[1]),
+        ]
+    };
+    let (a, b, c) = (halves(a), halves(b), halves(c));
+    let half: [v128; 2] = std::array::from_fn(|i| v128_xor(a[i], b[i]));
+    let carry = std::array::from_fn(|i| v128_or(v128_and(a[i], b[i]), v128_and(half[i], c[i])));
+    let sum = std::array::from_fn(|i| v128_xor(half[i], c[i]));
+    (words(carry), words(sum))
 }
 
 impl Tally {
