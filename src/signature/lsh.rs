@@ -202,11 +202,21 @@ impl Signer {
         tokens: impl IntoIterator<Item = &'a str>,
         seed: u64,
     ) -> Signature {
+        let features = terms.into_iter().map(|term| term_feature(term, seed));
+        self.sign_features(features, tokens, seed)
+    }
+
+    /// [`sign`](Self::sign) with each porter term occurrence given by its feature hash
+    /// ([`term_feature`] under the same `seed`), for a caller that remembers it per distinct
+    /// term.
+    pub fn sign_features<'a>(
+        &mut self,
+        term_features: impl IntoIterator<Item = u64>,
+        tokens: impl IntoIterator<Item = &'a str>,
+        seed: u64,
+    ) -> Signature {
         self.hashes.clear();
-        for term in terms {
-            let h = fnv1a64_from(TERM_KEY_STATE, term.as_bytes());
-            self.hashes.push(mix64(h ^ seed));
-        }
+        self.hashes.extend(term_features);
         for token in tokens {
             self.push_trigrams(token, seed);
         }
@@ -257,6 +267,12 @@ impl Signer {
             self.hashes.push(mix64(h ^ seed));
         }
     }
+}
+
+/// The feature hash `h` of step 2 for an occurrence of porter term `term` under `seed`
+/// (key `0x01 ‖ utf8(term)`).
+pub fn term_feature(term: &str, seed: u64) -> u64 {
+    mix64(fnv1a64_from(TERM_KEY_STATE, term.as_bytes()) ^ seed)
 }
 
 /// Steps 2–5 of the module doc over the feature hashes of one text (sorted in place).
