@@ -76,6 +76,10 @@ pub struct InvertedIndex {
     total_terms: u64,
     /// Reused by [`insert`](Self::insert) for the document's term ids (empty between calls).
     ids: Vec<u32>,
+    /// One more than the largest `DocId` ever inserted (0 when none): no posting list, not
+    /// even a stale posting left by an incomplete [`remove`](Self::remove), holds a document
+    /// at or above it.
+    fresh_from: u64,
 }
 
 impl InvertedIndex {
@@ -183,12 +187,22 @@ impl InvertedIndex {
         let slot = self.reserve_doc_slot(doc)?;
         self.lists
             .resize_with(self.vocabulary.len(), PostingList::default);
-        sort::sort_u32(ids);
-        for run in ids.chunk_by(|a, b| a == b) {
-            // `run.len() <= doc_len < u32::MAX`, checked above.
-            let tf = run.len() as u32;
-            self.lists[run[0] as usize].upsert(Posting { doc, tf });
+        if u64::from(doc.0) >= self.fresh_from {
+            // The usual case, a document past every other: each occurrence extends or adds
+            // the last posting of its term's list, with no sort. (`tf <= doc_len < u32::MAX`,
+            // checked above.)
+            for &id in ids.iter() {
+                self.lists[id as usize].add_occurrence(doc);
+            }
+        } else {
+            sort::sort_u32(ids);
+            for run in ids.chunk_by(|a, b| a == b) {
+                // `run.len() <= doc_len < u32::MAX`, checked above.
+                let tf = run.len() as u32;
+                self.lists[run[0] as usize].upsert(Posting { doc, tf });
+            }
         }
+        self.fresh_from = self.fresh_from.max(u64::from(doc.0) + 1);
         self.doc_lens[slot] = doc_len;
         self.doc_count += 1;
         self.total_terms += u64::from(doc_len);
@@ -347,6 +361,19 @@ impl PostingList {
             PostingList::Empty => &[],
             PostingList::One(p) => std::slice::from_ref(p),
             PostingList::Many(v) => v,
+        }
+    }
+
+    /// Counts one occurrence in `doc`, which is the list's last document or comes after
+    /// every document of the list.
+    fn add_occurrence(&mut self, doc: DocId) {
+        match self {
+            PostingList::One(p) if p.doc == doc => p.tf += 1,
+            PostingList::Many(v) => match v.last_mut() {
+                Some(last) if last.doc == doc => last.tf += 1,
+                _ => self.upsert(Posting { doc, tf: 1 }),
+            },
+            _ => self.upsert(Posting { doc, tf: 1 }),
         }
     }
 
