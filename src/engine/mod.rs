@@ -279,6 +279,7 @@ impl Engine {
             }
         }
         self.records.reserve(memories.len());
+        self.ids.reserve(memories.len());
         for (i, m) in memories.into_iter().enumerate() {
             let embedding = embeddings.get(i).copied().flatten();
             self.insert_valid(m, embedding)?;
