@@ -131,7 +131,14 @@ function convertFields(
       throw new RecallError("invalid_argument", `${prefixOf(where)}unknown field ${JSON.stringify(field)}`);
     }
     if (value === undefined || value === null) continue;
-    out[field] = convert(kind, value, field, where);
+    if (kind === "string") {
+      // The commonest kind, checked here rather than through convert: a first batch runs
+      // before the JIT has optimised convert, and a call costs more than the check there.
+      if (typeof value !== "string") throw invalid(where, field, "a string", value);
+      out[field] = value;
+    } else {
+      out[field] = convert(kind, value, field, where);
+    }
   }
 }
 

@@ -161,7 +161,7 @@ function write(out: Out, value: unknown, depth: number): void {
   out.byte(OBJ);
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+    if (!Object.hasOwn(record, key)) continue;
     const v = record[key];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
     out.string(key);

@@ -3,6 +3,7 @@
 // and error messages that name the field.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { MemoryStore } from "../dist/index.js";
 import { Engine } from "../dist/engine.js";
 import { decode, encode } from "../dist/wire.js";
@@ -100,6 +101,7 @@ describe("wire boundary", () => {
     engine.free();
   });
 
+<<<<<<< HEAD
   test("insertMany sends a large batch in chunks and still adds all or nothing", async () => {
     await open(); // loads the module
     const engine = new Engine({});
@@ -124,5 +126,29 @@ describe("wire boundary", () => {
     assert.equal(engine.size, 1103);
     assert.equal(engine.ids()[3 + 1099], "m1099");
     engine.free();
+=======
+  test("the engine's signatures equal the golden file (the wasm build tallies with simd128)", async () => {
+    await open(); // loads the module
+    const golden = new URL("../../tests/fixtures/signature/golden_v1.txt", import.meta.url);
+    const unescape = (t) => t.replace(/\\(.)/g, (_, c) => ({ t: "\t", n: "\n", "\\": "\\" })[c]);
+    const lines = readFileSync(golden, "utf8").split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+    assert.ok(lines.length > 50);
+    for (const line of lines) {
+      const [seed, expected, text] = splitGolden(line);
+      if (text === "") continue; // a memory needs a text
+      const engine = new Engine({ signatureSeed: BigInt(`0x${seed}`) });
+      engine.insert({ id: "m", text: unescape(text), createdAt: 1, updatedAt: 1 });
+      const hex = Buffer.from(engine.signature("m")).toString("hex");
+      engine.free();
+      assert.equal(hex, expected, `text ${JSON.stringify(text)}`);
+    }
+>>>>>>> build-speed
   });
 });
+
+/** `seed<TAB>signature<TAB>text` (the text may hold escaped tabs, never real ones). */
+function splitGolden(line) {
+  const first = line.indexOf("\t");
+  const second = line.indexOf("\t", first + 1);
+  return [line.slice(0, first), line.slice(first + 1, second), line.slice(second + 1)];
+}

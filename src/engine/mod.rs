@@ -158,6 +158,10 @@ pub struct Engine {
     /// ([`text::term_of_token`]) and neither index ever reuses a term id. 4 bytes per
     /// distinct token.
     stems: Vec<u32>,
+    /// The signature feature hash of each porter term ([`lsh::term_feature`] under the
+    /// configured seed), by porter term id, for every id `porter_term` has returned: hashed
+    /// once per distinct term. 8 bytes per porter term.
+    term_features: Vec<u64>,
     scratch: Scratch,
     analysis: Analysis,
     notes: NoteStore,
@@ -179,6 +183,7 @@ impl Engine {
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
             stems: Vec::new(),
+            term_features: Vec::new(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             notes: NoteStore::new(),
@@ -495,12 +500,16 @@ impl Engine {
             a.term_ids
                 .push(self.porter_term(token_id, token, &mut a.stemmer)?);
         }
-        let porter = &self.porter;
-        let signature = a.signer.sign(
-            a.term_ids.iter().map(|&id| porter.term(id)),
-            &a.tokens,
-            self.config.signature_seed,
-        );
+        let seed = self.config.signature_seed;
+        let (porter, features) = (&self.porter, &self.term_features);
+        let term_features = a.term_ids.iter().map(|&id| {
+            // Always present (see `term_features`); hashing the text is the same value.
+            features
+                .get(id.0 as usize)
+                .copied()
+                .unwrap_or_else(|| lsh::term_feature(porter.term(id), seed))
+        });
+        let signature = a.signer.sign_features(term_features, &a.tokens, seed);
         self.porter.insert_ids(doc, &a.term_ids)?;
         a.tokens.clear();
         a.push_keywords(m);
@@ -517,7 +526,8 @@ impl Engine {
     }
 
     /// The porter term of a `textEn` token whose `trigram_en` id is `token_id`: remembered
-    /// in `stems`, or stemmed, interned and remembered.
+    /// in `stems`, or stemmed, interned and remembered (with its feature hash, in
+    /// `term_features`, if the term is new).
     fn porter_term(
         &mut self,
         token_id: TermId,
@@ -535,6 +545,12 @@ impl Engine {
             self.stems.resize(slot + 1, STEM_UNKNOWN);
         }
         self.stems[slot] = id.0;
+        let seed = self.config.signature_seed;
+        while self.term_features.len() <= id.0 as usize {
+            // `len() <= id.0 < u32::MAX`: porter term ids are u32.
+            let term = self.porter.term(TermId(self.term_features.len() as u32));
+            self.term_features.push(lsh::term_feature(term, seed));
+        }
         Ok(id)
     }
 

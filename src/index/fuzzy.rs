@@ -82,7 +82,9 @@ impl FuzzyIndex {
     /// [`InvertedIndex::intern`] does.
     pub fn intern(&mut self, term: &str) -> Result<TermId> {
         let id = self.terms.intern(term);
-        self.sync();
+        if self.terms.vocabulary_len() > self.synced {
+            self.sync();
+        }
         id
     }
 

@@ -76,6 +76,10 @@ pub struct InvertedIndex {
     total_terms: u64,
     /// Reused by [`insert`](Self::insert) for the document's term ids (empty between calls).
     ids: Vec<u32>,
+    /// One more than the largest `DocId` ever inserted (0 when none): no posting list, not
+    /// even a stale posting left by an incomplete [`remove`](Self::remove), holds a document
+    /// at or above it.
+    fresh_from: u64,
 }
 
 impl InvertedIndex {
@@ -183,12 +187,22 @@ impl InvertedIndex {
         let slot = self.reserve_doc_slot(doc)?;
         self.lists
             .resize_with(self.vocabulary.len(), PostingList::default);
-        sort::sort_u32(ids);
-        for run in ids.chunk_by(|a, b| a == b) {
-            // `run.len() <= doc_len < u32::MAX`, checked above.
-            let tf = run.len() as u32;
-            self.lists[run[0] as usize].upsert(Posting { doc, tf });
+        if u64::from(doc.0) >= self.fresh_from {
+            // The usual case, a document past every other: each occurrence extends or adds
+            // the last posting of its term's list, with no sort. (`tf <= doc_len < u32::MAX`,
+            // checked above.)
+            for &id in ids.iter() {
+                self.lists[id as usize].add_occurrence(doc);
+            }
+        } else {
+            sort::sort_u32(ids);
+            for run in ids.chunk_by(|a, b| a == b) {
+                // `run.len() <= doc_len < u32::MAX`, checked above.
+                let tf = run.len() as u32;
+                self.lists[run[0] as usize].upsert(Posting { doc, tf });
+            }
         }
+        self.fresh_from = self.fresh_from.max(u64::from(doc.0) + 1);
         self.doc_lens[slot] = doc_len;
         self.doc_count += 1;
         self.total_terms += u64::from(doc_len);
@@ -350,6 +364,19 @@ impl PostingList {
         }
     }
 
+    /// Counts one occurrence in `doc`, which is the list's last document or comes after
+    /// every document of the list.
+    fn add_occurrence(&mut self, doc: DocId) {
+        match self {
+            PostingList::One(p) if p.doc == doc => p.tf += 1,
+            PostingList::Many(v) => match v.last_mut() {
+                Some(last) if last.doc == doc => last.tf += 1,
+                _ => self.upsert(Posting { doc, tf: 1 }),
+            },
+            _ => self.upsert(Posting { doc, tf: 1 }),
+        }
+    }
+
     /// Inserts `posting` at its sorted place, or replaces the tf of a stale posting for the
     /// same document (left by a `remove` given incomplete terms).
     fn upsert(&mut self, posting: Posting) {
@@ -450,6 +477,18 @@ impl Vocabulary {
         Some(&self.arena[start..end])
     }
 
+    /// The bytes of term `id` (empty if `id` names no term): [`text`](Self::text) without
+    /// the checks of a `str` slice, for comparisons.
+    fn bytes(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let end = self.ends.get(i).map_or(0, |&end| end as usize);
+        let start = match i.checked_sub(1) {
+            Some(before) => self.ends.get(before).map_or(0, |&start| start as usize),
+            None => 0,
+        };
+        self.arena.as_bytes().get(start..end).unwrap_or_default()
+    }
+
     fn get(&self, term: &str) -> Option<u32> {
         self.find(term).ok()
     }
@@ -489,7 +528,7 @@ impl Vocabulary {
         loop {
             match self.slots[slot] {
                 0 => return Err(Some(slot)),
-                stored if self.text(stored - 1) == Some(term) => return Ok(stored - 1),
+                stored if self.bytes(stored - 1) == term.as_bytes() => return Ok(stored - 1),
                 _ => {
                     // Triangular probing visits every slot of a power-of-two table.
                     step += 1;
@@ -529,14 +568,29 @@ impl Vocabulary {
     }
 }
 
-/// FNV-1a over the bytes, then the MurmurHash3 finaliser so that the low bits used by the
-/// table mix every byte. Deterministic: the same terms always produce the same table.
+/// The term's bytes eight at a time (little-endian words, the last one zero-padded), each
+/// mixed into a state that starts as the length by a xor, a multiply by an odd constant and
+/// a rotation; then the MurmurHash3 finaliser, so that the low bits used by the table mix
+/// every byte. One multiply per word instead of FNV-1a's one per byte (terms average about
+/// 6 bytes); two terms of at most 8 bytes never collide, as every step is a bijection.
+/// Deterministic: the same terms always produce the same table.
 fn hash(term: &str) -> u64 {
-    const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = term.bytes().fold(FNV_OFFSET, |h, byte| {
-        (h ^ u64::from(byte)).wrapping_mul(FNV_PRIME)
-    });
+    /// 2^64 / φ, odd.
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bytes = term.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;

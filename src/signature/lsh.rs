@@ -202,11 +202,21 @@ impl Signer {
         tokens: impl IntoIterator<Item = &'a str>,
         seed: u64,
     ) -> Signature {
+        let features = terms.into_iter().map(|term| term_feature(term, seed));
+        self.sign_features(features, tokens, seed)
+    }
+
+    /// [`sign`](Self::sign) with each porter term occurrence given by its feature hash
+    /// ([`term_feature`] under the same `seed`), for a caller that remembers it per distinct
+    /// term.
+    pub fn sign_features<'a>(
+        &mut self,
+        term_features: impl IntoIterator<Item = u64>,
+        tokens: impl IntoIterator<Item = &'a str>,
+        seed: u64,
+    ) -> Signature {
         self.hashes.clear();
-        for term in terms {
-            let h = fnv1a64_from(TERM_KEY_STATE, term.as_bytes());
-            self.hashes.push(mix64(h ^ seed));
-        }
+        self.hashes.extend(term_features);
         for token in tokens {
             self.push_trigrams(token, seed);
         }
@@ -257,6 +267,12 @@ impl Signer {
             self.hashes.push(mix64(h ^ seed));
         }
     }
+}
+
+/// The feature hash `h` of step 2 for an occurrence of porter term `term` under `seed`
+/// (key `0x01 ‖ utf8(term)`).
+pub fn term_feature(term: &str, seed: u64) -> u64 {
+    mix64(fnv1a64_from(TERM_KEY_STATE, term.as_bytes()) ^ seed)
 }
 
 /// Steps 2–5 of the module doc over the feature hashes of one text (sorted in place).
@@ -390,11 +406,36 @@ impl Default for Tally {
 }
 
 /// Carry-save adder: bitwise `a + b + c` as `(carry, sum)`, both one bit per position.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline]
 fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
     let carry = std::array::from_fn(|w| (a[w] & b[w]) | ((a[w] ^ b[w]) & c[w]));
     let sum = std::array::from_fn(|w| a[w] ^ b[w] ^ c[w]);
     (carry, sum)
+}
+
+/// [`csa`] on two `v128` halves: LLVM kept the `u64` form scalar on wasm (and spilled). The
+/// lane conversions cancel out once [`Tally::add_block`] is inlined, leaving vector loads,
+/// stores and bitwise operations (measured: half the time of the scalar `add_block`).
+/// `js/test/boundary.test.mjs` checks the wasm build against the signature golden file.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline]
+fn csa(a: &Bits, b: &Bits, c: &Bits) -> (Bits, Bits) {
+    use core::arch::wasm32::{u64x2, u64x2_extract_lane, v128, v128_and, v128_or, v128_xor};
+    let halves = |x: &Bits| [u64x2(x[0], x[1]), u64x2(x[2], x[3])];
+    let words = |x: [v128; 2]| {
+        [
+            u64x2_extract_lane::<0>(x[0]),
+            u64x2_extract_lane::<1>(x[0]),
+            u64x2_extract_lane::<0>(x[1]),
+            u64x2_extract_lane::<1>(x[1]),
+        ]
+    };
+    let (a, b, c) = (halves(a), halves(b), halves(c));
+    let half: [v128; 2] = std::array::from_fn(|i| v128_xor(a[i], b[i]));
+    let carry = std::array::from_fn(|i| v128_or(v128_and(a[i], b[i]), v128_and(half[i], c[i])));
+    let sum = std::array::from_fn(|i| v128_xor(half[i], c[i]));
+    (words(carry), words(sum))
 }
 
 impl Tally {

@@ -26,7 +26,7 @@ mod golden_tests;
 
 pub use index::SignatureIndex;
 pub use lsh::{
-    hamming_distance, signature, signature_of_analysed, similarity, Signature, Signer,
-    DEFAULT_MAX_HITS, DEFAULT_THRESHOLD, SIGNATURE_BITS, SIGNATURE_FORMAT_VERSION,
+    hamming_distance, signature, signature_of_analysed, similarity, term_feature, Signature,
+    Signer, DEFAULT_MAX_HITS, DEFAULT_THRESHOLD, SIGNATURE_BITS, SIGNATURE_FORMAT_VERSION,
     TRIGRAM_MIN_CHARS,
 };
