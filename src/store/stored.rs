@@ -5,13 +5,14 @@
 //! records: 32 MB of mostly empty fields), so it stores them compactly:
 //!
 //! - the fields every memory has or most set (id, text, topic, tags, `createdAt`,
-//!   `updatedAt`, `recallCount`) are inline, strings as `Box<str>` (two words, no spare
-//!   capacity, where a `String` takes three);
+//!   `updatedAt`, `recallCount`) are inline; the id, text and topic share one allocation
+//!   (`strings`, split by two offsets), the tags are a `Box<[Box<str>]>` (no spare capacity);
 //! - every other field lives in one boxed `Memory`, `rest`, whose own copies of the inline
 //!   fields stay empty; it is allocated only when one of those fields differs from its default
 //!   (floats compared by their bits, so `-0` is kept).
 //!
-//! That is 56 bytes on wasm32 (96 on 64-bit targets) for a memory without rare fields.
+//! That is 48 bytes on wasm32 (80 on 64-bit targets) for a memory without rare fields, plus
+//! one allocation for its strings and one for its tags, if any.
 //! Conversion is exact both ways: `StoredMemory::from(m).to_memory() == m`, float bits
 //! included.
 
@@ -51,9 +52,13 @@ static EMPTY: Memory = Memory {
 /// validated [`Memory`] and turned back into one with [`to_memory`](Self::to_memory).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredMemory {
-    id: Box<str>,
-    text: Box<str>,
-    topic: Option<Box<str>>,
+    /// The id, the text and the topic, one after the other.
+    strings: Box<str>,
+    /// End of the id in `strings`.
+    id_end: usize,
+    /// End of the text in `strings`, where the topic starts; [`NO_TOPIC`] when there is no
+    /// topic (the text then runs to the end).
+    text_end: usize,
     tags: Box<[Box<str>]>,
     created_at: f64,
     updated_at: f64,
@@ -62,12 +67,29 @@ pub struct StoredMemory {
     rest: Option<Box<Memory>>,
 }
 
+/// [`StoredMemory::text_end`] of a memory without a topic.
+const NO_TOPIC: usize = usize::MAX;
+
 impl From<Memory> for StoredMemory {
     fn from(mut m: Memory) -> Self {
+        let topic = m.topic.take();
+        let topic_len = topic.as_ref().map_or(0, String::len);
+        let mut strings = String::with_capacity(m.id.len() + m.text.len() + topic_len);
+        strings.push_str(&std::mem::take(&mut m.id));
+        let id_end = strings.len();
+        strings.push_str(&std::mem::take(&mut m.text));
+        let text_end = match topic {
+            Some(topic) => {
+                let end = strings.len();
+                strings.push_str(&topic);
+                end
+            }
+            None => NO_TOPIC,
+        };
         let stored = StoredMemory {
-            id: std::mem::take(&mut m.id).into_boxed_str(),
-            text: std::mem::take(&mut m.text).into_boxed_str(),
-            topic: m.topic.take().map(String::into_boxed_str),
+            strings: strings.into_boxed_str(),
+            id_end,
+            text_end,
             tags: std::mem::take(&mut m.tags)
                 .into_iter()
                 .map(String::into_boxed_str)
@@ -91,9 +113,9 @@ impl StoredMemory {
     /// The memory with all its fields.
     pub fn to_memory(&self) -> Memory {
         Memory {
-            id: self.id.clone().into(),
-            text: self.text.clone().into(),
-            topic: self.topic.as_deref().map(str::to_owned),
+            id: self.id().to_owned(),
+            text: self.text().to_owned(),
+            topic: self.topic().map(str::to_owned),
             tags: self.tags.iter().map(|t| t.to_string()).collect(),
             created_at: self.created_at,
             updated_at: self.updated_at,
@@ -107,19 +129,25 @@ impl StoredMemory {
         self.rest.as_deref().unwrap_or(&EMPTY)
     }
 
+    /// `strings[start..end]`; the offsets are char boundaries by construction, so the empty
+    /// fallback is never taken.
+    fn part(&self, start: usize, end: usize) -> &str {
+        self.strings.get(start..end).unwrap_or_default()
+    }
+
     /// Public id.
     pub fn id(&self) -> &str {
-        &self.id
+        self.part(0, self.id_end)
     }
 
     /// Text in its original language.
     pub fn text(&self) -> &str {
-        &self.text
+        self.part(self.id_end, self.text_end.min(self.strings.len()))
     }
 
     /// The English (or translated) text: [`Memory::text_en`].
     pub fn text_en(&self) -> &str {
-        self.rest().text_en.as_deref().unwrap_or(&self.text)
+        self.rest().text_en.as_deref().unwrap_or(self.text())
     }
 
     /// [`Memory::has_distinct_original`].
@@ -127,7 +155,7 @@ impl StoredMemory {
         self.rest()
             .text_en
             .as_deref()
-            .is_some_and(|en| en != &*self.text)
+            .is_some_and(|en| en != self.text())
     }
 
     /// Preserved keywords.
@@ -142,7 +170,7 @@ impl StoredMemory {
 
     /// Topic.
     pub fn topic(&self) -> Option<&str> {
-        self.topic.as_deref()
+        (self.text_end != NO_TOPIC).then(|| self.part(self.text_end, self.strings.len()))
     }
 
     /// Tier.
@@ -280,6 +308,30 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_topic_differs_from_none() {
+        let with = round_trip(Memory {
+            id: "é1".into(),
+            text: "naïve ünïcode 🦀".into(),
+            topic: Some(String::new()),
+            ..Memory::default()
+        });
+        assert_eq!(
+            (with.id(), with.text(), with.topic()),
+            ("é1", "naïve ünïcode 🦀", Some(""))
+        );
+        let without = round_trip(Memory {
+            id: "é1".into(),
+            text: "naïve ünïcode 🦀".into(),
+            ..Memory::default()
+        });
+        assert_eq!(
+            (without.text(), without.topic()),
+            ("naïve ünïcode 🦀", None)
+        );
+        round_trip(Memory::default());
+    }
+
+    #[test]
     fn negative_zero_is_kept() {
         let stored = round_trip(Memory {
             emotion: -0.0,
@@ -313,7 +365,7 @@ mod tests {
         let words = std::mem::size_of::<usize>();
         assert_eq!(
             std::mem::size_of::<StoredMemory>(),
-            (20 + 9 * words).next_multiple_of(8)
+            (20 + 7 * words).next_multiple_of(8)
         );
         assert_eq!(
             std::mem::size_of::<Option<StoredMemory>>(),
