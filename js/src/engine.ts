@@ -59,7 +59,8 @@ export class Engine {
   insertMany(memories: readonly MemoryRecord[], vectors: Float32Array, has: Uint8Array): void {
     const last = Math.max(0, memories.length - STAGE_CHUNK);
     for (let start = 0; start < last; start += STAGE_CHUNK) {
-      this.#inner.stageMany(encode(memories.slice(start, Math.min(start + STAGE_CHUNK, last))), start === 0);
+      const chunk = memories.slice(start, Math.min(start + STAGE_CHUNK, last));
+      this.#inner.stageMany(encode(chunk), start === 0, memories.length);
     }
     this.#inner.insertMany(encode(last === 0 ? memories : memories.slice(last)), vectors, has, last > 0);
   }
