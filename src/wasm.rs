@@ -139,14 +139,20 @@ impl Engine {
     }
 
     /// Reads memories for the next `insertMany`, which adds them before its own when called
-    /// with `staged`; `first` drops what an interrupted sequence left. Sending a large batch in
+    /// with `staged`; `first` drops what an interrupted sequence left and makes room for `total`
+    /// memories, the size of the whole batch. Sending a large batch in
     /// chunks this way keeps one chunk's wire bytes in wasm memory at a time instead of the
     /// whole batch's (wasm memory never shrinks, so that peak stays). Validation waits for
     /// `insertMany`, so errors name the item's position in the whole batch.
     #[wasm_bindgen(js_name = stageMany)]
-    pub fn stage_many(&mut self, memories: &[u8], first: bool) -> Result<(), JsError> {
+    pub fn stage_many(
+        &mut self,
+        memories: &[u8],
+        first: bool,
+        total: usize,
+    ) -> Result<(), JsError> {
         if first {
-            self.staged = Batch::default();
+            self.staged = Batch::with_capacity(total);
         }
         shapes::memories_into(memories, &mut self.staged).map_err(|e| {
             self.staged = Batch::default();

@@ -70,7 +70,7 @@ export class Engine {
     const last = Math.max(0, memories.length - STAGE_CHUNK);
     for (let start = 0; start < last; start += STAGE_CHUNK) {
       const chunk = memories.slice(start, Math.min(start + STAGE_CHUNK, last));
-      this.#inner.stageMany(encode(chunk, wireSize(chunk)), start === 0);
+      this.#inner.stageMany(encode(chunk, wireSize(chunk)), start === 0, memories.length);
     }
     const tail = last === 0 ? memories : memories.slice(last);
     this.#inner.insertMany(encode(tail, wireSize(tail)), vectors, has, last > 0);

@@ -588,6 +588,18 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for `capacity` memories if memory allows (a hint: the batch
+    /// grows as needed either way).
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut memories = Vec::new();
+        // Failing to reserve is not an error: the pushes will grow the vector or fail alike.
+        let _ = memories.try_reserve_exact(capacity);
+        Batch {
+            memories,
+            invalid: None,
+        }
+    }
+
     /// Number of memories.
     pub fn len(&self) -> usize {
         self.memories.len()
@@ -860,6 +872,11 @@ mod tests {
             .to_string()
             .starts_with("invalid_argument: item 0: emotion"));
         assert_eq!(e.len(), 1);
+        // A capacity hint beyond memory is ignored, not a crash.
+        let mut batch = Batch::with_capacity(usize::MAX);
+        batch.extend([memory("c", "fine")]);
+        e.insert_batch(batch, &[]).unwrap();
+        assert_eq!(e.len(), 2);
     }
 
     #[test]

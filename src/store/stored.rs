@@ -5,15 +5,17 @@
 //! records: 32 MB of mostly empty fields), so it stores them compactly:
 //!
 //! - the fields every memory has or most set (id, text, topic, tags, `createdAt`,
-//!   `updatedAt`, `recallCount`) are inline, strings as `Box<str>` (two words, no spare
-//!   capacity, where a `String` takes three);
+//!   `updatedAt`, `recallCount`) are inline, and their strings share one allocation,
+//!   `strings`: the id, the text, the topic, then each tag behind its byte length written as
+//!   one `char` (so the whole stays a `str`: lengths up to [`MAX_PACKED_TAG_BYTES`] are
+//!   scalar values, and validated tags are far shorter; longer ones stay in `rest`);
 //! - every other field lives in one boxed `Memory`, `rest`, whose own copies of the inline
 //!   fields stay empty; it is allocated only when one of those fields differs from its default
 //!   (floats compared by their bits, so `-0` is kept).
 //!
-//! That is 56 bytes on wasm32 (96 on 64-bit targets) for a memory without rare fields.
-//! Conversion is exact both ways: `StoredMemory::from(m).to_memory() == m`, float bits
-//! included.
+//! That is 48 bytes on wasm32 (72 on 64-bit targets) and one allocation for the strings, for
+//! a memory without rare fields. Conversion is exact both ways:
+//! `StoredMemory::from(m).to_memory() == m`, float bits included.
 
 use super::records::Memory;
 
@@ -51,27 +53,64 @@ static EMPTY: Memory = Memory {
 /// validated [`Memory`] and turned back into one with [`to_memory`](Self::to_memory).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredMemory {
-    id: Box<str>,
-    text: Box<str>,
-    topic: Option<Box<str>>,
-    tags: Box<[Box<str>]>,
+    /// The id, the text, the topic and the length-prefixed tags, one after the other.
+    strings: Box<str>,
+    /// End of the id in `strings`.
+    id_end: usize,
+    /// End of the text in `strings`, where the topic starts; [`NO_TOPIC`] when there is no
+    /// topic (the text then runs to `tags_start`).
+    text_end: usize,
+    /// Start of the tags in `strings`.
+    tags_start: usize,
     created_at: f64,
     updated_at: f64,
     recall_count: u32,
-    /// The other fields; its id, text, topic, tags, times and recall count are empty.
+    /// The other fields; its id, text, topic, times and recall count are empty, and so are
+    /// its tags unless one is too long to pack.
     rest: Option<Box<Memory>>,
 }
 
+/// [`StoredMemory::text_end`] of a memory without a topic.
+const NO_TOPIC: usize = usize::MAX;
+
+/// Longest tag packed into a [`StoredMemory`]'s strings, in bytes: every length up to it is a
+/// Unicode scalar value (the surrogates start at U+D800).
+pub const MAX_PACKED_TAG_BYTES: usize = 0xD7FF;
+
 impl From<Memory> for StoredMemory {
     fn from(mut m: Memory) -> Self {
+        let topic = m.topic.take();
+        let pack_tags = m.tags.iter().all(|t| t.len() <= MAX_PACKED_TAG_BYTES);
+        let tags = if pack_tags {
+            std::mem::take(&mut m.tags)
+        } else {
+            Vec::new()
+        };
+        let tag_bytes: usize = tags.iter().map(|t| t.len() + 4).sum();
+        let topic_len = topic.as_ref().map_or(0, String::len);
+        let mut strings = String::with_capacity(m.id.len() + m.text.len() + topic_len + tag_bytes);
+        strings.push_str(&std::mem::take(&mut m.id));
+        let id_end = strings.len();
+        strings.push_str(&std::mem::take(&mut m.text));
+        let text_end = match topic {
+            Some(topic) => {
+                let end = strings.len();
+                strings.push_str(&topic);
+                end
+            }
+            None => NO_TOPIC,
+        };
+        let tags_start = strings.len();
+        for tag in &tags {
+            // `pack_tags`: the length is at most MAX_PACKED_TAG_BYTES, a scalar value.
+            strings.extend(u32::try_from(tag.len()).ok().and_then(char::from_u32));
+            strings.push_str(tag);
+        }
         let stored = StoredMemory {
-            id: std::mem::take(&mut m.id).into_boxed_str(),
-            text: std::mem::take(&mut m.text).into_boxed_str(),
-            topic: m.topic.take().map(String::into_boxed_str),
-            tags: std::mem::take(&mut m.tags)
-                .into_iter()
-                .map(String::into_boxed_str)
-                .collect(),
+            strings: strings.into_boxed_str(),
+            id_end,
+            text_end,
+            tags_start,
             created_at: std::mem::take(&mut m.created_at),
             updated_at: std::mem::take(&mut m.updated_at),
             recall_count: std::mem::take(&mut m.recall_count),
@@ -91,10 +130,14 @@ impl StoredMemory {
     /// The memory with all its fields.
     pub fn to_memory(&self) -> Memory {
         Memory {
-            id: self.id.clone().into(),
-            text: self.text.clone().into(),
-            topic: self.topic.as_deref().map(str::to_owned),
-            tags: self.tags.iter().map(|t| t.to_string()).collect(),
+            id: self.id().to_owned(),
+            text: self.text().to_owned(),
+            topic: self.topic().map(str::to_owned),
+            // Packed tags, or those `rest` holds when they were too long to pack.
+            tags: match self.tags().map(str::to_owned).collect::<Vec<_>>() {
+                packed if packed.is_empty() => self.rest().tags.clone(),
+                packed => packed,
+            },
             created_at: self.created_at,
             updated_at: self.updated_at,
             recall_count: self.recall_count,
@@ -107,19 +150,25 @@ impl StoredMemory {
         self.rest.as_deref().unwrap_or(&EMPTY)
     }
 
+    /// `strings[start..end]`; the offsets are char boundaries by construction, so the empty
+    /// fallback is never taken.
+    fn part(&self, start: usize, end: usize) -> &str {
+        self.strings.get(start..end).unwrap_or_default()
+    }
+
     /// Public id.
     pub fn id(&self) -> &str {
-        &self.id
+        self.part(0, self.id_end)
     }
 
     /// Text in its original language.
     pub fn text(&self) -> &str {
-        &self.text
+        self.part(self.id_end, self.text_end.min(self.tags_start))
     }
 
     /// The English (or translated) text: [`Memory::text_en`].
     pub fn text_en(&self) -> &str {
-        self.rest().text_en.as_deref().unwrap_or(&self.text)
+        self.rest().text_en.as_deref().unwrap_or(self.text())
     }
 
     /// [`Memory::has_distinct_original`].
@@ -127,7 +176,7 @@ impl StoredMemory {
         self.rest()
             .text_en
             .as_deref()
-            .is_some_and(|en| en != &*self.text)
+            .is_some_and(|en| en != self.text())
     }
 
     /// Preserved keywords.
@@ -142,7 +191,19 @@ impl StoredMemory {
 
     /// Topic.
     pub fn topic(&self) -> Option<&str> {
-        self.topic.as_deref()
+        (self.text_end != NO_TOPIC).then(|| self.part(self.text_end, self.tags_start))
+    }
+
+    /// The packed tags (each behind its length as one `char`).
+    fn tags(&self) -> impl Iterator<Item = &str> {
+        let mut left = self.part(self.tags_start, self.strings.len());
+        std::iter::from_fn(move || {
+            let mut chars = left.chars();
+            let len = chars.next()? as usize;
+            let (tag, after) = chars.as_str().split_at_checked(len)?;
+            left = after;
+            Some(tag)
+        })
     }
 
     /// Tier.
@@ -280,6 +341,53 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_topic_differs_from_none() {
+        let with = round_trip(Memory {
+            id: "é1".into(),
+            text: "naïve ünïcode 🦀".into(),
+            topic: Some(String::new()),
+            ..Memory::default()
+        });
+        assert_eq!(
+            (with.id(), with.text(), with.topic()),
+            ("é1", "naïve ünïcode 🦀", Some(""))
+        );
+        let without = round_trip(Memory {
+            id: "é1".into(),
+            text: "naïve ünïcode 🦀".into(),
+            ..Memory::default()
+        });
+        assert_eq!(
+            (without.text(), without.topic()),
+            ("naïve ünïcode 🦀", None)
+        );
+        round_trip(Memory::default());
+    }
+
+    #[test]
+    fn tags_of_every_length_round_trip() {
+        let long = "x".repeat(MAX_PACKED_TAG_BYTES);
+        let tags = vec![String::new(), "é🦀".into(), long.clone(), "a".into()];
+        let stored = round_trip(Memory {
+            topic: Some("t".into()),
+            tags: tags.clone(),
+            ..Memory::default()
+        });
+        assert!(stored.rest.is_none());
+        assert_eq!(stored.tags().collect::<Vec<_>>(), tags);
+        assert_eq!(stored.topic(), Some("t"));
+        // Longer than a length char can say (never a validated tag): kept whole in `rest`.
+        let too_long = vec!["a".into(), format!("{long}y")];
+        let stored = round_trip(Memory {
+            text: "x".into(),
+            tags: too_long,
+            ..Memory::default()
+        });
+        assert!(stored.rest.is_some());
+        assert_eq!((stored.text(), stored.tags().count()), ("x", 0));
+    }
+
+    #[test]
     fn negative_zero_is_kept() {
         let stored = round_trip(Memory {
             emotion: -0.0,
@@ -313,7 +421,7 @@ mod tests {
         let words = std::mem::size_of::<usize>();
         assert_eq!(
             std::mem::size_of::<StoredMemory>(),
-            (20 + 9 * words).next_multiple_of(8)
+            (20 + 6 * words).next_multiple_of(8)
         );
         assert_eq!(
             std::mem::size_of::<Option<StoredMemory>>(),
