@@ -467,7 +467,7 @@ impl Engine {
             self.vectors.remove(doc);
             return Err(e);
         }
-        self.ids.insert(memory.id(), doc, &self.records);
+        self.ids.insert(memory.id(), doc);
         self.records.push(Some(memory));
         Ok(())
     }
