@@ -101,7 +101,6 @@ describe("wire boundary", () => {
     engine.free();
   });
 
-<<<<<<< HEAD
   test("insertMany sends a large batch in chunks and still adds all or nothing", async () => {
     await open(); // loads the module
     const engine = new Engine({});
@@ -126,7 +125,8 @@ describe("wire boundary", () => {
     assert.equal(engine.size, 1103);
     assert.equal(engine.ids()[3 + 1099], "m1099");
     engine.free();
-=======
+  });
+
   test("the engine's signatures equal the golden file (the wasm build tallies with simd128)", async () => {
     await open(); // loads the module
     const golden = new URL("../../tests/fixtures/signature/golden_v1.txt", import.meta.url);
@@ -142,7 +142,6 @@ describe("wire boundary", () => {
       engine.free();
       assert.equal(hex, expected, `text ${JSON.stringify(text)}`);
     }
->>>>>>> build-speed
   });
 });
 
