@@ -23,7 +23,9 @@ const RECORD_OVERHEAD_BYTES = 160;
 /** About the size of the wire form of `memories` (exact texts when ASCII, plus a margin). */
 function wireSize(memories: readonly MemoryRecord[]): number {
   let bytes = 2;
-  for (const m of memories) bytes += RECORD_OVERHEAD_BYTES + m.text.length + (m.textEn?.length ?? 0);
+  // The records are not validated yet (the engine does that): a text may be anything.
+  const length = (text: unknown) => (typeof text === "string" ? text.length : 0);
+  for (const m of memories) bytes += RECORD_OVERHEAD_BYTES + length(m.text) + length(m.textEn);
   return bytes;
 }
 

@@ -43,7 +43,10 @@ class Out {
   pos = 0;
 
   constructor(size: number) {
-    this.bytes = new Uint8Array(Math.max(256, size));
+    // A hint is only a hint: NaN, negatives and absurd sizes fall back to growing from 256
+    // (a zero-length start would make `reserve` double 0 forever).
+    const start = Number.isFinite(size) && size > 256 ? Math.min(size, 1 << 28) : 256;
+    this.bytes = new Uint8Array(start);
     this.view = new DataView(this.bytes.buffer);
   }
 

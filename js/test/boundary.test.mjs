@@ -37,6 +37,8 @@ describe("wire boundary", () => {
     assert.equal(back.length, numbers.length);
     numbers.forEach((n, i) => assert.ok(Object.is(back[i], n), `${n} came back as ${back[i]}`));
     assert.ok(Number.isNaN(decode(encode(NaN))));
+    // Regression: a NaN size hint (a batch whose text was not a string) made encode loop forever.
+    for (const hint of [NaN, -1, 0, Infinity]) assert.deepEqual(decode(encode(["x", 1], hint)), ["x", 1]);
     const value = { a: [1, "x", null, true, false, { b: [] }], skipped: undefined, f: () => 1, when: new Date(0) };
     assert.deepEqual(decode(encode(value)), { a: [1, "x", null, true, false, { b: [] }], when: "1970-01-01T00:00:00.000Z" });
     assert.deepEqual(decode(encode([undefined])), [null]);
