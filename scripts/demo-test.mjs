@@ -318,6 +318,9 @@ try {
     await search(page, "Miso vaccination", { limit: 50 });
     assert(/embed_failed/.test((await stageRow(page, "Se")).text), "Se skipped");
     assert(/holds 64-dimension vectors/.test(await page.textContent("#results-status")), await page.textContent("#results-status"));
+    // The previous check left a "Could not remember it" status: clear it, so that the wait
+    // below sees this attempt's message, not that one (it raced and failed under load).
+    await page.evaluate(() => { document.getElementById("op-status").textContent = ""; });
     await page.click("#m-submit");
     assert(/dimension/.test(await opStatus(page, /^Could not remember it/)), "remember explains the dimension");
   });
