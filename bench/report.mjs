@@ -212,11 +212,11 @@ function sizeSection(n, queries, results) {
   );
   out += "\n### Query latency (ms, one query at a time, k = 10)\n\n";
   out += table(
-    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "mean", "CPU mean", "measured"],
+    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "mean", "CPU mean", "warm-up", "measured"],
     rows.filter(usable).map((r) => [
       r.contender, ms(r.queries.all.p50Ms), ms(r.queries.all.p95Ms),
       ...QUERY_CLASSES.flatMap((c) => [ms(r.queries.perClass[c].p50Ms), ms(r.queries.perClass[c].p95Ms)]),
-      ms(r.queries.all.meanMs), ms(r.queries.cpuMeanMs),
+      ms(r.queries.all.meanMs), ms(r.queries.cpuMeanMs), r.warmupQueries == null ? "n/a" : String(r.warmupQueries),
       r.queries.budgetHit ? `${r.queries.measured}/${r.queries.requested} (time budget)` : String(r.queries.measured),
     ]),
   );
@@ -307,7 +307,7 @@ const METHOD = `## Method
 
 - Corpus: \`bench/corpus.mjs\`, deterministic (seeded sfc32, no Math.random): short English memories from a dozen templates with Zipfian vocabulary, names, places, dates, amounts and codes; 384-dim vectors from a bag-of-words random-projection model (sum of per-word pseudo-random unit vectors + noise, normalised), so texts sharing words have high cosine. Its SHA-256 fingerprints are committed in \`bench/corpus-fingerprints.json\` and checked on every run.
 - Queries: one third **exact** (3–5 content words of the source memory), one third **typo** (the same, with one edit in ~30 % of the words, at least one), one third **paraphrase** (half of the source's words, shuffled). Query vectors come from the same word-vector model. The source memory is the single relevant answer: hit@10 is the share of queries that find it in the top 10, MRR its reciprocal rank (0 below 10).
-- Each contender × N runs in a fresh \`node --expose-gc\` process: corpus generation and library setup are untimed; build is timed (median of 5 runs at 1k, 3 at 10k, 1 at 100k); memory is the heapUsed / arrayBuffers / RSS delta across the build after forced GCs (index memory = heap + array buffers, which includes wasm linear memory); 30 warm-up queries from a separate set, then each query timed alone with performance.now(). Persisted size is each library's own serializer; open time is reopening from it.
+- Each contender × N runs in a fresh \`node --expose-gc\` process: corpus generation and library setup are untimed; build is timed (median of 5 runs at 1k, 3 at 10k, 1 at 100k); memory is the heapUsed / arrayBuffers / RSS delta across the build after forced GCs (index memory = heap + array buffers, which includes wasm linear memory); warm-up queries from a separate set until steady state (1,000, or fewer when they take more than 5 s; Fuse.js 6), then each query timed alone with performance.now(). Steady state matters for wasm: V8 first runs it in a baseline tier and recompiles hot functions in the background, and with 30 warm-ups recallkit's measured recalls were still partly in baseline code (10k lexical p50 0.33–0.44 ms instead of 0.27–0.29). Persisted size is each library's own serializer; open time is reopening from it.
 - Asserted results: the canary memory (unique words) must be the top hit of its query, also after reopening; a contender whose canary fails or whose exact-query hit@10 is 0 is reported **BROKEN** and never counts towards a target.
 - Noise: this is a shared 2-core machine. The "load" column is the 1-minute load average when the worker started; above 2, the worker shared the cores. Wall-clock figures (what the targets use) then include waiting for a core; the CPU columns (process user + system time, V8 helper threads included) do not, so a row whose wall time is far above its CPU time was slowed by the machine, not by the library. Compare ratios within one run, not across runs.
 - recallkit persisted size and open time use a file store (\`storage: "file"\`) written with the same memories after the measured in-memory build: size is every byte of its directory after \`close()\` (the record log; file stores keep no snapshot by default); open time is \`MemoryStore.open\` of it, then the canary is recalled.

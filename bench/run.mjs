@@ -37,7 +37,18 @@ const FINGERPRINTS = join(BENCH, "corpus-fingerprints.json");
  */
 const DEFAULT_BUDGET_S = (n) => (n >= 100000 ? 45 : 150);
 const BUDGET_S = { fuse: () => 60, "minisearch-fuzzy": (n) => (n >= 100000 ? 200 : 150), "minisearch-exact": (n) => (n >= 100000 ? 200 : 150) };
+/**
+ * Warm-up queries per worker (a separate query set, stopped early by the worker's 5 s warm-up
+ * budget): enough for steady state. V8 runs wasm first in its baseline tier (Liftoff) and
+ * recompiles hot functions with TurboFan on background threads; with 30 warm-up queries the
+ * measured recalls still ran partly in baseline code while the compiler competed for the
+ * cores (recallkit lexical at 10k: CPU 0.85 ms per 0.50 ms query; after 1,000 warm-ups, or
+ * with --no-liftoff, CPU 0.33 per 0.31 ms). JS libraries reach their optimised tier within a
+ * few dozen queries, so the longer warm-up changes little for them (MiniSearch + JS-scan RRF
+ * at 1k: p50 1.27 ms after 30 warm-ups, 1.28 ms after 1,000).
+ */
 const WARMUP = { fuse: 6 };
+const DEFAULT_WARMUP = 1000;
 
 const { values: args } = parseArgs({
   options: {
@@ -104,7 +115,7 @@ function wasmSize() {
 function runWorker(spec, n) {
   const queries = queriesFor(n);
   const budget = args["budget-s"] ? Number(args["budget-s"]) : (BUDGET_S[spec.name] ?? DEFAULT_BUDGET_S)(n);
-  const warmup = WARMUP[spec.name] ?? 30;
+  const warmup = WARMUP[spec.name] ?? DEFAULT_WARMUP;
   const workerArgs = ["--expose-gc", "--max-old-space-size=12288", join(BENCH, "worker.mjs"),
     "--contender", spec.name, "--n", String(n), "--queries", String(queries), "--budget-s", String(budget), "--warmup", String(warmup)];
   return new Promise((resolveRun) => {

@@ -2,7 +2,7 @@
 // Runs one contender at one corpus size in this (fresh) process and prints one line:
 //   BENCH_RESULT {json}
 // Usage: node --expose-gc bench/worker.mjs --contender NAME --n N
-//          [--queries 300] [--warmup 30] [--seed S] [--budget-s 150] [--warmup-budget-s 10]
+//          [--queries 300] [--warmup 1000] [--seed S] [--budget-s 150] [--warmup-budget-s 5]
 //          [--build-runs R]
 //
 // Order of work, so that only the library is measured:
@@ -12,7 +12,8 @@
 //      (plus wasm linear-memory growth for wasm engines); then build-runs - 1 timing-only
 //      builds into fresh instances (closed and dropped); build time is the median of all runs
 //   4. canary check: CANARY.query must return the canary memory first
-//   5. warm-up queries (a separate set), then every measured query timed on its own
+//   5. warm-up queries (a separate set; until --warmup queries or --warmup-budget-s seconds,
+//      whichever comes first: steady state, see run.mjs), then every measured query timed alone
 //   6. size(): serialized bytes; open(): timed reopen, then the canary is checked again
 // A contender whose canary fails or whose exact-query hit@10 is 0 is BROKEN (judge.mjs): its
 // times are printed but never count towards a target.
@@ -33,10 +34,10 @@ const { values: args } = parseArgs({
     contender: { type: "string" },
     n: { type: "string" },
     queries: { type: "string", default: "300" },
-    warmup: { type: "string", default: "30" },
+    warmup: { type: "string", default: "1000" },
     seed: { type: "string", default: String(DEFAULT_SEED) },
     "budget-s": { type: "string", default: "150" },
-    "warmup-budget-s": { type: "string", default: "10" },
+    "warmup-budget-s": { type: "string", default: "5" },
     "build-runs": { type: "string" },
   },
 });
