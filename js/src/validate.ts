@@ -10,24 +10,33 @@ import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "..
 
 type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context";
 
-const MEMORY_FIELDS: Record<string, Kind> = {
+/**
+ * A table of the fields a record accepts, without a prototype: a lookup of a key the caller
+ * chose (`constructor`, `toString`, `__proto__`) must miss, so that it is rejected as an
+ * unknown field instead of finding `Object.prototype`'s member and being silently dropped.
+ */
+function fieldTable(kinds: Record<string, Kind>): Readonly<Record<string, Kind>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, Kind>, kinds));
+}
+
+const MEMORY_FIELDS = fieldTable({
   id: "string", text: "string", textEn: "string", keywords: "keywords", userId: "string",
   topic: "string", tags: "strings", type: "string", tier: "string", emotion: "number",
   emotionTags: "strings", importance: "number", confidence: "number", trust: "number",
   credibility: "integer", relevance: "number", classification: "integer", createdAt: "time",
   updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "strings",
   embedding: "vector",
-};
+});
 
-const RECALL_FIELDS: Record<string, Kind> = {
+const RECALL_FIELDS = fieldTable({
   limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
   topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
-};
+});
 
-const CONTEXT_FIELDS: Record<string, Kind> = {
+const CONTEXT_FIELDS = fieldTable({
   hour: "integer", dayOfWeek: "integer", topic: "string", utcOffsetMinutes: "integer",
-};
+});
 
 /** Search modes (seed 000 `MEMORY_SEARCH_MODE`). */
 export const SEARCH_MODES: ReadonlySet<string> = new Set(["hybrid", "lexical", "semantic"]);
@@ -119,7 +128,7 @@ function checkObject(value: unknown, what: string, where: Where): asserts value 
 }
 
 function convertFields(
-  input: Record<string, unknown>, fields: Record<string, Kind>, where: Where, out: Record<string, unknown>,
+  input: Record<string, unknown>, fields: Readonly<Record<string, Kind>>, where: Where, out: Record<string, unknown>,
 ): void {
   // Keys, then each value: what Object.entries does, without an array per field.
   const keys = Object.keys(input);
@@ -265,13 +274,13 @@ export function checkId(id: unknown): string {
   return id;
 }
 
-const NOTE_FIELDS: Record<string, Kind> = { id: "string", period: "string", start: "time", end: "time", text: "string" };
-const ENTITY_FIELDS: Record<string, Kind> = {
+const NOTE_FIELDS = fieldTable({ id: "string", period: "string", start: "time", end: "time", text: "string" });
+const ENTITY_FIELDS = fieldTable({
   name: "string", type: "string", aliases: "strings", userId: "string", classification: "integer",
-};
-const RELATION_FIELDS: Record<string, Kind> = {
+});
+const RELATION_FIELDS = fieldTable({
   from: "string", relation: "string", to: "string", strength: "number", memoryIds: "strings",
-};
+});
 const PERIODS = new Set(["daily", "weekly", "quarterly"]);
 
 function required(out: Record<string, unknown>, field: string, what: string, input: Record<string, unknown>): void {

@@ -300,6 +300,30 @@ describe("errors", () => {
     assert.equal(store.size, 0);
   });
 
+  test("a field named like an Object.prototype member is unknown, not silently dropped", async () => {
+    // Regression: the field tables were plain objects, so `constructor`, `toString` or
+    // `__proto__` found Object.prototype's member and the field was accepted and ignored.
+    const store = await open();
+    const ownProto = JSON.parse('{"text":"x","__proto__":1}');
+    for (const bad of [{ text: "x", constructor: 5 }, { text: "x", toString: "a" }, { text: "x", hasOwnProperty: 1 }, ownProto]) {
+      const [, name] = Object.keys(bad);
+      await rejectsWith(store.remember(bad), "invalid_argument", new RegExp(`unknown field "${name}"`));
+      await rejectsWith(store.rememberMany([{ text: "ok" }, bad]), "invalid_argument", new RegExp(`unknown field "${name}"`));
+    }
+    await store.remember({ id: "a", text: "x" });
+    await rejectsWith(store.update("a", { valueOf: 1 }), "invalid_argument", /unknown field "valueOf"/);
+    await rejectsWith(store.recall("x", { constructor: 1 }), "invalid_argument", /unknown field "constructor"/);
+    await rejectsWith(store.recall("x", { context: { toString: 1 } }), "invalid_argument", /unknown field "toString"/);
+    await rejectsWith(
+      store.addNote({ id: "n", period: "daily", start: NOW, end: NOW + 1, text: "t", valueOf: 2 }),
+      "invalid_argument", /unknown field "valueOf"/,
+    );
+    await rejectsWith(store.addEntity({ name: "Ada", isPrototypeOf: 1 }), "invalid_argument", /unknown field "isPrototypeOf"/);
+    await rejectsWith(store.relate({ from: "Ada", relation: "knows", to: "Bob", constructor: 1 }), "invalid_argument", /unknown field "constructor"/);
+    assert.equal(store.size, 1);
+    assert.deepEqual((await store.get("a")).text, "x");
+  });
+
   test("already_exists for a duplicate id", async () => {
     const store = await open();
     await store.remember({ id: "a", text: "x" });
