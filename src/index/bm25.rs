@@ -256,7 +256,7 @@ pub fn search_gated(
             // Few marked documents: look each one up in the long list.
             let mut rest = phrase.postings;
             buffer.for_each_marked(|buffer, doc| {
-                let at = gallop(rest, doc);
+                let at = super::gallop(rest, |p| p.doc < doc);
                 rest = &rest[at..];
                 if let Some(posting) = rest.first().filter(|p| p.doc == doc) {
                     add(buffer, phrase.idf, posting);
@@ -525,19 +525,6 @@ fn resolve<'a>(
 /// many times the number of marked documents: a galloping search costs a few comparisons per
 /// marked document, a scan one bit test per posting.
 const GALLOP_RATIO: usize = 8;
-
-/// The first position of `postings` (sorted by document) whose document is not below `doc`:
-/// an exponential probe from the front, then a binary search, so a lookup costs
-/// `O(log distance)` and a merge of ascending lookups stays linear in the shorter side.
-fn gallop(postings: &[Posting], doc: DocId) -> usize {
-    let mut high = 1;
-    while high < postings.len() && postings[high - 1].doc < doc {
-        high *= 2;
-    }
-    let low = high / 2;
-    let high = high.min(postings.len());
-    low + postings[low..high].partition_point(|p| p.doc < doc)
-}
 
 /// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
 #[derive(Debug, Clone, Copy)]

@@ -733,16 +733,10 @@ fn within_one_edit(a: &[char], b: &[char]) -> bool {
     substituted || transposed
 }
 
-/// First index at or after `start` whose value is ≥ `x` (exponential, then binary search).
-fn gallop(list: &[u32], start: usize, x: u32) -> usize {
+/// First index at or after `start` whose value is ≥ `x`.
+fn gallop_from(list: &[u32], start: usize, x: u32) -> usize {
     let rest = list.get(start..).unwrap_or(&[]);
-    let mut bound = 1;
-    while bound < rest.len() && rest[bound] < x {
-        bound *= 2;
-    }
-    let low = bound / 2;
-    let high = (bound + 1).min(rest.len());
-    start + low + rest[low.min(high)..high].partition_point(|&v| v < x)
+    start + super::gallop(rest, |&v| v < x)
 }
 
 /// Sets `out` to the ids in both sorted lists; `small` should be the shorter one.
@@ -750,7 +744,7 @@ fn intersect_into(small: &[u32], large: &[u32], out: &mut Vec<u32>) {
     out.clear();
     let mut cursor = 0;
     for &id in small {
-        cursor = gallop(large, cursor, id);
+        cursor = gallop_from(large, cursor, id);
         match large.get(cursor) {
             None => break,
             Some(&found) if found == id => out.push(id),
@@ -763,7 +757,7 @@ fn intersect_into(small: &[u32], large: &[u32], out: &mut Vec<u32>) {
 fn retain_present(ids: &mut Vec<u32>, list: &[u32]) {
     let mut cursor = 0;
     ids.retain(|&id| {
-        cursor = gallop(list, cursor, id);
+        cursor = gallop_from(list, cursor, id);
         list.get(cursor) == Some(&id)
     });
 }
@@ -1180,7 +1174,7 @@ mod tests {
     }
 
     #[test]
-    fn gallop_finds_the_first_value_not_below_the_target() {
+    fn gallop_from_finds_the_first_value_not_below_the_target_after_start() {
         let mut rng = SplitMix64(7);
         for case in 0..500 {
             let mut list: Vec<u32> = (0..rng.below(40)).map(|_| rng.below(100) as u32).collect();
@@ -1190,7 +1184,7 @@ mod tests {
             let x = rng.below(110) as u32;
             let expected = (start..list.len()).find(|&i| list[i] >= x);
             assert_eq!(
-                gallop(&list, start, x),
+                gallop_from(&list, start, x),
                 expected.unwrap_or(list.len()),
                 "case {case}"
             );
