@@ -9,13 +9,44 @@
 //! target/release/examples/profile /tmp/c10k misses         # queries whose source is missed
 //! node bench/dump-corpus.mjs --n 1000 --vectors --out /tmp/c1k
 //! target/release/examples/profile /tmp/c1k hybrid 20       # with vectors, as recallkit-hybrid
+//! target/release/examples/profile /tmp/c10k memory         # heap bytes per memory, by part
 //! ```
 //!
 //! `recall` prints p50 / p95 per query class and hit@10 (the query's source memory in the top
 //! 10), the figures of `bench/` for recallkit-lexical minus the boundary. Instruction counts
 //! from callgrind are repeatable on a loaded machine; times are not.
+//!
+//! `memory` counts every allocation (a counting global allocator) across the build: live and
+//! peak bytes per memory, then [`Engine::heap_breakdown`]'s parts. The sizes are native
+//! (64-bit pointers); the bench's wasm32 figure also has allocator overhead and page rounding.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// The system allocator, counting live and peak bytes for `memory`.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to `System` unchanged; only counts sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 use recallkit::engine::{Engine, EngineConfig, RecallOptions, SearchMode};
 use recallkit::recall::filter::Filter;
@@ -125,6 +156,25 @@ fn main() {
             median * 1e3,
             docs.len() as f64 / median
         );
+        return;
+    }
+    if what == "memory" {
+        let base_live = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base_live, Ordering::Relaxed);
+        let engine = build(&docs, None);
+        let live = LIVE.load(Ordering::Relaxed) - base_live;
+        let peak = PEAK.load(Ordering::Relaxed) - base_live;
+        let n = docs.len() as f64;
+        println!(
+            "{} memories: live {:.0} B/doc, peak during build {:.0} B/doc",
+            docs.len(),
+            live as f64 / n,
+            peak as f64 / n
+        );
+        for (part, bytes) in engine.heap_breakdown() {
+            println!("  {part:<16} {:>6.0} B/doc", bytes as f64 / n);
+        }
+        assert_eq!(engine.len(), docs.len());
         return;
     }
     let queries = read_queries(prefix);

@@ -58,6 +58,11 @@ fn id_of(records: &[Option<StoredMemory>], slot: u64) -> &str {
 }
 
 impl IdTable {
+    /// Heap memory of the table, in bytes.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 8
+    }
+
     /// Number of ids.
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -207,6 +207,33 @@ impl Engine {
         self.ids.len() == 0
     }
 
+    /// Heap bytes by part (capacities, allocator overhead excluded), for profiling:
+    /// `examples/profile.rs memory`. Graph, notes and scratch buffers are not counted.
+    #[doc(hidden)]
+    pub fn heap_breakdown(&self) -> Vec<(&'static str, usize)> {
+        let records = self.records.capacity() * std::mem::size_of::<Option<StoredMemory>>();
+        let strings: usize = self
+            .records
+            .iter()
+            .flatten()
+            .map(StoredMemory::heap_bytes)
+            .sum();
+        vec![
+            ("records", records),
+            ("record strings", strings),
+            ("id table", self.ids.heap_bytes()),
+            ("porter", self.porter.heap_bytes()),
+            ("  its vocabulary", self.porter.vocabulary_heap_bytes()),
+            ("trigram_en", self.trigram_en.heap_bytes()),
+            ("  its trigrams", self.trigram_en.trigram_heap_bytes()),
+            ("trigram_orig", self.trigram_orig.heap_bytes()),
+            ("stems", self.stems.capacity() * 4),
+            ("term features", self.term_features.capacity() * 8),
+            ("vectors", self.vectors.heap_bytes()),
+            ("signatures", self.signatures.heap_bytes()),
+        ]
+    }
+
     /// Counts of memories and index terms.
     pub fn stats(&self) -> Stats {
         Stats {

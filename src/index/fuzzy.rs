@@ -60,6 +60,17 @@ impl FuzzyIndex {
         Self::default()
     }
 
+    /// Heap memory held by the index, in bytes: the postings' and the trigram vocabulary's
+    /// capacities.
+    pub fn heap_bytes(&self) -> usize {
+        self.terms.heap_bytes() + self.vocab.heap_bytes()
+    }
+
+    /// The part of [`heap_bytes`](Self::heap_bytes) held by the trigram vocabulary.
+    pub fn trigram_heap_bytes(&self) -> usize {
+        self.vocab.heap_bytes()
+    }
+
     /// Adds document `doc` with its folded terms, in order. Fails as
     /// [`InvertedIndex::insert`] does (a `doc` already present, or sizes beyond `u32`).
     ///

@@ -320,6 +320,11 @@ impl InvertedIndex {
             + self.ids.capacity() * std::mem::size_of::<u32>()
     }
 
+    /// The part of [`heap_bytes`](Self::heap_bytes) held by the vocabulary.
+    pub fn vocabulary_heap_bytes(&self) -> usize {
+        self.vocabulary.heap_bytes()
+    }
+
     fn stored_len(&self, doc: DocId) -> Option<u32> {
         match self.doc_lens.get(doc.0 as usize) {
             Some(&len) if len != ABSENT => Some(len),

@@ -127,6 +127,16 @@ impl From<Memory> for StoredMemory {
 }
 
 impl StoredMemory {
+    /// Heap memory the record owns, in bytes: its strings and, when some fields do not pack,
+    /// the boxed remainder (not counting that remainder's own allocations).
+    pub fn heap_bytes(&self) -> usize {
+        self.strings.len()
+            + self
+                .rest
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<Memory>())
+    }
+
     /// The memory with all its fields.
     pub fn to_memory(&self) -> Memory {
         Memory {
