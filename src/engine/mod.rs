@@ -17,7 +17,8 @@ use std::collections::HashMap;
 use crate::error::{Error, Num, Result};
 use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::postings::{InvertedIndex, TermId};
+use crate::index::grow_by_quarter;
+use crate::index::postings::{InvertedIndex, TermId, MAX_DOC};
 use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
@@ -323,6 +324,7 @@ impl Engine {
                 }
             }
         }
+        self.check_room(memories.len())?;
         self.reserve(memories.len());
         for (i, m) in memories.into_iter().enumerate() {
             let embedding = embeddings.get(i).copied().flatten();
@@ -469,6 +471,21 @@ impl Engine {
         self.records.get(doc.0 as usize).and_then(Option::as_ref)
     }
 
+    /// Fails with `too_large` unless `additional` more memories get a `DocId`: every memory
+    /// added since the engine was created takes one (a removed memory's is not reused; a
+    /// store reopened from its records numbers them afresh), and the indexes hold ids up to
+    /// [`MAX_DOC`].
+    fn check_room(&self, additional: usize) -> Result<()> {
+        if self.records.len().saturating_add(additional) > MAX_DOC as usize + 1 {
+            return Err(Error::TooLarge(format!(
+                "a store holds at most {} memories added since it was opened, removed ones \
+                 included (reopen it to renumber them)",
+                MAX_DOC as usize + 1
+            )));
+        }
+        Ok(())
+    }
+
     /// Makes room for `additional` more records and signatures. Vec's own doubling would leave
     /// up to half the records' and signatures' room unused after a bulk load; this grows them
     /// by the batch exactly, or by an eighth when that is more (so many small batches still
@@ -484,9 +501,9 @@ impl Engine {
 
     /// Indexes and stores a validated memory under the next `DocId`.
     fn insert_valid(&mut self, memory: StoredMemory, embedding: Option<&[f32]>) -> Result<()> {
-        let doc = u32::try_from(self.records.len())
-            .map(DocId)
-            .map_err(|_| Error::TooLarge("a store holds at most 2^32 memories".into()))?;
+        self.check_room(1)?;
+        // `check_room`: `records.len() <= MAX_DOC < u32::MAX`.
+        let doc = DocId(self.records.len() as u32);
         if let Some(e) = embedding {
             self.vectors.set(doc, e)?;
         }
@@ -569,6 +586,8 @@ impl Engine {
         }
         let id = self.porter.intern(&text::term_of_token(token, stemmer))?;
         if self.stems.len() <= slot {
+            let missing = slot + 1 - self.stems.len();
+            let _ = grow_by_quarter(&mut self.stems, missing);
             self.stems.resize(slot + 1, STEM_UNKNOWN);
         }
         self.stems[slot] = id.0;
@@ -576,6 +595,7 @@ impl Engine {
         while self.term_features.len() <= id.0 as usize {
             // `len() <= id.0 < u32::MAX`: porter term ids are u32.
             let term = self.porter.term(TermId(self.term_features.len() as u32));
+            let _ = grow_by_quarter(&mut self.term_features, 1);
             self.term_features.push(lsh::term_feature(term, seed));
         }
         Ok(id)

@@ -44,7 +44,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fmt;
 
-use super::postings::{InvertedIndex, Posting};
+use super::postings::{InvertedIndex, Posting, TermId};
 use crate::error::Num;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -229,45 +229,43 @@ pub fn search_gated(
     if gated {
         for phrase in phrases.iter().filter(|p| p.admits) {
             for posting in phrase.postings {
-                if index.contains(posting.doc) {
-                    marked += usize::from(buffer.mark(posting.doc));
+                if index.contains(posting.doc()) {
+                    marked += usize::from(buffer.mark(posting.doc()));
                 }
             }
         }
     }
     let doc_lens = index.doc_lens();
-    let add = |buffer: &mut SearchBuffer, idf: f64, posting: &Posting| {
-        let Some(&doc_len) = doc_lens
-            .get(posting.doc.0 as usize)
-            .filter(|&&l| l != u32::MAX)
-        else {
+    let add = |buffer: &mut SearchBuffer, phrase: &Phrase, posting: Posting| {
+        let doc = posting.doc();
+        let Some(&doc_len) = doc_lens.get(doc.0 as usize).filter(|&&l| l != u32::MAX) else {
             return; // a posting left by an incomplete remove
         };
         let norm = length_norm(doc_len, stats.avgdl, params);
-        let tf = f64::from(posting.tf);
-        buffer.add(posting.doc, term_score(idf, tf, norm, params));
+        let tf = f64::from(index.tf(phrase.term, posting));
+        buffer.add(doc, term_score(phrase.idf, tf, norm, params));
     };
     for phrase in &phrases {
         if phrase.admits || !gated {
-            for posting in phrase.postings {
-                add(buffer, phrase.idf, posting);
+            for &posting in phrase.postings {
+                add(buffer, phrase, posting);
             }
         } else if marked.saturating_mul(GALLOP_RATIO) < phrase.postings.len() {
             // Few marked documents: look each one up in the long list.
             let mut rest = phrase.postings;
             buffer.for_each_marked(|buffer, doc| {
-                let at = super::gallop(rest, |p| p.doc < doc);
+                let at = super::gallop(rest, |p| p.doc() < doc);
                 rest = &rest[at..];
-                if let Some(posting) = rest.first().filter(|p| p.doc == doc) {
-                    add(buffer, phrase.idf, posting);
+                if let Some(&posting) = rest.first().filter(|p| p.doc() == doc) {
+                    add(buffer, phrase, posting);
                     rest = &rest[1..];
                 }
                 !rest.is_empty()
             });
         } else {
-            for posting in phrase.postings {
-                if buffer.is_marked(posting.doc) {
-                    add(buffer, phrase.idf, posting);
+            for &posting in phrase.postings {
+                if buffer.is_marked(posting.doc()) {
+                    add(buffer, phrase, posting);
                 }
             }
         }
@@ -294,8 +292,8 @@ pub fn count_matches(
 ) -> usize {
     let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
     for phrase in resolve(index, query_terms, &[], index.doc_count()) {
-        for posting in phrase.postings.iter().filter(|p| index.contains(p.doc)) {
-            let doc = posting.doc.0 as usize;
+        for posting in phrase.postings.iter().filter(|p| index.contains(p.doc())) {
+            let doc = posting.doc().0 as usize;
             seen[doc / 64] |= 1 << (doc % 64);
         }
     }
@@ -434,12 +432,14 @@ pub fn explain(
     let terms = query_terms
         .iter()
         .map(|&term| {
-            let postings = index.term_id(term).map_or(&[][..], |id| index.postings(id));
+            let id = index.term_id(term);
+            let postings = id.map_or(&[][..], |id| index.postings(id));
             let doc_freq = postings.len() as u32;
             let idf = idf(stats.doc_count, doc_freq);
-            let tf = postings
-                .binary_search_by_key(&doc, |p| p.doc)
-                .map_or(0, |i| postings[i].tf);
+            let tf = match (id, postings.binary_search_by_key(&doc, |p| p.doc())) {
+                (Some(id), Ok(i)) => index.tf(id, postings[i]),
+                _ => 0,
+            };
             let part = if tf == 0 {
                 0.0
             } else {
@@ -491,6 +491,8 @@ impl fmt::Display for Explanation {
 
 /// A query phrase present in the index: its idf and posting list.
 struct Phrase<'a> {
+    /// The term, for frequencies of 255 or more ([`InvertedIndex::tf`]).
+    term: TermId,
     idf: f64,
     postings: &'a [Posting],
     /// Whether a document containing this phrase qualifies (see [`search_gated`]).
@@ -510,9 +512,11 @@ fn resolve<'a>(
         .iter()
         .enumerate()
         .filter_map(|(i, &term)| {
-            let postings = index.postings(index.term_id(term)?);
+            let id = index.term_id(term)?;
+            let postings = index.postings(id);
             let doc_freq = u32::try_from(postings.len()).unwrap_or(u32::MAX);
             (!postings.is_empty()).then(|| Phrase {
+                term: id,
                 idf: idf(doc_count, doc_freq),
                 postings,
                 admits: admits.get(i).copied().unwrap_or(true),
@@ -613,6 +617,25 @@ mod tests {
                 "{a} vs {b} (eps {eps})"
             );
         }};
+    }
+
+    #[test]
+    fn a_frequency_above_a_postings_byte_scores_exactly() {
+        let mut index = InvertedIndex::new();
+        let text: Vec<&str> = std::iter::repeat_n("echo", 300).chain(["x"]).collect();
+        index.insert(DocId(0), text.iter().copied()).unwrap();
+        index.insert(DocId(1), ["echo", "y"]).unwrap();
+        index.insert(DocId(2), ["z"]).unwrap();
+        let params = Bm25Params::default();
+        let stats = CorpusStats::from_index(&index);
+        let norm = length_norm(301, stats.avgdl, &params);
+        let want = term_score(idf(3, 2), 300.0, norm, &params);
+        let found = search(&index, &["echo"], &params, 10, |_| true);
+        assert_eq!(found[0].doc, DocId(0));
+        assert_close!(found[0].score, want, 1e-12);
+        let explained = explain(&index, &["echo"], DocId(0), &params).unwrap();
+        assert_eq!(explained.terms[0].tf, 300);
+        assert_close!(explained.score, want, 1e-12);
     }
 
     fn index_of(docs: &[&str]) -> InvertedIndex {

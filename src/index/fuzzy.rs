@@ -183,17 +183,17 @@ impl FuzzyIndex {
                     continue;
                 }
                 let scale = m.weight * idf * (params.k1 + 1.0);
-                for p in postings {
-                    let d = p.doc.0 as usize;
+                for &p in postings {
+                    let d = p.doc().0 as usize;
                     let (Some(word_score), Some(&len)) =
                         (scratch.word.get_mut(d), self.terms.doc_lens().get(d))
                     else {
                         continue;
                     };
-                    let tf = f64::from(p.tf);
+                    let tf = f64::from(self.terms.tf(term, p));
                     let s = scale * tf / (tf + norm_base + norm_per_term * f64::from(len));
                     if *word_score == 0.0 {
-                        scratch.touched_word.push(p.doc.0);
+                        scratch.touched_word.push(d as u32);
                     }
                     if s > *word_score {
                         *word_score = s;

@@ -29,7 +29,9 @@
 //!   term → id map is an open-addressing table of `u32` ids (triangular probing, load ≤ 3/4)
 //!   that re-hashes the arena text instead of storing keys or hashes: about
 //!   `len + 4 + 4/load` bytes per distinct term;
-//! - a posting is 8 bytes (`u32` doc, `u32` tf). A posting list with a single posting (about
+//! - a posting is 4 bytes: the document in 24 bits (so an index holds documents up to
+//!   [`MAX_DOC`]) and the term frequency in 8; the rare frequency of 255 or more is kept
+//!   exactly in a side table ([`InvertedIndex::tf`] reads either). A posting list with a single posting (about
 //!   half of a natural vocabulary occurs in one document only) is stored inline, in the
 //!   space of the vector header (3 words: 24 bytes, 12 on wasm32); longer lists are vectors
 //!   that grow by 1.25× rather than 2× to bound spare capacity;
@@ -42,6 +44,9 @@
 //! Reference: SQLite FTS5 `fts5_aux.c` (`fts5Bm25Function`, `fts5Bm25GetData`) for which
 //! statistics are needed.
 
+use std::fmt;
+
+use super::grow_by_quarter;
 use crate::sort;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -51,13 +56,80 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TermId(pub u32);
 
-/// One entry of a posting list: a document that contains the term, and how many times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Posting {
+/// Largest [`DocId`] an [`InvertedIndex`] holds: a posting keeps the document in 24 bits.
+/// (A wasm32 heap fills up well before: every id below it costs each index 4 bytes of
+/// document lengths, and the engine a record slot and a signature.)
+pub const MAX_DOC: u32 = (1 << 24) - 1;
+
+/// Bits of a packed [`Posting`] that hold the term frequency.
+const TF_BITS: u32 = 8;
+/// Packed frequency that means "255 or more: see [`InvertedIndex::tf`]'s side table".
+const TF_ESCAPE: u32 = (1 << TF_BITS) - 1;
+
+/// One entry of a posting list: a document that contains the term, and how many times,
+/// packed in 32 bits (the document above [`TF_BITS`] bits of frequency). A frequency of 255
+/// or more is kept exactly in the index's side table; read it with [`InvertedIndex::tf`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Posting(u32);
+
+impl Posting {
+    /// `doc` (at most [`MAX_DOC`]) with frequency `tf`, saturated at [`TF_ESCAPE`].
+    fn new(doc: DocId, tf: u32) -> Self {
+        debug_assert!(doc.0 <= MAX_DOC && tf > 0);
+        Posting(doc.0 << TF_BITS | tf.min(TF_ESCAPE))
+    }
+
     /// The document.
-    pub doc: DocId,
-    /// Term frequency: occurrences of the term in the document, at least 1.
-    pub tf: u32,
+    #[inline]
+    pub fn doc(self) -> DocId {
+        DocId(self.0 >> TF_BITS)
+    }
+
+    /// The term frequency if it is below 255; 255 means 255 or more.
+    #[inline]
+    fn packed_tf(self) -> u32 {
+        self.0 & TF_ESCAPE
+    }
+}
+
+impl fmt::Debug for Posting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Posting(doc {}, tf {})", self.doc().0, self.packed_tf())
+    }
+}
+
+/// Exact frequencies of the postings whose packed frequency is [`TF_ESCAPE`], sorted by key
+/// `term << 32 | doc`. Empty unless some document repeats a term 255 times.
+#[derive(Debug, Clone, Default)]
+struct WideTfs(Vec<(u64, u32)>);
+
+impl WideTfs {
+    fn key(term: u32, doc: DocId) -> u64 {
+        u64::from(term) << 32 | u64::from(doc.0)
+    }
+
+    fn get(&self, term: u32, doc: DocId) -> Option<u32> {
+        let key = Self::key(term, doc);
+        let i = self.0.binary_search_by_key(&key, |e| e.0).ok()?;
+        Some(self.0[i].1)
+    }
+
+    /// Records `tf` for `(term, doc)` when it does not fit a posting, and forgets any older
+    /// value otherwise.
+    fn set(&mut self, term: u32, doc: DocId, tf: u32) {
+        if tf < TF_ESCAPE && self.0.is_empty() {
+            return;
+        }
+        let key = Self::key(term, doc);
+        match self.0.binary_search_by_key(&key, |e| e.0) {
+            Ok(i) if tf < TF_ESCAPE => {
+                self.0.remove(i);
+            }
+            Ok(i) => self.0[i].1 = tf,
+            Err(i) if tf >= TF_ESCAPE => self.0.insert(i, (key, tf)),
+            Err(_) => {}
+        }
+    }
 }
 
 /// `doc_lens` value of a `DocId` that is not in the index.
@@ -70,6 +142,8 @@ pub struct InvertedIndex {
     vocabulary: Vocabulary,
     /// Posting lists, indexed by `TermId`.
     lists: Vec<PostingList>,
+    /// Frequencies too large for a posting.
+    wide_tfs: WideTfs,
     /// Term count of each document, indexed by `DocId`; [`ABSENT`] when not indexed.
     doc_lens: Vec<u32>,
     doc_count: u32,
@@ -185,21 +259,24 @@ impl InvertedIndex {
                 ))
             })?;
         let slot = self.reserve_doc_slot(doc)?;
+        let new_terms = self.vocabulary.len().saturating_sub(self.lists.len());
+        let _ = grow_by_quarter(&mut self.lists, new_terms);
         self.lists
             .resize_with(self.vocabulary.len(), PostingList::default);
+        let wide = &mut self.wide_tfs;
         if u64::from(doc.0) >= self.fresh_from {
             // The usual case, a document past every other: each occurrence extends or adds
             // the last posting of its term's list, with no sort. (`tf <= doc_len < u32::MAX`,
             // checked above.)
             for &id in ids.iter() {
-                self.lists[id as usize].add_occurrence(doc);
+                self.lists[id as usize].add_occurrence(id, doc, wide);
             }
         } else {
             sort::sort_u32(ids);
             for run in ids.chunk_by(|a, b| a == b) {
                 // `run.len() <= doc_len < u32::MAX`, checked above.
                 let tf = run.len() as u32;
-                self.lists[run[0] as usize].upsert(Posting { doc, tf });
+                self.lists[run[0] as usize].upsert(run[0], doc, tf, wide);
             }
         }
         self.fresh_from = self.fresh_from.max(u64::from(doc.0) + 1);
@@ -222,12 +299,13 @@ impl InvertedIndex {
             return false;
         };
         for term in terms {
-            if let Some(list) = self
-                .vocabulary
-                .get(term)
-                .and_then(|id| self.lists.get_mut(id as usize))
-            {
-                list.remove(doc);
+            let Some(id) = self.vocabulary.get(term) else {
+                continue;
+            };
+            if let Some(list) = self.lists.get_mut(id as usize) {
+                if list.remove(doc) {
+                    self.wide_tfs.set(id, doc, 0);
+                }
             }
         }
         self.doc_lens[doc.0 as usize] = ABSENT;
@@ -287,6 +365,17 @@ impl InvertedIndex {
         self.vocabulary.text(id.0).unwrap_or("")
     }
 
+    /// The frequency of `posting`, one of the postings of term `id`: its packed value, or the
+    /// exact one from the side table when that is 255 or more.
+    #[inline]
+    pub fn tf(&self, id: TermId, posting: Posting) -> u32 {
+        let tf = posting.packed_tf();
+        if tf < TF_ESCAPE {
+            return tf;
+        }
+        self.wide_tfs.get(id.0, posting.doc()).unwrap_or(tf)
+    }
+
     /// The postings of term `id`, sorted by ascending document; empty if no indexed
     /// document contains the term or `id` does not come from this index.
     pub fn postings(&self, id: TermId) -> &[Posting] {
@@ -306,6 +395,7 @@ impl InvertedIndex {
         self.lists.shrink_to_fit();
         self.lists.iter_mut().for_each(PostingList::shrink_to_fit);
         self.doc_lens.shrink_to_fit();
+        self.wide_tfs.0.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
 
@@ -317,6 +407,7 @@ impl InvertedIndex {
             + self.lists.capacity() * std::mem::size_of::<PostingList>()
             + lists
             + self.doc_lens.capacity() * std::mem::size_of::<u32>()
+            + self.wide_tfs.0.capacity() * std::mem::size_of::<(u64, u32)>()
             + self.ids.capacity() * std::mem::size_of::<u32>()
     }
 
@@ -336,11 +427,13 @@ impl InvertedIndex {
     fn reserve_doc_slot(&mut self, doc: DocId) -> Result<usize> {
         let slot = doc.0 as usize;
         let too_large = || Error::TooLarge(format!("document id {} is too large", doc.0));
+        if doc.0 > MAX_DOC {
+            return Err(too_large());
+        }
         let needed = slot.checked_add(1).ok_or_else(too_large)?;
         if needed > self.doc_lens.len() {
-            self.doc_lens
-                .try_reserve(needed - self.doc_lens.len())
-                .map_err(|_| too_large())?;
+            let missing = needed - self.doc_lens.len();
+            grow_by_quarter(&mut self.doc_lens, missing).map_err(|_| too_large())?;
             self.doc_lens.resize(needed, ABSENT);
         }
         Ok(slot)
@@ -357,7 +450,7 @@ enum PostingList {
 }
 
 // The memory layout promised in the module docs: the inline variant is free.
-const _: () = assert!(std::mem::size_of::<Posting>() == 8);
+const _: () = assert!(std::mem::size_of::<Posting>() == 4);
 const _: () = assert!(std::mem::size_of::<PostingList>() == std::mem::size_of::<Vec<Posting>>());
 
 impl PostingList {
@@ -369,28 +462,42 @@ impl PostingList {
         }
     }
 
-    /// Counts one occurrence in `doc`, which is the list's last document or comes after
-    /// every document of the list.
-    fn add_occurrence(&mut self, doc: DocId) {
-        match self {
-            PostingList::One(p) if p.doc == doc => p.tf += 1,
-            PostingList::Many(v) => match v.last_mut() {
-                Some(last) if last.doc == doc => last.tf += 1,
-                _ => self.upsert(Posting { doc, tf: 1 }),
+    /// Counts one occurrence in `doc` of the list's term `term`; `doc` is the list's last
+    /// document or comes after every document of the list.
+    fn add_occurrence(&mut self, term: u32, doc: DocId, wide: &mut WideTfs) {
+        let last = match self {
+            PostingList::One(p) => Some(p),
+            PostingList::Many(v) => v.last_mut(),
+            PostingList::Empty => None,
+        };
+        match last {
+            Some(p) if p.doc() == doc => match p.packed_tf() {
+                tf if tf + 1 < TF_ESCAPE => p.0 += 1,
+                TF_ESCAPE => {
+                    let tf = wide.get(term, doc).unwrap_or(TF_ESCAPE);
+                    wide.set(term, doc, tf + 1);
+                }
+                _ => {
+                    p.0 += 1;
+                    wide.set(term, doc, TF_ESCAPE);
+                }
             },
-            _ => self.upsert(Posting { doc, tf: 1 }),
+            _ => self.upsert(term, doc, 1, wide),
         }
     }
 
-    /// Inserts `posting` at its sorted place, or replaces the tf of a stale posting for the
-    /// same document (left by a `remove` given incomplete terms).
-    fn upsert(&mut self, posting: Posting) {
+    /// Gives `doc` frequency `tf` in the list of term `term`: inserts its posting at its
+    /// sorted place, or replaces a stale posting for the same document (left by a `remove`
+    /// given incomplete terms).
+    fn upsert(&mut self, term: u32, doc: DocId, tf: u32, wide: &mut WideTfs) {
+        wide.set(term, doc, tf);
+        let posting = Posting::new(doc, tf);
         match self {
             PostingList::Empty => *self = PostingList::One(posting),
-            PostingList::One(p) if p.doc == posting.doc => *p = posting,
+            PostingList::One(p) if p.doc() == doc => *p = posting,
             PostingList::One(p) => {
                 let mut v = Vec::with_capacity(2);
-                v.extend(if p.doc < posting.doc {
+                v.extend(if p.doc() < doc {
                     [*p, posting]
                 } else {
                     [posting, *p]
@@ -399,8 +506,8 @@ impl PostingList {
             }
             PostingList::Many(v) => {
                 let at = match v.last() {
-                    Some(last) if last.doc < posting.doc => v.len(),
-                    _ => match v.binary_search_by_key(&posting.doc, |p| p.doc) {
+                    Some(last) if last.doc() < doc => v.len(),
+                    _ => match v.binary_search_by_key(&doc, |p| p.doc()) {
                         Ok(i) => {
                             v[i] = posting;
                             return;
@@ -419,14 +526,15 @@ impl PostingList {
         }
     }
 
+    /// Removes the posting of `doc`; returns whether there was one.
     fn remove(&mut self, doc: DocId) -> bool {
         match self {
-            PostingList::One(p) if p.doc == doc => {
+            PostingList::One(p) if p.doc() == doc => {
                 *self = PostingList::Empty;
                 true
             }
             PostingList::Many(v) => {
-                let Ok(i) = v.binary_search_by_key(&doc, |p| p.doc) else {
+                let Ok(i) = v.binary_search_by_key(&doc, |p| p.doc()) else {
                     return false;
                 };
                 v.remove(i);
@@ -510,6 +618,8 @@ impl Vocabulary {
             .ok_or_else(|| Error::TooLarge("vocabulary has too many terms".into()))?;
         let end = u32::try_from(self.arena.len() + term.len())
             .map_err(|_| Error::TooLarge(format!("vocabulary text exceeds {} bytes", u32::MAX)))?;
+        let _ = grow_by_quarter(&mut self.arena, term.len());
+        let _ = grow_by_quarter(&mut self.ends, 1);
         self.arena.push_str(term);
         self.ends.push(end);
         match slot {
@@ -633,7 +743,11 @@ mod tests {
 
     fn docs(index: &InvertedIndex, term: &str) -> Vec<(u32, u32)> {
         let id = index.term_id(term).expect("term is in the vocabulary");
-        index.postings(id).iter().map(|p| (p.doc.0, p.tf)).collect()
+        index
+            .postings(id)
+            .iter()
+            .map(|&p| (p.doc().0, index.tf(id, p)))
+            .collect()
     }
 
     #[test]
@@ -820,9 +934,16 @@ mod tests {
                     let present = index.remove(DocId(doc), terms.iter().map(String::as_str));
                     assert!(present, "seed {seed}: remove of {doc} returned false");
                 } else {
-                    let len = rng.below(12) as usize;
-                    let terms: Vec<String> =
-                        (0..len).map(|_| format!("t{}", rng.below(15))).collect();
+                    // One document in eight repeats a few terms hundreds of times, so that
+                    // frequencies cross the 255 a posting holds (into the side table).
+                    let (len, spread) = if rng.below(8) == 0 {
+                        (rng.below(900) as usize, 3)
+                    } else {
+                        (rng.below(12) as usize, 15)
+                    };
+                    let terms: Vec<String> = (0..len)
+                        .map(|_| format!("t{}", rng.below(spread)))
+                        .collect();
                     index
                         .insert(DocId(doc), terms.iter().map(String::as_str))
                         .unwrap();
@@ -831,6 +952,48 @@ mod tests {
             }
             check_against_model(&index, &model, seed);
         }
+    }
+
+    #[test]
+    fn frequencies_of_255_and_more_are_exact() {
+        let many = |term: &'static str, n: usize| std::iter::repeat_n(term, n);
+        let mut index = InvertedIndex::new();
+        // In document order (each occurrence counted in place), then out of order (sorted).
+        index.insert(DocId(5), many("a", 254)).unwrap();
+        index.insert(DocId(6), many("a", 255)).unwrap();
+        index
+            .insert(DocId(7), many("a", 70_000).chain(["b"]))
+            .unwrap();
+        index.insert(DocId(1), many("a", 300)).unwrap();
+        assert_eq!(
+            docs(&index, "a"),
+            [(1, 300), (5, 254), (6, 255), (7, 70_000)]
+        );
+        assert_eq!(docs(&index, "b"), [(7, 1)]);
+        // A stale posting left by an incomplete remove is replaced, frequency and all.
+        assert!(index.remove(DocId(7), ["b"]));
+        index.insert(DocId(7), many("a", 2)).unwrap();
+        assert_eq!(docs(&index, "a"), [(1, 300), (5, 254), (6, 255), (7, 2)]);
+        // Removing forgets the exact frequency, and the document can come back smaller.
+        assert!(index.remove(DocId(1), many("a", 1)));
+        index.insert(DocId(1), ["a"]).unwrap();
+        assert_eq!(docs(&index, "a"), [(1, 1), (5, 254), (6, 255), (7, 2)]);
+        assert_eq!(
+            index.wide_tfs.0.len(),
+            1,
+            "only document 6's 255 is in the side table"
+        );
+    }
+
+    #[test]
+    fn document_ids_above_max_doc_are_rejected_without_a_change() {
+        let mut index = InvertedIndex::new();
+        index.insert(DocId(MAX_DOC), ["a"]).unwrap();
+        assert_eq!(docs(&index, "a"), [(MAX_DOC, 1)]);
+        let err = index.insert(DocId(MAX_DOC + 1), ["a"]).unwrap_err();
+        assert_eq!(err.code(), "too_large");
+        assert_eq!(index.doc_count(), 1);
+        assert_eq!(docs(&index, "a"), [(MAX_DOC, 1)]);
     }
 
     fn check_against_model(index: &InvertedIndex, model: &BTreeMap<u32, Vec<String>>, seed: u64) {

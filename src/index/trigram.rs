@@ -94,6 +94,7 @@
 //! * N. Okazaki and J. Tsujii, "Simple and efficient algorithm for approximate dictionary
 //!   matching", COLING 2010: candidates from the rarest lists, then binary-search counting.
 
+use super::grow_by_quarter;
 use crate::sort;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -218,7 +219,58 @@ pub struct TrigramIndex {
     /// Packed gram → index into `postings`.
     gram_ids: HashMap<u64, usize, BuildHasherDefault<GramHasher>>,
     /// Sorted term ids per gram.
-    postings: Vec<Vec<u32>>,
+    postings: Vec<IdList>,
+}
+
+/// The term ids of one gram, ascending: one id inline (many grams occur in a single term),
+/// more in a vector that grows by 1.25× (as posting lists do) rather than 2×.
+#[derive(Debug, Clone)]
+enum IdList {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+// The inline variant is free: the enum is the size of the vector.
+const _: () = assert!(std::mem::size_of::<IdList>() == std::mem::size_of::<Vec<u32>>());
+
+impl IdList {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            IdList::One(id) => std::slice::from_ref(id),
+            IdList::Many(ids) => ids,
+        }
+    }
+
+    /// Appends `id`, which is at least the last id (a term repeating a gram brings its id
+    /// again, and is kept once).
+    fn push(&mut self, id: u32) {
+        match self {
+            IdList::One(last) if *last == id => {}
+            IdList::One(last) => *self = IdList::Many(vec![*last, id]),
+            IdList::Many(ids) => {
+                if ids.last() == Some(&id) {
+                    return;
+                }
+                if ids.len() == ids.capacity() {
+                    ids.reserve_exact((ids.len() / 4).max(2));
+                }
+                ids.push(id);
+            }
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        if let IdList::Many(ids) = self {
+            ids.shrink_to_fit();
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            IdList::One(_) => 0,
+            IdList::Many(ids) => ids.capacity() * std::mem::size_of::<u32>(),
+        }
+    }
 }
 
 impl fmt::Debug for TrigramIndex {
@@ -253,6 +305,9 @@ impl TrigramIndex {
             self.grow_slots();
         }
         self.place_slot(id, hash_term(term));
+        let _ = grow_by_quarter(&mut self.text, term.len());
+        let _ = grow_by_quarter(&mut self.ends, 1);
+        let _ = grow_by_quarter(&mut self.char_lens, 1);
         self.text.push_str(term);
         self.ends.push(self.text.len());
         let chars = term.chars().count();
@@ -303,19 +358,19 @@ impl TrigramIndex {
         self.char_lens.shrink_to_fit();
         self.gram_ids.shrink_to_fit();
         self.postings.shrink_to_fit();
-        self.postings.iter_mut().for_each(Vec::shrink_to_fit);
+        self.postings.iter_mut().for_each(IdList::shrink_to_fit);
     }
 
     /// Approximate heap bytes held, from capacities (the gram map is estimated as one
     /// control byte plus key and value per bucket).
     pub fn heap_bytes(&self) -> usize {
-        let lists: usize = self.postings.iter().map(|l| l.capacity() * 4).sum();
+        let lists: usize = self.postings.iter().map(IdList::heap_bytes).sum();
         self.text.capacity()
             + self.ends.capacity() * std::mem::size_of::<usize>()
             + self.char_lens.capacity()
             + self.slots.capacity() * 4
             + self.gram_ids.capacity() * (1 + 8 + std::mem::size_of::<usize>())
-            + self.postings.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.postings.capacity() * std::mem::size_of::<IdList>()
             + lists
     }
 
@@ -403,19 +458,20 @@ impl TrigramIndex {
 
     fn add_posting(&mut self, gram: u64, id: u32) {
         let postings = &mut self.postings;
+        let mut new = false;
         let index = *self.gram_ids.entry(gram).or_insert_with(|| {
-            postings.push(Vec::new());
+            new = true;
+            let _ = grow_by_quarter(postings, 1);
+            postings.push(IdList::One(id));
             postings.len() - 1
         });
-        let list = &mut postings[index];
-        // A term repeating a gram would push its id twice in a row.
-        if list.last() != Some(&id) {
-            list.push(id);
+        if !new {
+            postings[index].push(id);
         }
     }
 
     fn list(&self, index: usize) -> &[u32] {
-        self.postings.get(index).map_or(&[], Vec::as_slice)
+        self.postings.get(index).map_or(&[], IdList::as_slice)
     }
 
     /// Pushes every term containing `word` (exact, prefix or substring).
