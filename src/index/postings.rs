@@ -67,7 +67,7 @@ const TF_BITS: u32 = 8;
 const TF_ESCAPE: u32 = (1 << TF_BITS) - 1;
 
 /// One entry of a posting list: a document that contains the term, and how many times,
-/// packed in 32 bits (the document above [`TF_BITS`] bits of frequency). A frequency of 255
+/// packed in 32 bits (the document above 8 bits of frequency). A frequency of 255
 /// or more is kept exactly in the index's side table; read it with [`InvertedIndex::tf`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Posting(u32);
