@@ -869,6 +869,15 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_past_the_last_document_id_is_refused_before_anything_is_stored() {
+        let engine = Engine::new(EngineConfig::default()).unwrap();
+        assert!(engine.check_room(MAX_DOC as usize + 1).is_ok());
+        let err = engine.check_room(MAX_DOC as usize + 2).unwrap_err();
+        assert_eq!(err.code(), "too_large");
+        assert!(engine.check_room(usize::MAX).is_err());
+    }
+
+    #[test]
     fn insert_many_is_all_or_nothing() {
         let mut e = engine_with(vec![memory("x", "existing")]);
         let bad = vec![
