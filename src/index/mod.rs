@@ -44,10 +44,10 @@ impl Table for String {
 }
 
 /// Makes room for `additional` more items, growing the table by a quarter of its capacity
-/// where `Vec` and `String` would double it: still amortised O(1) per push, with at most a
-/// fifth of the capacity unused (a tenth on average) instead of up to half (a quarter). The
-/// tables that grow with the vocabulary or with the documents use it; their spare room was
-/// a tenth of a store's memory. On failure the table is unchanged (a later push then grows
+/// (at least 2) where `Vec` and `String` would double it: still amortised O(1) per push, with
+/// at most a fifth of the capacity unused (a tenth on average) instead of up to half (a
+/// quarter). Posting lists, trigram lists and the tables that grow with the vocabulary or
+/// with the documents use it; their spare room was a tenth of a store's memory. On failure the table is unchanged (a later push then grows
 /// it the usual way, or fails as it would have).
 pub(crate) fn grow_by_quarter(
     table: &mut impl Table,
@@ -58,7 +58,7 @@ pub(crate) fn grow_by_quarter(
     if needed <= capacity {
         return Ok(());
     }
-    let target = needed.max(capacity.saturating_add(capacity / 4)).max(8);
+    let target = needed.max(capacity.saturating_add((capacity / 4).max(2)));
     table.try_reserve_exact(target - table.len())
 }
 

@@ -515,12 +515,9 @@ impl PostingList {
                         Err(i) => i,
                     },
                 };
-                if v.len() == v.capacity() {
-                    // Grow by 1.25× instead of Vec's 2×: still amortised O(1), and spare room
-                    // averages ~10% instead of ~25% (measured: 6% less memory per document on
-                    // a 100,000-document Zipf corpus, same insert speed).
-                    v.reserve_exact((v.len() / 4).max(2));
-                }
+                // Grow by 1.25× instead of Vec's 2× (measured: 6% less memory per document on a
+                // 100,000-document Zipf corpus, same insert speed).
+                let _ = grow_by_quarter(v, 1);
                 v.insert(at, posting);
             }
         }

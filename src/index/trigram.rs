@@ -251,9 +251,7 @@ impl IdList {
                 if ids.last() == Some(&id) {
                     return;
                 }
-                if ids.len() == ids.capacity() {
-                    ids.reserve_exact((ids.len() / 4).max(2));
-                }
+                let _ = grow_by_quarter(ids, 1);
                 ids.push(id);
             }
         }
