@@ -13,7 +13,7 @@
 
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
-use crate::store::{DocId, StoredMemory};
+use crate::store::{DocId, Records, StoredMemory};
 
 /// Smallest non-empty table.
 const MIN_SLOTS: usize = 16;
@@ -50,7 +50,7 @@ fn doc_of(slot: u64) -> DocId {
 }
 
 /// The id of the record a slot value names.
-fn id_of(records: &[Option<StoredMemory>], slot: u64) -> &str {
+fn id_of(records: &Records, slot: u64) -> &str {
     records
         .get(doc_of(slot).0 as usize)
         .and_then(Option::as_ref)
@@ -69,12 +69,12 @@ impl IdTable {
     }
 
     /// The document whose record has `id`.
-    pub(crate) fn get(&self, id: &str, records: &[Option<StoredMemory>]) -> Option<DocId> {
+    pub(crate) fn get(&self, id: &str, records: &Records) -> Option<DocId> {
         self.position(id, records).map(|i| doc_of(self.slots[i]))
     }
 
     /// Whether a record has `id`.
-    pub(crate) fn contains(&self, id: &str, records: &[Option<StoredMemory>]) -> bool {
+    pub(crate) fn contains(&self, id: &str, records: &Records) -> bool {
         self.position(id, records).is_some()
     }
 
@@ -88,7 +88,7 @@ impl IdTable {
     }
 
     /// Removes `id` and returns its document. Its record must still be in `records`.
-    pub(crate) fn remove(&mut self, id: &str, records: &[Option<StoredMemory>]) -> Option<DocId> {
+    pub(crate) fn remove(&mut self, id: &str, records: &Records) -> Option<DocId> {
         let mut hole = self.position(id, records)?;
         let doc = doc_of(self.slots[hole]);
         let mask = self.slots.len() - 1;
@@ -113,7 +113,7 @@ impl IdTable {
     }
 
     /// The slot holding `id`.
-    fn position(&self, id: &str, records: &[Option<StoredMemory>]) -> Option<usize> {
+    fn position(&self, id: &str, records: &Records) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
@@ -169,7 +169,7 @@ mod tests {
         for case in 0..50 {
             let seed = 0x1d5_0000 + case;
             let mut rng = SplitMix64(seed);
-            let mut records: Vec<Option<StoredMemory>> = Vec::new();
+            let mut records = Records::new();
             let mut table = IdTable::default();
             let mut model: HashMap<String, DocId> = HashMap::new();
             for _ in 0..400 {
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn the_largest_doc_id_is_kept() {
-        let records = vec![None; 0];
+        let records = Records::new();
         let mut table = IdTable::default();
         table.insert("x", DocId(u32::MAX));
         table.insert("y", DocId(0));
@@ -222,8 +222,8 @@ mod tests {
     #[test]
     fn an_empty_table_finds_nothing() {
         let mut table = IdTable::default();
-        assert_eq!(table.get("x", &[]), None);
-        assert_eq!(table.remove("x", &[]), None);
+        assert_eq!(table.get("x", &Records::new()), None);
+        assert_eq!(table.remove("x", &Records::new()), None);
         assert_eq!(table.len(), 0);
     }
 }

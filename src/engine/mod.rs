@@ -23,7 +23,7 @@ use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
 use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
-use crate::store::{DocId, Memory, StoredMemory};
+use crate::store::{DocId, Memory, Records, StoredMemory};
 use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
 use ids::IdTable;
@@ -147,7 +147,7 @@ pub enum EmbeddingUpdate<'a> {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
-    records: Vec<Option<StoredMemory>>,
+    records: Records,
     ids: IdTable,
     porter: InvertedIndex,
     trigram_en: FuzzyIndex,
@@ -178,7 +178,7 @@ impl Engine {
         Ok(Engine {
             vectors: VectorStore::new(config.dims)?,
             config,
-            records: Vec::new(),
+            records: Records::new(),
             ids: IdTable::default(),
             porter: InvertedIndex::new(),
             trigram_en: FuzzyIndex::new(),
@@ -212,7 +212,7 @@ impl Engine {
     /// `examples/profile.rs memory`. Graph, notes and scratch buffers are not counted.
     #[doc(hidden)]
     pub fn heap_breakdown(&self) -> Vec<(&'static str, usize)> {
-        let records = self.records.capacity() * std::mem::size_of::<Option<StoredMemory>>();
+        let records = self.records.heap_bytes();
         let strings: usize = self
             .records
             .iter()
@@ -325,7 +325,6 @@ impl Engine {
             }
         }
         self.check_room(memories.len())?;
-        self.reserve(memories.len());
         for (i, m) in memories.into_iter().enumerate() {
             let embedding = embeddings.get(i).copied().flatten();
             self.insert_valid(m, embedding)?;
@@ -484,19 +483,6 @@ impl Engine {
             )));
         }
         Ok(())
-    }
-
-    /// Makes room for `additional` more records and signatures. Vec's own doubling would leave
-    /// up to half the records' and signatures' room unused after a bulk load; this grows them
-    /// by the batch exactly, or by an eighth when that is more (so many small batches still
-    /// cost amortised O(1) copies per record).
-    fn reserve(&mut self, additional: usize) {
-        let len = self.records.len();
-        if self.records.capacity() - len < additional {
-            let extra = additional.max(len / 8);
-            self.records.reserve_exact(extra);
-            self.signatures.reserve_up_to(len.saturating_add(extra));
-        }
     }
 
     /// Indexes and stores a validated memory under the next `DocId`.

@@ -24,7 +24,7 @@ use crate::rank::{self, Candidate, CandidateKey, Context, RerankOptions};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
 use crate::signature as lsh;
-use crate::store::{DocId, StoredMemory};
+use crate::store::{DocId, Records, StoredMemory};
 
 /// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
 pub const MAX_LIMIT: usize = 100;
@@ -472,7 +472,7 @@ pub fn check_lambda(lambda: f64) -> Result<()> {
     Ok(())
 }
 
-fn accepts(records: &[Option<StoredMemory>], filter: &Filter, doc: DocId) -> bool {
+fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
     records
         .get(doc.0 as usize)
         .and_then(Option::as_ref)

@@ -1,8 +1,8 @@
 //! [`SignatureIndex`]: signatures stored by DocId and an exact threshold + top-k scan.
 //!
-//! Layout: `signatures[doc]` holds the signature of `doc` (32 bytes, contiguous, indexed by
-//! `DocId.0`, which the engine assigns densely) and `present[doc]` says whether it is set.
-//! Removing a doc clears its entry; nothing moves.
+//! Layout: `signatures[doc]` holds the signature of `doc` (32 bytes, indexed by `DocId.0`,
+//! which the engine assigns densely, in [`Chunked`] tables that never move) and
+//! `present[doc]` says whether it is set. Removing a doc clears its entry; nothing moves.
 //!
 //! Search: one pass in ascending DocId computing [`hamming_distance`] (four popcounts). The
 //! threshold on similarity becomes a bound on distance, `max_distance`, found by evaluating
@@ -23,7 +23,7 @@
 use std::collections::BinaryHeap;
 
 use super::lsh::{hamming_distance, similarity_of_distance, Signature, SIGNATURE_BITS};
-use crate::store::DocId;
+use crate::store::{Chunked, DocId};
 
 /// Signatures by DocId with an exact scan.
 ///
@@ -42,8 +42,8 @@ use crate::store::DocId;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct SignatureIndex {
-    signatures: Vec<Signature>,
-    present: Vec<bool>,
+    signatures: Chunked<Signature>,
+    present: Chunked<bool>,
     len: usize,
 }
 
@@ -57,8 +57,8 @@ impl SignatureIndex {
     pub fn set(&mut self, doc: DocId, s: Signature) {
         let index = doc.0 as usize;
         if self.signatures.len() <= index {
-            self.signatures.resize(index + 1, Signature::default());
-            self.present.resize(index + 1, false);
+            self.signatures.extend_to(index + 1, Signature::default());
+            self.present.extend_to(index + 1, false);
         }
         self.signatures[index] = s;
         if !self.present[index] {
@@ -79,14 +79,6 @@ impl SignatureIndex {
             }
             _ => false,
         }
-    }
-
-    /// Makes room for the signatures of docs up to `bound` (exclusive) without growing again,
-    /// and no more: for an engine about to add a batch of known size.
-    pub fn reserve_up_to(&mut self, bound: usize) {
-        let additional = bound.saturating_sub(self.signatures.len());
-        self.signatures.reserve_exact(additional);
-        self.present.reserve_exact(additional);
     }
 
     /// The signature stored for `doc`.
@@ -125,7 +117,7 @@ impl SignatureIndex {
             return Vec::new();
         }
         let mut heap: BinaryHeap<(u32, u32)> = BinaryHeap::new();
-        let rows = self.signatures.iter().zip(&self.present);
+        let rows = self.signatures.iter().zip(self.present.iter());
         for (index, (s, &present)) in rows.enumerate() {
             let distance = hamming_distance(query, s);
             if distance > bound || !present || s.is_empty() {
@@ -156,7 +148,7 @@ impl SignatureIndex {
 
     /// Heap memory held by the index, in bytes (capacities).
     pub fn heap_bytes(&self) -> usize {
-        self.signatures.capacity() * std::mem::size_of::<Signature>() + self.present.capacity()
+        self.signatures.heap_bytes() + self.present.heap_bytes()
     }
 }
 

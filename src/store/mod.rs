@@ -1,7 +1,12 @@
 //! Records and their identifiers: the base layer every other module builds on.
 
+pub mod chunked;
 pub mod records;
 pub mod stored;
 
+pub use chunked::Chunked;
 pub use records::{DocId, Memory};
 pub use stored::StoredMemory;
+
+/// The engine's records by `DocId`: `None` once removed.
+pub type Records = Chunked<Option<StoredMemory>>;
