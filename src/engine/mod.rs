@@ -18,7 +18,8 @@ use crate::error::{Error, Num, Result};
 use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
-use crate::index::postings::{InvertedIndex, TermId, MAX_DOC};
+use crate::index::porter::PorterIndex;
+use crate::index::postings::{TermId, MAX_DOC};
 use crate::notes::{Note, NoteStore};
 use crate::rank::Calibration;
 use crate::recall::score::ScoreParams;
@@ -149,16 +150,10 @@ pub struct Engine {
     config: EngineConfig,
     records: Records,
     ids: IdTable,
-    porter: InvertedIndex,
+    /// The porter terms of `textEn`, derived from `trigram_en`'s postings of its tokens.
+    porter: PorterIndex,
     trigram_en: FuzzyIndex,
     trigram_orig: FuzzyIndex,
-    /// The porter term of each distinct `textEn` token, by the token's id in `trigram_en`
-    /// ([`STEM_UNKNOWN`] until the token first occurs in an indexed `textEn`; keywords only
-    /// reach `trigram_en`). A token is stemmed and looked up in the porter vocabulary once,
-    /// not at every occurrence: exact, since its term is a pure function of the token
-    /// ([`text::term_of_token`]) and neither index ever reuses a term id. 4 bytes per
-    /// distinct token.
-    stems: Vec<u32>,
     /// The signature feature hash of each porter term ([`lsh::term_feature`] under the
     /// configured seed), by porter term id, for every id `porter_term` has returned: hashed
     /// once per distinct term. 8 bytes per porter term.
@@ -180,10 +175,9 @@ impl Engine {
             config,
             records: Records::new(),
             ids: IdTable::default(),
-            porter: InvertedIndex::new(),
+            porter: PorterIndex::new(),
             trigram_en: FuzzyIndex::new(),
             trigram_orig: FuzzyIndex::new(),
-            stems: Vec::new(),
             term_features: Vec::new(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
@@ -228,7 +222,6 @@ impl Engine {
             ("trigram_en", self.trigram_en.heap_bytes()),
             ("  its trigrams", self.trigram_en.trigram_heap_bytes()),
             ("trigram_orig", self.trigram_orig.heap_bytes()),
-            ("stems", self.stems.capacity() * 4),
             ("term features", self.term_features.capacity() * 8),
             ("vectors", self.vectors.heap_bytes()),
             ("signatures", self.signatures.heap_bytes()),
@@ -540,9 +533,9 @@ impl Engine {
                 .unwrap_or_else(|| lsh::term_feature(porter.term(id), seed))
         });
         let signature = a.signer.sign_features(term_features, &a.tokens, seed);
-        self.porter.insert_ids(doc, &a.term_ids)?;
         a.tokens.clear();
         a.push_keywords(m);
+        self.porter.add_keywords(doc, &a.tokens)?;
         for token in &a.tokens {
             a.token_ids.push(self.trigram_en.intern(token)?);
         }
@@ -555,28 +548,16 @@ impl Engine {
         Ok(())
     }
 
-    /// The porter term of a `textEn` token whose `trigram_en` id is `token_id`: remembered
-    /// in `stems`, or stemmed, interned and remembered (with its feature hash, in
-    /// `term_features`, if the term is new).
+    /// The porter term of a `textEn` token whose `trigram_en` id is `token_id`
+    /// ([`PorterIndex::stem_token`]), with its feature hash remembered in `term_features` if
+    /// the term is new.
     fn porter_term(
         &mut self,
         token_id: TermId,
         token: &str,
         stemmer: &mut Stemmer,
     ) -> Result<TermId> {
-        let slot = token_id.0 as usize;
-        if let Some(&id) = self.stems.get(slot) {
-            if id != STEM_UNKNOWN {
-                return Ok(TermId(id));
-            }
-        }
-        let id = self.porter.intern(&text::term_of_token(token, stemmer))?;
-        if self.stems.len() <= slot {
-            let missing = slot + 1 - self.stems.len();
-            let _ = grow_by_quarter(&mut self.stems, missing);
-            self.stems.resize(slot + 1, STEM_UNKNOWN);
-        }
-        self.stems[slot] = id.0;
+        let id = self.porter.stem_token(token_id, token, stemmer)?;
         let seed = self.config.signature_seed;
         while self.term_features.len() <= id.0 as usize {
             // `len() <= id.0 < u32::MAX`: porter term ids are u32.
@@ -595,8 +576,10 @@ impl Engine {
 
     fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) {
         self.signatures.remove(doc);
-        a.analyse(m.text_en());
-        self.porter.remove(doc, &a.terms);
+        a.tokens.clear();
+        a.push_keywords(m);
+        self.porter.remove_keywords(doc, &a.tokens);
+        a.fill_tokens(m.text_en());
         a.push_keywords(m);
         self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
@@ -605,10 +588,6 @@ impl Engine {
         }
     }
 }
-
-/// `Engine::stems` entry of a token not stemmed yet (never a term id: vocabularies stop
-/// below `u32::MAX - 1` terms).
-const STEM_UNKNOWN: u32 = u32::MAX;
 
 /// Memories on their way into [`Engine::insert_batch`], each validated as it is added and
 /// kept in the engine's compact layout ([`StoredMemory`]), so a large batch costs its
@@ -671,8 +650,6 @@ struct Analysis {
     stemmer: Stemmer,
     /// Folded tokens (for the trigram indexes and the signature's trigrams).
     tokens: TermList,
-    /// Porter terms (when removing a memory).
-    terms: TermList,
     /// `trigram_en` ids of the tokens, then of the keywords' tokens.
     token_ids: Vec<TermId>,
     /// Porter term ids of the tokens.
@@ -681,11 +658,6 @@ struct Analysis {
 }
 
 impl Analysis {
-    /// Tokens and terms of `text`.
-    fn analyse(&mut self, text: &str) {
-        text::analyse(text, &mut self.stemmer, &mut self.tokens, &mut self.terms);
-    }
-
     /// Tokens of `text` only.
     fn fill_tokens(&mut self, text: &str) {
         self.tokens.clear();
@@ -727,6 +699,8 @@ fn at_item(index: usize, e: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::bm25::Bm25Source;
+    use crate::index::postings::InvertedIndex;
     use crate::recall::filter::Filter;
     use crate::store::records::MAX_RECALL_TIMESTAMPS;
 
@@ -1040,6 +1014,23 @@ mod tests {
         .unwrap();
         e.remove("c").unwrap();
         e.insert(memory("d", "dogs run; creme"), None).unwrap();
+        // Keywords that are also in the text, and a keyword-only token that is a stem's.
+        e.insert(
+            Memory {
+                keywords: vec!["dogs".into(), "runner dogs".into()],
+                ..memory("e", "Dogs bark at the runner")
+            },
+            None,
+        )
+        .unwrap();
+        e.insert(
+            Memory {
+                keywords: vec!["dogged".into()],
+                ..memory("f", "the dog")
+            },
+            None,
+        )
+        .unwrap();
         let mut porter = InvertedIndex::new();
         let mut fuzzy = InvertedIndex::new();
         for (doc, m) in e.records.iter().enumerate() {
@@ -1062,8 +1053,19 @@ mod tests {
                 Some(lsh::signature(m.text_en(), seed))
             );
         }
-        assert_same_index(&e.porter, &porter);
         assert_same_index(e.trigram_en.terms(), &fuzzy);
+        let view = e.porter.view(e.trigram_en.terms());
+        assert_eq!(view.stats(), porter.stats());
+        for doc in 0..e.records.len() as u32 {
+            assert_eq!(view.doc_len(DocId(doc)), porter.try_doc_len(DocId(doc)));
+        }
+        for id in 0..porter.vocabulary_len() as u32 {
+            let stem = porter.term(TermId(id));
+            let want = porter.postings(TermId(id));
+            let got = view.phrase(stem).expect(stem);
+            assert_eq!(got.postings(), want, "stem {stem:?}");
+        }
+        assert!(e.porter.vocabulary_len() >= porter.vocabulary_len());
     }
 
     /// Same documents, lengths and postings of every term (term ids may differ).

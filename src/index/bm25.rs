@@ -44,7 +44,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fmt;
 
-use super::postings::{InvertedIndex, Posting, TermId};
+use super::postings::{InvertedIndex, PhraseList, Posting};
 use crate::error::Num;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -125,6 +125,41 @@ impl CorpusStats {
             // Same conversions as FTS5: (double)nToken / (double)nRow.
             avgdl: index.total_terms() as f64 / f64::from(doc_count),
         }
+    }
+}
+
+/// What a BM25 search reads: the corpus statistics, document lengths and the postings of
+/// each query term. [`InvertedIndex`] is one; `index::porter` derives another from an
+/// index of unstemmed tokens.
+pub trait Bm25Source {
+    /// `N` and `avgdl`.
+    fn stats(&self) -> CorpusStats;
+    /// One more than the largest `DocId` a posting may name (the score buffer's length).
+    fn doc_id_bound(&self) -> usize;
+    /// `|D|` of `doc`, or `None` if it is not indexed (its postings are then stale and
+    /// skipped).
+    fn doc_len(&self, doc: DocId) -> Option<u32>;
+    /// The postings of an analysed query term; `None` or an empty list when no document
+    /// holds it.
+    fn phrase(&self, term: &str) -> Option<PhraseList<'_>>;
+}
+
+impl Bm25Source for InvertedIndex {
+    fn stats(&self) -> CorpusStats {
+        CorpusStats::from_index(self)
+    }
+
+    fn doc_id_bound(&self) -> usize {
+        InvertedIndex::doc_id_bound(self)
+    }
+
+    #[inline]
+    fn doc_len(&self, doc: DocId) -> Option<u32> {
+        self.try_doc_len(doc)
+    }
+
+    fn phrase(&self, term: &str) -> Option<PhraseList<'_>> {
+        self.term_id(term).map(|id| PhraseList::Term(self, id))
     }
 }
 
@@ -209,14 +244,14 @@ pub fn search_with(
 /// neither a score nor a filter call.
 pub fn search_gated(
     buffer: &mut SearchBuffer,
-    index: &InvertedIndex,
+    index: &impl Bm25Source,
     query_terms: &[&str],
     admits: &[bool],
     params: &Bm25Params,
     k: usize,
     mut accept: impl FnMut(DocId) -> bool,
 ) -> Vec<ScoredDoc> {
-    let stats = CorpusStats::from_index(index);
+    let stats = index.stats();
     let phrases = resolve(index, query_terms, admits, stats.doc_count);
     if k == 0 || !phrases.iter().any(|p| p.admits) {
         return Vec::new();
@@ -228,31 +263,31 @@ pub fn search_gated(
     let mut marked = 0;
     if gated {
         for phrase in phrases.iter().filter(|p| p.admits) {
-            for posting in phrase.postings {
-                if index.contains(posting.doc()) {
+            for posting in phrase.list.postings() {
+                if index.doc_len(posting.doc()).is_some() {
                     marked += usize::from(buffer.mark(posting.doc()));
                 }
             }
         }
     }
-    let doc_lens = index.doc_lens();
     let add = |buffer: &mut SearchBuffer, phrase: &Phrase, posting: Posting| {
         let doc = posting.doc();
-        let Some(&doc_len) = doc_lens.get(doc.0 as usize).filter(|&&l| l != u32::MAX) else {
+        let Some(doc_len) = index.doc_len(doc) else {
             return; // a posting left by an incomplete remove
         };
         let norm = length_norm(doc_len, stats.avgdl, params);
-        let tf = f64::from(index.tf(phrase.term, posting));
+        let tf = f64::from(phrase.list.tf(posting));
         buffer.add(doc, term_score(phrase.idf, tf, norm, params));
     };
     for phrase in &phrases {
+        let postings = phrase.list.postings();
         if phrase.admits || !gated {
-            for &posting in phrase.postings {
+            for &posting in postings {
                 add(buffer, phrase, posting);
             }
-        } else if marked.saturating_mul(GALLOP_RATIO) < phrase.postings.len() {
+        } else if marked.saturating_mul(GALLOP_RATIO) < postings.len() {
             // Few marked documents: look each one up in the long list.
-            let mut rest = phrase.postings;
+            let mut rest = postings;
             buffer.for_each_marked(|buffer, doc| {
                 let at = super::gallop(rest, |p| p.doc() < doc);
                 rest = &rest[at..];
@@ -263,7 +298,7 @@ pub fn search_gated(
                 !rest.is_empty()
             });
         } else {
-            for &posting in phrase.postings {
+            for &posting in postings {
                 if buffer.is_marked(posting.doc()) {
                     add(buffer, phrase, posting);
                 }
@@ -292,7 +327,12 @@ pub fn count_matches(
 ) -> usize {
     let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
     for phrase in resolve(index, query_terms, &[], index.doc_count()) {
-        for posting in phrase.postings.iter().filter(|p| index.contains(p.doc())) {
+        for posting in phrase
+            .list
+            .postings()
+            .iter()
+            .filter(|p| index.contains(p.doc()))
+        {
             let doc = posting.doc().0 as usize;
             seen[doc / 64] |= 1 << (doc % 64);
         }
@@ -491,10 +531,8 @@ impl fmt::Display for Explanation {
 
 /// A query phrase present in the index: its idf and posting list.
 struct Phrase<'a> {
-    /// The term, for frequencies of 255 or more ([`InvertedIndex::tf`]).
-    term: TermId,
+    list: PhraseList<'a>,
     idf: f64,
-    postings: &'a [Posting],
     /// Whether a document containing this phrase qualifies (see [`search_gated`]).
     admits: bool,
 }
@@ -503,7 +541,7 @@ struct Phrase<'a> {
 /// document (see [`search_gated`]; `true` beyond the end of `admits`). Absent terms are
 /// dropped: in FTS5 they add `+0.0` to every document.
 fn resolve<'a>(
-    index: &'a InvertedIndex,
+    index: &'a impl Bm25Source,
     query_terms: &[&str],
     admits: &[bool],
     doc_count: u32,
@@ -512,13 +550,11 @@ fn resolve<'a>(
         .iter()
         .enumerate()
         .filter_map(|(i, &term)| {
-            let id = index.term_id(term)?;
-            let postings = index.postings(id);
-            let doc_freq = u32::try_from(postings.len()).unwrap_or(u32::MAX);
-            (!postings.is_empty()).then(|| Phrase {
-                term: id,
+            let list = index.phrase(term)?;
+            let doc_freq = u32::try_from(list.postings().len()).unwrap_or(u32::MAX);
+            (doc_freq > 0).then(|| Phrase {
                 idf: idf(doc_count, doc_freq),
-                postings,
+                list,
                 admits: admits.get(i).copied().unwrap_or(true),
             })
         })

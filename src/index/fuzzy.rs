@@ -105,9 +105,8 @@ impl FuzzyIndex {
         self.terms.insert_ids(doc, ids)
     }
 
-    /// The inverted index of the terms, for tests that compare it with a model.
-    #[cfg(test)]
-    pub(crate) fn terms(&self) -> &InvertedIndex {
+    /// The inverted index of the terms (the engine derives its porter index from it).
+    pub fn terms(&self) -> &InvertedIndex {
         &self.terms
     }
 

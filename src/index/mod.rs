@@ -4,6 +4,7 @@
 
 pub mod bm25;
 pub mod fuzzy;
+pub mod porter;
 pub mod postings;
 pub mod trigram;
 

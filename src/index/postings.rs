@@ -440,6 +440,59 @@ impl InvertedIndex {
     }
 }
 
+/// The postings of one query phrase: a term's own list in an index, or the postings of
+/// several terms added up (a stem's tokens, see `index::porter`), built by
+/// [`PhraseList::from_counts`].
+#[derive(Debug, Clone)]
+pub enum PhraseList<'a> {
+    /// Term `.1` of index `.0`.
+    Term(&'a InvertedIndex, TermId),
+    /// Postings built for the query, and the exact frequencies of those whose packed one is
+    /// 255 (sorted by document).
+    Built(Vec<Posting>, Vec<(DocId, u32)>),
+}
+
+impl PhraseList<'_> {
+    /// A list from `(document, frequency)` pairs in strictly ascending document order, each
+    /// document at most [`MAX_DOC`] and each frequency at least 1.
+    pub fn from_counts(counts: impl IntoIterator<Item = (DocId, u32)>) -> Self {
+        let mut wide = Vec::new();
+        let postings = counts
+            .into_iter()
+            .map(|(doc, tf)| {
+                if tf >= TF_ESCAPE {
+                    wide.push((doc, tf));
+                }
+                Posting::new(doc, tf)
+            })
+            .collect();
+        PhraseList::Built(postings, wide)
+    }
+
+    /// The postings, by ascending document.
+    pub fn postings(&self) -> &[Posting] {
+        match self {
+            PhraseList::Term(index, id) => index.postings(*id),
+            PhraseList::Built(postings, _) => postings,
+        }
+    }
+
+    /// The frequency of `posting`, one of [`postings`](Self::postings).
+    #[inline]
+    pub fn tf(&self, posting: Posting) -> u32 {
+        let tf = posting.packed_tf();
+        if tf < TF_ESCAPE {
+            return tf;
+        }
+        match self {
+            PhraseList::Term(index, id) => index.tf(*id, posting),
+            PhraseList::Built(_, wide) => wide
+                .binary_search_by_key(&posting.doc(), |w| w.0)
+                .map_or(tf, |i| wide[i].1),
+        }
+    }
+}
+
 /// A posting list that stores a single posting without a heap allocation.
 #[derive(Debug, Clone, Default)]
 enum PostingList {

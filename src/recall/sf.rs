@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::postings::InvertedIndex;
+use crate::index::porter::PorterIndex;
 use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
@@ -75,8 +75,8 @@ pub struct SfHit {
 /// The indexes stage Sf reads.
 #[derive(Debug, Clone, Copy)]
 pub struct SfIndexes<'a> {
-    /// Stemmed terms of `textEn`.
-    pub porter: &'a InvertedIndex,
+    /// Stemmed terms of `textEn` (derived from `trigram_en`'s tokens).
+    pub porter: &'a PorterIndex,
     /// Unstemmed terms of `textEn` + `keywords`.
     pub trigram_en: &'a FuzzyIndex,
     /// Unstemmed terms of `text`, for memories whose `text` differs from `textEn`.
@@ -157,7 +157,7 @@ pub fn run<'m>(
     // term that is not a stopword ("the" alone is not a reason to recall anything).
     let found = bm25::search_gated(
         &mut scratch.bm25,
-        indexes.porter,
+        &indexes.porter.view(indexes.trigram_en.terms()),
         &stems,
         &admits,
         &bm25_params,
