@@ -171,6 +171,14 @@ fn main() {
             live as f64 / n,
             peak as f64 / n
         );
+        let stats = engine.stats();
+        println!(
+            "  ({} porter terms, {} trigram_en terms: {:.2} and {:.2} per memory)",
+            stats.porter_terms,
+            stats.fuzzy_terms,
+            stats.porter_terms as f64 / n,
+            stats.fuzzy_terms as f64 / n
+        );
         for (part, bytes) in engine.heap_breakdown() {
             println!("  {part:<16} {:>6.0} B/doc", bytes as f64 / n);
         }

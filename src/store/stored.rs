@@ -13,7 +13,7 @@
 //!   fields stay empty; it is allocated only when one of those fields differs from its default
 //!   (floats compared by their bits, so `-0` is kept).
 //!
-//! That is 48 bytes on wasm32 (72 on 64-bit targets) and one allocation for the strings, for
+//! That is 40 bytes on wasm32 (56 on 64-bit targets) and one allocation for the strings, for
 //! a memory without rare fields. Conversion is exact both ways:
 //! `StoredMemory::from(m).to_memory() == m`, float bits included.
 
@@ -55,13 +55,14 @@ static EMPTY: Memory = Memory {
 pub struct StoredMemory {
     /// The id, the text, the topic and the length-prefixed tags, one after the other.
     strings: Box<str>,
-    /// End of the id in `strings`.
-    id_end: usize,
-    /// End of the text in `strings`, where the topic starts; [`NO_TOPIC`] when there is no
-    /// topic (the text then runs to `tags_start`).
-    text_end: usize,
-    /// Start of the tags in `strings`.
-    tags_start: usize,
+    /// Byte length of the text in `strings` (validated texts are far shorter than 4 GiB).
+    text_len: u32,
+    /// Byte length of the id at the start of `strings`; [`IN_REST`] when it is too long to
+    /// say here (never a validated id), and `rest` holds it.
+    id_len: u16,
+    /// Byte length of the topic after the text; [`NO_TOPIC`] when there is none, [`IN_REST`]
+    /// when it is too long to say here (never a validated topic), and `rest` holds it.
+    topic_len: u16,
     created_at: f64,
     updated_at: f64,
     recall_count: u32,
@@ -70,8 +71,10 @@ pub struct StoredMemory {
     rest: Option<Box<Memory>>,
 }
 
-/// [`StoredMemory::text_end`] of a memory without a topic.
-const NO_TOPIC: usize = usize::MAX;
+/// [`StoredMemory::topic_len`] of a memory without a topic.
+const NO_TOPIC: u16 = u16::MAX;
+/// [`StoredMemory::id_len`] or `topic_len` of a string kept in `rest`.
+const IN_REST: u16 = u16::MAX - 1;
 
 /// Longest tag packed into a [`StoredMemory`]'s strings, in bytes: every length up to it is a
 /// Unicode scalar value (the surrogates start at U+D800).
@@ -79,7 +82,31 @@ pub const MAX_PACKED_TAG_BYTES: usize = 0xD7FF;
 
 impl From<Memory> for StoredMemory {
     fn from(mut m: Memory) -> Self {
-        let topic = m.topic.take();
+        // Ids and topics are validated names (at most 1 KiB); one too long for a u16 length
+        // would stay in `rest`.
+        let packs = |t: &str| t.len() < usize::from(IN_REST);
+        let topic = match m.topic.take() {
+            Some(t) if !packs(&t) => {
+                m.topic = Some(t);
+                None
+            }
+            topic => topic,
+        };
+        let topic_len = match &topic {
+            Some(t) => t.len() as u16,
+            None if m.topic.is_some() => IN_REST,
+            None => NO_TOPIC,
+        };
+        let id = if packs(&m.id) {
+            std::mem::take(&mut m.id)
+        } else {
+            String::new()
+        };
+        let id_len = if m.id.is_empty() {
+            id.len() as u16
+        } else {
+            IN_REST
+        };
         let pack_tags = m.tags.iter().all(|t| t.len() <= MAX_PACKED_TAG_BYTES);
         let tags = if pack_tags {
             std::mem::take(&mut m.tags)
@@ -87,20 +114,12 @@ impl From<Memory> for StoredMemory {
             Vec::new()
         };
         let tag_bytes: usize = tags.iter().map(|t| t.len() + 4).sum();
-        let topic_len = topic.as_ref().map_or(0, String::len);
-        let mut strings = String::with_capacity(m.id.len() + m.text.len() + topic_len + tag_bytes);
-        strings.push_str(&std::mem::take(&mut m.id));
-        let id_end = strings.len();
-        strings.push_str(&std::mem::take(&mut m.text));
-        let text_end = match topic {
-            Some(topic) => {
-                let end = strings.len();
-                strings.push_str(&topic);
-                end
-            }
-            None => NO_TOPIC,
-        };
-        let tags_start = strings.len();
+        let topic_bytes = topic.as_ref().map_or(0, String::len);
+        let mut strings = String::with_capacity(id.len() + m.text.len() + topic_bytes + tag_bytes);
+        strings.push_str(&id);
+        let text = std::mem::take(&mut m.text);
+        strings.push_str(&text);
+        strings.push_str(topic.as_deref().unwrap_or_default());
         for tag in &tags {
             // `pack_tags`: the length is at most MAX_PACKED_TAG_BYTES, a scalar value.
             strings.extend(u32::try_from(tag.len()).ok().and_then(char::from_u32));
@@ -108,9 +127,9 @@ impl From<Memory> for StoredMemory {
         }
         let stored = StoredMemory {
             strings: strings.into_boxed_str(),
-            id_end,
-            text_end,
-            tags_start,
+            text_len: u32::try_from(text.len()).unwrap_or(u32::MAX),
+            id_len,
+            topic_len,
             created_at: std::mem::take(&mut m.created_at),
             updated_at: std::mem::take(&mut m.updated_at),
             recall_count: std::mem::take(&mut m.recall_count),
@@ -166,14 +185,38 @@ impl StoredMemory {
         self.strings.get(start..end).unwrap_or_default()
     }
 
+    /// End of the id in `strings` (0 when `rest` holds it).
+    fn id_end(&self) -> usize {
+        match self.id_len {
+            IN_REST => 0,
+            len => usize::from(len),
+        }
+    }
+
+    /// End of the text in `strings`, where the topic starts.
+    fn text_end(&self) -> usize {
+        self.id_end() + self.text_len as usize
+    }
+
+    /// Start of the tags in `strings`.
+    fn tags_start(&self) -> usize {
+        match self.topic_len {
+            NO_TOPIC | IN_REST => self.text_end(),
+            len => self.text_end() + usize::from(len),
+        }
+    }
+
     /// Public id.
     pub fn id(&self) -> &str {
-        self.part(0, self.id_end)
+        match self.id_len {
+            IN_REST => &self.rest().id,
+            _ => self.part(0, self.id_end()),
+        }
     }
 
     /// Text in its original language.
     pub fn text(&self) -> &str {
-        self.part(self.id_end, self.text_end.min(self.tags_start))
+        self.part(self.id_end(), self.text_end())
     }
 
     /// The English (or translated) text: [`Memory::text_en`].
@@ -201,12 +244,16 @@ impl StoredMemory {
 
     /// Topic.
     pub fn topic(&self) -> Option<&str> {
-        (self.text_end != NO_TOPIC).then(|| self.part(self.text_end, self.tags_start))
+        match self.topic_len {
+            NO_TOPIC => None,
+            IN_REST => self.rest().topic.as_deref(),
+            _ => Some(self.part(self.text_end(), self.tags_start())),
+        }
     }
 
     /// The packed tags (each behind its length as one `char`).
     fn tags(&self) -> impl Iterator<Item = &str> {
-        let mut left = self.part(self.tags_start, self.strings.len());
+        let mut left = self.part(self.tags_start(), self.strings.len());
         std::iter::from_fn(move || {
             let mut chars = left.chars();
             let len = chars.next()? as usize;
@@ -398,6 +445,27 @@ mod tests {
     }
 
     #[test]
+    fn an_id_or_topic_too_long_for_a_length_stays_in_rest() {
+        let long = "i".repeat(usize::from(IN_REST));
+        let just = "j".repeat(usize::from(IN_REST) - 1);
+        for (id, topic) in [(&long, &just), (&just, &long), (&long, &long)] {
+            let stored = round_trip(Memory {
+                id: id.clone(),
+                text: "body".into(),
+                topic: Some(topic.clone()),
+                tags: vec!["t".into()],
+                ..Memory::default()
+            });
+            assert!(stored.rest.is_some());
+            assert_eq!(
+                (stored.id(), stored.text(), stored.topic()),
+                (id.as_str(), "body", Some(topic.as_str()))
+            );
+            assert_eq!(stored.tags().collect::<Vec<_>>(), ["t"]);
+        }
+    }
+
+    #[test]
     fn negative_zero_is_kept() {
         let stored = round_trip(Memory {
             emotion: -0.0,
@@ -431,7 +499,7 @@ mod tests {
         let words = std::mem::size_of::<usize>();
         assert_eq!(
             std::mem::size_of::<StoredMemory>(),
-            (20 + 6 * words).next_multiple_of(8)
+            (28 + 3 * words).next_multiple_of(8)
         );
         assert_eq!(
             std::mem::size_of::<Option<StoredMemory>>(),
