@@ -127,7 +127,7 @@ impl EngineConfig {
 pub struct Stats {
     /// Live memories.
     pub memories: usize,
-    /// Distinct stemmed terms (porter index).
+    /// Distinct stemmed terms (the porter vocabulary).
     pub porter_terms: usize,
     /// Distinct unstemmed terms of `textEn` + `keywords`.
     pub fuzzy_terms: usize,
