@@ -177,7 +177,7 @@ impl PorterView<'_> {
                     let at = super::gallop(keyword_rest, |k| k.doc() < doc);
                     keyword_rest = &keyword_rest[at..];
                     if let Some(&k) = keyword_rest.first().filter(|k| k.doc() == doc) {
-                        tf -= keywords.tf(id, k);
+                        tf = tf.saturating_sub(keywords.tf(id, k));
                     }
                 }
                 while let Some(e) = earlier.next_if(|e| e.0 < doc) {
@@ -216,7 +216,8 @@ impl Bm25Source for PorterView<'_> {
     fn doc_len(&self, doc: DocId) -> Option<u32> {
         let len = self.tokens.try_doc_len(doc)?;
         Some(match self.porter.keywords.try_doc_len(doc) {
-            Some(keywords) => len - keywords,
+            // The token index counts the keyword tokens too, so this never saturates.
+            Some(keywords) => len.saturating_sub(keywords),
             None => len,
         })
     }
