@@ -579,8 +579,8 @@ impl Engine {
         a.tokens.clear();
         a.push_keywords(m);
         self.porter.remove_keywords(doc, &a.tokens);
-        a.fill_tokens(m.text_en());
-        a.push_keywords(m);
+        // `trigram_en` holds the keyword and `textEn` tokens; removal takes them in any order.
+        text::tokenize::for_each_token(m.text_en(), |t| a.tokens.push(t));
         self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
             a.fill_tokens(m.text());
