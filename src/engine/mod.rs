@@ -580,7 +580,7 @@ impl Engine {
         a.push_keywords(m);
         self.porter.remove_keywords(doc, &a.tokens);
         // `trigram_en` holds the keyword and `textEn` tokens; removal takes them in any order.
-        text::tokenize::for_each_token(m.text_en(), |t| a.tokens.push(t));
+        a.push_tokens(m.text_en());
         self.trigram_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
             a.fill_tokens(m.text());
@@ -661,13 +661,20 @@ impl Analysis {
     /// Tokens of `text` only.
     fn fill_tokens(&mut self, text: &str) {
         self.tokens.clear();
+        self.push_tokens(text);
+    }
+
+    /// Appends the tokens of `text` to the tokens (one copy of the tokenizer loop: it is
+    /// large, and each caller that inlines it costs wasm bytes).
+    #[inline(never)]
+    fn push_tokens(&mut self, text: &str) {
         text::tokenize::for_each_token(text, |t| self.tokens.push(t));
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.
     fn push_keywords(&mut self, m: &StoredMemory) {
         for keyword in m.keywords() {
-            text::tokenize::for_each_token(keyword, |t| self.tokens.push(t));
+            self.push_tokens(keyword);
         }
     }
 }
