@@ -44,7 +44,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fmt;
 
-use super::postings::{InvertedIndex, PhraseList, Posting};
+use super::postings::{InvertedIndex, PhraseList, Posting, Postings, SKIP};
 use crate::error::Num;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -159,7 +159,7 @@ impl Bm25Source for InvertedIndex {
     }
 
     fn phrase(&self, term: &str) -> Option<PhraseList<'_>> {
-        self.term_id(term).map(|id| PhraseList::Term(self, id))
+        self.term_id(term).map(|id| PhraseList::of_term(self, id))
     }
 }
 
@@ -276,30 +276,32 @@ pub fn search_gated(
             return; // a posting left by an incomplete remove
         };
         let norm = length_norm(doc_len, stats.avgdl, params);
-        let tf = f64::from(phrase.list.tf(posting));
+        let tf = f64::from(posting.tf());
         buffer.add(doc, term_score(phrase.idf, tf, norm, params));
     };
     for phrase in &phrases {
         let postings = phrase.list.postings();
-        if phrase.admits || !gated {
-            for &posting in postings {
-                add(buffer, phrase, posting);
-            }
-        } else if marked.saturating_mul(GALLOP_RATIO) < postings.len() {
-            // Few marked documents: look each one up in the long list.
+        let every = phrase.admits || !gated;
+        if !every && marked.saturating_mul(SEEK_RATIO) < postings.len() {
+            // Few marked documents: seek each one in the long list.
             let mut rest = postings;
+            let mut ahead: Option<Posting> = None;
             buffer.for_each_marked(|buffer, doc| {
-                let at = super::gallop(rest, |p| p.doc() < doc);
-                rest = &rest[at..];
-                if let Some(&posting) = rest.first().filter(|p| p.doc() == doc) {
-                    add(buffer, phrase, posting);
-                    rest = &rest[1..];
+                let next = match ahead {
+                    Some(p) if p.doc() >= doc => ahead,
+                    _ => rest.seek(doc),
+                };
+                ahead = next;
+                match next {
+                    Some(p) if p.doc() == doc => add(buffer, phrase, p),
+                    Some(_) => {}
+                    None => return false,
                 }
-                !rest.is_empty()
+                true
             });
         } else {
-            for &posting in postings {
-                if buffer.is_marked(posting.doc()) {
+            for posting in postings {
+                if every || buffer.is_marked(posting.doc()) {
                     add(buffer, phrase, posting);
                 }
             }
@@ -327,12 +329,7 @@ pub fn count_matches(
 ) -> usize {
     let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
     for phrase in resolve(index, query_terms, &[], index.doc_count()) {
-        for posting in phrase
-            .list
-            .postings()
-            .iter()
-            .filter(|p| index.contains(p.doc()))
-        {
+        for posting in phrase.list.postings().filter(|p| index.contains(p.doc())) {
             let doc = posting.doc().0 as usize;
             seen[doc / 64] |= 1 << (doc % 64);
         }
@@ -473,13 +470,14 @@ pub fn explain(
         .iter()
         .map(|&term| {
             let id = index.term_id(term);
-            let postings = id.map_or(&[][..], |id| index.postings(id));
+            let postings = id.map_or(Postings::EMPTY, |id| index.postings(id));
             let doc_freq = postings.len() as u32;
             let idf = idf(stats.doc_count, doc_freq);
-            let tf = match (id, postings.binary_search_by_key(&doc, |p| p.doc())) {
-                (Some(id), Ok(i)) => index.tf(id, postings[i]),
-                _ => 0,
-            };
+            let tf = postings
+                .clone()
+                .seek(doc)
+                .filter(|p| p.doc() == doc)
+                .map_or(0, Posting::tf);
             let part = if tf == 0 {
                 0.0
             } else {
@@ -562,9 +560,9 @@ fn resolve<'a>(
 }
 
 /// A non-admitting posting list is searched (instead of scanned) when it is longer than this
-/// many times the number of marked documents: a galloping search costs a few comparisons per
-/// marked document, a scan one bit test per posting.
-const GALLOP_RATIO: usize = 8;
+/// many times the number of marked documents: a seek decodes up to [`SKIP`] postings per
+/// marked document, a scan decodes every posting and tests its bit.
+const SEEK_RATIO: usize = SKIP as usize / 2;
 
 /// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
 #[derive(Debug, Clone, Copy)]

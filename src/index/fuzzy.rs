@@ -22,7 +22,7 @@
 use crate::error::Result;
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::postings::{InvertedIndex, TermId};
-use crate::index::trigram::{LookupScratch, TermMatch, TrigramIndex};
+use crate::index::trigram::{LookupScratch, TermMatch, Terms, TrigramIndex, VocabId};
 use crate::sort;
 use crate::store::DocId;
 
@@ -38,6 +38,18 @@ pub struct FuzzyIndex {
     vocab: TrigramIndex,
     /// Terms of `terms`' vocabulary (by `TermId`, from 0) already added to `vocab`.
     synced: usize,
+}
+
+/// The trigram index reads its terms' texts from the inverted index's vocabulary, which
+/// assigned their ids.
+impl Terms for InvertedIndex {
+    fn text(&self, id: VocabId) -> &str {
+        self.term(TermId(id.0))
+    }
+
+    fn id(&self, term: &str) -> Option<VocabId> {
+        self.term_id(term).map(|id| VocabId(id.0))
+    }
 }
 
 /// Reusable per-query buffers: dense score arrays indexed by `DocId` plus the list of
@@ -116,7 +128,7 @@ impl FuzzyIndex {
         let known = self.terms.vocabulary_len();
         for id in self.synced..known {
             // `id < vocabulary_len() <= u32::MAX`: the vocabulary's ids are u32.
-            self.vocab.insert(self.terms.term(TermId(id as u32)));
+            self.vocab.push(self.terms.term(TermId(id as u32)));
         }
         self.synced = known;
     }
@@ -163,15 +175,15 @@ impl FuzzyIndex {
         }
         for word in words {
             self.vocab.lookup_with(
+                &self.terms,
                 word,
                 MAX_EXPANSIONS,
                 &mut scratch.lookup,
                 &mut scratch.matches,
             );
             for m in &scratch.matches {
-                let Some(term) = self.terms.term_id(self.vocab.term(m.term)) else {
-                    continue;
-                };
+                // The trigram index has the vocabulary's ids (see `sync`).
+                let term = TermId(m.term.0);
                 let postings = self.terms.postings(term);
                 let idf = bm25::idf(n_docs, postings.len() as u32);
                 // In a large index, a term in half the documents or more gets FTS5's token idf
@@ -182,14 +194,14 @@ impl FuzzyIndex {
                     continue;
                 }
                 let scale = m.weight * idf * (params.k1 + 1.0);
-                for &p in postings {
+                for p in postings {
                     let d = p.doc().0 as usize;
                     let (Some(word_score), Some(&len)) =
                         (scratch.word.get_mut(d), self.terms.doc_lens().get(d))
                     else {
                         continue;
                     };
-                    let tf = f64::from(self.terms.tf(term, p));
+                    let tf = f64::from(p.tf());
                     let s = scale * tf / (tf + norm_base + norm_per_term * f64::from(len));
                     if *word_score == 0.0 {
                         scratch.touched_word.push(d as u32);
