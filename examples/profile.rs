@@ -5,6 +5,7 @@
 //! cargo build --release --example profile
 //! target/release/examples/profile /tmp/c10k build 5        # build 5 times, report docs/s
 //! target/release/examples/profile /tmp/c10k recall 20      # 20 rounds of the queries
+//! target/release/examples/profile /tmp/c100k churn         # update, remove, re-insert 1%
 //! valgrind --tool=callgrind target/release/examples/profile /tmp/c10k recall 1
 //! target/release/examples/profile /tmp/c10k misses         # queries whose source is missed
 //! node bench/dump-corpus.mjs --n 1000 --vectors --out /tmp/c1k
@@ -48,7 +49,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-use recallkit::engine::{Engine, EngineConfig, RecallOptions, SearchMode};
+use recallkit::engine::{EmbeddingUpdate, Engine, EngineConfig, RecallOptions, SearchMode};
 use recallkit::recall::filter::Filter;
 use recallkit::store::Memory;
 
@@ -156,6 +157,45 @@ fn main() {
             median * 1e3,
             docs.len() as f64 / median
         );
+        return;
+    }
+    if what == "churn" {
+        // Updates every 100th memory's text (a remove and an insert into the middle of the
+        // posting lists), then removes it and stores it again.
+        let mut engine = build(&docs, None);
+        let (mut updates, mut removes, mut inserts) = (Vec::new(), Vec::new(), Vec::new());
+        for doc in docs.iter().step_by(100) {
+            let mut changed = doc.clone();
+            changed.text.push_str(" Updated later.");
+            let started = Instant::now();
+            engine
+                .replace(changed, EmbeddingUpdate::Keep)
+                .expect("replace");
+            updates.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        for doc in docs.iter().step_by(100) {
+            let started = Instant::now();
+            engine.remove(&doc.id).expect("remove");
+            removes.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        for doc in docs.iter().step_by(100) {
+            let started = Instant::now();
+            engine.insert(doc.clone(), None).expect("insert");
+            inserts.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        for (name, times) in [
+            ("update", &mut updates),
+            ("remove", &mut removes),
+            ("re-insert", &mut inserts),
+        ] {
+            println!(
+                "{name:<10} {} memories: p50 {:.3} ms  p95 {:.3} ms",
+                times.len(),
+                percentile(times, 0.5),
+                percentile(times, 0.95)
+            );
+        }
+        assert_eq!(engine.len(), docs.len());
         return;
     }
     if what == "memory" {

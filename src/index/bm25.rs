@@ -282,7 +282,7 @@ pub fn search_gated(
     for phrase in &phrases {
         let postings = phrase.list.postings();
         let every = phrase.admits || !gated;
-        if !every && marked.saturating_mul(SEEK_RATIO) < postings.len() {
+        if !every && marked.saturating_mul(SEEK_RATIO) < postings.doc_freq() {
             // Few marked documents: seek each one in the long list.
             let mut rest = postings;
             let mut ahead: Option<Posting> = None;
@@ -471,7 +471,7 @@ pub fn explain(
         .map(|&term| {
             let id = index.term_id(term);
             let postings = id.map_or(Postings::EMPTY, |id| index.postings(id));
-            let doc_freq = postings.len() as u32;
+            let doc_freq = postings.doc_freq() as u32;
             let idf = idf(stats.doc_count, doc_freq);
             let tf = postings
                 .clone()
@@ -549,7 +549,7 @@ fn resolve<'a>(
         .enumerate()
         .filter_map(|(i, &term)| {
             let list = index.phrase(term)?;
-            let doc_freq = u32::try_from(list.postings().len()).unwrap_or(u32::MAX);
+            let doc_freq = u32::try_from(list.postings().doc_freq()).unwrap_or(u32::MAX);
             (doc_freq > 0).then(|| Phrase {
                 idf: idf(doc_count, doc_freq),
                 list,

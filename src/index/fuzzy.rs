@@ -185,11 +185,11 @@ impl FuzzyIndex {
                 // The trigram index has the vocabulary's ids (see `sync`).
                 let term = TermId(m.term.0);
                 let postings = self.terms.postings(term);
-                let idf = bm25::idf(n_docs, postings.len() as u32);
+                let idf = bm25::idf(n_docs, postings.doc_freq() as u32);
                 // In a large index, a term in half the documents or more gets FTS5's token idf
                 // (1e-6): it cannot change a ranking, and skipping it saves reading its long
                 // posting list. (In a small index every term may be that common, so it stays.)
-                let common = postings.len() > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF;
+                let common = postings.doc_freq() > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF;
                 if postings.is_empty() || common {
                     continue;
                 }

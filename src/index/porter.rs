@@ -170,7 +170,7 @@ impl PorterView<'_> {
                 .map_or(Postings::EMPTY, |id| keywords.postings(id))
                 .peekable();
             let postings = self.tokens.postings(token);
-            let mut merged = Vec::with_capacity(counts.len() + postings.len());
+            let mut merged = Vec::with_capacity(counts.len() + postings.doc_freq());
             let mut earlier = counts.iter().copied().peekable();
             for p in postings {
                 let doc = p.doc();

@@ -36,14 +36,15 @@
 //!   fixed-width posting takes four (measured on the 100,000-memory bench corpus: 1.35 bytes
 //!   per posting instead of 4.5 with spare capacity). A list keeps its length and its last
 //!   document in a 12-byte header, so appending a later document and reading `n(t)` are
-//!   `O(1)`; inserting or removing elsewhere decodes the list up to that posting, moves the
-//!   bytes after it, and writes the list's skip entries again (`O(n(t))`). Every [`SKIP`]-th
-//!   posting of a list has a skip entry (its document and byte offset, in a side table the
-//!   header points to), so [`Postings::seek`] jumps close to a document instead of decoding
-//!   every posting before it. A list with a single posting (about half of a natural
-//!   vocabulary occurs in one document only) is stored inline, in the space of the vector
-//!   header (3 words: 24 bytes, 12 on wasm32); longer lists grow by 1.25× rather than 2× to
-//!   bound spare capacity;
+//!   `O(1)`. Every [`SKIP`]-th posting appended to a list gets a skip entry (its document
+//!   and the offset after it, in a side table the header points to), so [`Postings::seek`]
+//!   jumps close to a document instead of decoding every posting before it, and inserting or
+//!   removing a posting elsewhere decodes from the skip entry before it, moves the bytes
+//!   after it and shifts the later entries' offsets (a removed posting's entry goes, so
+//!   after updates entries lie about, not exactly, [`SKIP`] postings apart). A list with a
+//!   single posting (about half of a natural vocabulary occurs in one document only) is
+//!   stored inline, in the space of the vector header (3 words: 24 bytes, 12 on wasm32);
+//!   longer lists grow by 1.25× rather than 2× to bound spare capacity;
 //! - document lengths are a dense `Vec<u32>` indexed by `DocId`, so memory is 4 bytes ×
 //!   (largest `DocId` + 1). Ids are dense by design (see [`DocId`]).
 //!
@@ -430,7 +431,8 @@ impl<'a> PhraseList<'a> {
 }
 
 /// The postings of a list in ascending document order, decoded as they are read (see the
-/// module documentation for the encoding). Its length is known up front: the term's `n(t)`.
+/// module documentation for the encoding). The list's length, the term's `n(t)`, is known up
+/// front: [`doc_freq`](Self::doc_freq).
 #[derive(Debug, Clone)]
 pub struct Postings<'a> {
     /// Postings not read yet that are not encoded (a list's only posting, kept inline, or a
@@ -445,8 +447,6 @@ pub struct Postings<'a> {
     count: u32,
     /// The smallest document the next encoded posting can name: one past the previous one.
     next_doc: u32,
-    /// Postings not read yet, `decoded` included.
-    left: u32,
 }
 
 impl<'a> Postings<'a> {
@@ -458,14 +458,12 @@ impl<'a> Postings<'a> {
         skips: &[],
         count: 0,
         next_doc: 0,
-        left: 0,
     };
 
     /// The postings of `list`, in ascending document order.
     fn decoded(list: &'a [Posting]) -> Self {
         Postings {
             decoded: list,
-            left: list.len() as u32,
             count: list.len() as u32,
             ..Postings::EMPTY
         }
@@ -473,25 +471,29 @@ impl<'a> Postings<'a> {
 
     /// Reads on to the first posting whose document is at least `doc` and returns it, or
     /// `None` if there is none. The list's skip entries jump close to it first, so a seek
-    /// decodes fewer than [`SKIP`] postings, plus those up to the first skip entry when it
-    /// starts there.
+    /// decodes the postings between two skip entries (about [`SKIP`]) at most, plus those up
+    /// to the first entry when it starts there.
     #[inline(never)]
     pub fn seek(&mut self, doc: DocId) -> Option<Posting> {
         let passed = self.skips.partition_point(|s| s.0 < doc.0);
         if let Some(&(skip_doc, offset)) = passed.checked_sub(1).and_then(|i| self.skips.get(i)) {
-            let left = self.count.saturating_sub(passed as u32 * SKIP);
-            if left < self.left {
+            // Only forward: every posting up to the entry's is before `doc`.
+            if offset as usize > self.stream.len() - self.bytes.len() {
                 self.bytes = self.stream.get(offset as usize..).unwrap_or_default();
                 self.next_doc = skip_doc.wrapping_add(1);
-                self.left = left;
             }
         }
         self.find(|p| p.doc >= doc)
     }
 
-    /// Whether every posting has been read (or there were none).
+    /// The number of postings of the whole list (the term's `n(t)`), read or not.
+    pub fn doc_freq(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether the list has no postings.
     pub fn is_empty(&self) -> bool {
-        self.left == 0
+        self.count == 0
     }
 }
 
@@ -500,15 +502,12 @@ impl Iterator for Postings<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Posting> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
         if let Some((&posting, rest)) = self.decoded.split_first() {
             self.decoded = rest;
             return Some(posting);
         }
         let posting = match self.bytes.split_first() {
+            None => return None,
             // The usual posting: a gap below 64 and a frequency of 1, in one byte.
             Some((&byte, rest)) if byte < 0x80 && byte & 1 == 0 => {
                 self.bytes = rest;
@@ -522,13 +521,7 @@ impl Iterator for Postings<'_> {
         self.next_doc = posting.doc.0.wrapping_add(1);
         Some(posting)
     }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left as usize, Some(self.left as usize))
-    }
 }
-
-impl ExactSizeIterator for Postings<'_> {}
 
 /// The posting encoded at the front of `bytes`, whose document is at least `next_doc`; the
 /// bytes are advanced past it.
@@ -675,7 +668,6 @@ impl PostingList {
                         .map_or(&[], Vec::as_slice),
                     count,
                     next_doc: 0,
-                    left: count,
                 }
             }
         }
@@ -746,9 +738,19 @@ impl PostingList {
         };
         let mut count = header_word(bytes, 0);
         let mut last = header_word(bytes, 4);
-        // Find the first posting at or after `doc` (there is one: `doc <= last`).
-        let mut rest = bytes.get(HEADER..).unwrap_or_default();
-        let mut next_doc = 0;
+        let mut no_skips = Vec::new();
+        let skips = match header_word(bytes, 8) as usize {
+            0 => &mut no_skips,
+            slot => skips.get_mut(slot - 1).unwrap_or(&mut no_skips),
+        };
+        // Find the first posting at or after `doc` (there is one: `doc <= last`), from the
+        // last skip entry before it.
+        let passed = skips.partition_point(|s| s.0 < doc.0);
+        let (mut next_doc, from) = match passed.checked_sub(1).and_then(|i| skips.get(i)) {
+            Some(&(skip_doc, offset)) => (skip_doc + 1, HEADER + offset as usize),
+            None => (0, HEADER),
+        };
+        let mut rest = bytes.get(from..).unwrap_or_default();
         let (start, found) = loop {
             let start = bytes.len() - rest.len();
             let posting = decode(&mut rest, next_doc);
@@ -782,6 +784,15 @@ impl PostingList {
                 count -= 1;
             }
         }
+        // The skip entries after the change move with the bytes; one for a removed posting
+        // goes (the others then lie fewer than `SKIP` postings apart, which seeks allow).
+        if new.is_none() && skips.get(passed).is_some_and(|s| s.0 == doc.0) {
+            skips.remove(passed);
+        }
+        let moved = start + encoded.len;
+        for skip in skips.iter_mut().skip(passed) {
+            skip.1 = (skip.1 as usize + moved - end) as u32;
+        }
         // Replace `start..end` with the encoded postings.
         let tail = bytes.len() - end;
         let new_end = start + encoded.len;
@@ -798,21 +809,9 @@ impl PostingList {
         if bytes.len() * 4 <= bytes.capacity() {
             bytes.shrink_to(bytes.len() + bytes.len() / 2);
         }
-        // The skip entries from the changed posting on have moved: write them again.
-        if count >= SKIP || header_word(bytes, 8) != 0 {
-            let table = skip_table(bytes, skips);
-            table.clear();
-            let mut rest = bytes.get(HEADER..).unwrap_or_default();
-            let mut next_doc = 0;
-            for i in 1..=count {
-                let posting = decode(&mut rest, next_doc);
-                next_doc = posting.doc.0 + 1;
-                if i % SKIP == 0 {
-                    table.push((posting.doc.0, (bytes.len() - HEADER - rest.len()) as u32));
-                }
-            }
-        }
         if count <= 1 {
+            // The slot stays allocated, empty, if the list grows again it gets a new one.
+            *skips = Vec::new();
             let only = decode(&mut bytes.get(HEADER..).unwrap_or_default(), 0);
             *self = match count {
                 0 => PostingList::Empty,
@@ -1183,7 +1182,10 @@ mod tests {
         let before = index.heap_bytes();
         index.shrink_to_fit();
         assert!(index.heap_bytes() <= before);
-        assert_eq!(index.postings(index.term_id("common").unwrap()).len(), 100);
+        assert_eq!(
+            index.postings(index.term_id("common").unwrap()).count(),
+            100
+        );
     }
 
     /// Random inserts and removes against a `BTreeMap` model of the documents.
@@ -1268,7 +1270,27 @@ mod tests {
                     continue;
                 };
                 let all: Vec<Posting> = index.postings(id).collect();
-                assert_eq!(index.postings(id).len(), all.len(), "seed {seed}");
+                assert_eq!(index.postings(id).doc_freq(), all.len(), "seed {seed}");
+                // Every skip entry names a posting of the list and the offset just after it.
+                let postings = index.postings(id);
+                let mut docs = postings.skips.iter().map(|s| s.0).peekable();
+                assert!(
+                    postings.skips.windows(2).all(|w| w[0].0 < w[1].0),
+                    "seed {seed}"
+                );
+                for (at, p) in all.iter().enumerate() {
+                    if docs.next_if_eq(&p.doc().0).is_some() {
+                        let skip = postings.skips.iter().find(|s| s.0 == p.doc().0).unwrap();
+                        let mut rest = postings.clone();
+                        rest.bytes = &postings.stream[skip.1 as usize..];
+                        rest.next_doc = p.doc().0 + 1;
+                        assert!(rest.eq(all[at + 1..].iter().copied()), "seed {seed}");
+                    }
+                }
+                assert!(
+                    docs.next().is_none(),
+                    "seed {seed}: a skip entry names no posting"
+                );
                 for _ in 0..50 {
                     let mut postings = index.postings(id);
                     let start = rng.below(all.len() as u64 + 1) as usize;
