@@ -239,9 +239,9 @@ pub fn search_with(
 /// Recall uses this to ignore documents that match only stopwords while still scoring
 /// stopwords as FTS5 does. It is also faster than filtering afterwards: the admitting terms
 /// are read first and only mark their documents; the posting lists of the other terms, often
-/// the longest (`the`, `and`), are then merged against those marks (a galloping search when
-/// there are far fewer marked documents than postings), so their other documents cost
-/// neither a score nor a filter call.
+/// the longest (`the`, `and`), are then merged against those marks (seeking each marked
+/// document through the list's skip entries when there are far fewer marked documents than
+/// postings), so their other documents cost neither a score nor a filter call.
 pub fn search_gated(
     buffer: &mut SearchBuffer,
     index: &impl Bm25Source,
@@ -898,7 +898,7 @@ mod tests {
             let seed = 0x6a7e_0000 + case;
             let mut rng = SplitMix64(seed);
             // Large stores with a few rare terms and very common ones, so that both the
-            // scan and the galloping merge of the non-admitting lists run.
+            // scan and the seeks into the non-admitting lists run.
             let n = 1 + rng.below(if case % 3 == 0 { 3000 } else { 60 }) as usize;
             let vocabulary = 1 + rng.below(12);
             let mut docs: Vec<Option<Vec<String>>> = vec![None; n];
@@ -918,6 +918,11 @@ mod tests {
                 if rng.below(3) > 0 {
                     terms.push("t0".into());
                 }
+                // A rare admitting term, so that few documents are marked and the long lists
+                // are searched through their skip entries.
+                if rng.below(150) == 0 {
+                    terms.push("rare".into());
+                }
                 index
                     .insert(DocId(doc as u32), terms.iter().map(String::as_str))
                     .unwrap();
@@ -926,8 +931,13 @@ mod tests {
             let query: Vec<String> = (0..1 + rng.below(6))
                 .map(|_| format!("t{}", rng.below(vocabulary + 1)))
                 .collect();
-            let query: Vec<&str> = query.iter().map(String::as_str).collect();
-            let admits: Vec<bool> = query.iter().map(|_| rng.below(3) == 0).collect();
+            let mut query: Vec<&str> = query.iter().map(String::as_str).collect();
+            let mut admits: Vec<bool> = query.iter().map(|_| rng.below(3) == 0).collect();
+            if rng.below(2) == 0 {
+                let at = rng.below(query.len() as u64 + 1) as usize;
+                query.insert(at, "rare");
+                admits.insert(at, true);
+            }
             let k = [1, 3, 10, 50, usize::MAX][rng.below(5) as usize];
             let modulus = 1 + rng.below(3) as u32;
             let has_admitting = |d: DocId| {

@@ -1204,7 +1204,7 @@ mod tests {
                     assert!(present, "seed {seed}: remove of {doc} returned false");
                 } else {
                     // One document in eight repeats a few terms hundreds of times, so that
-                    // frequencies cross the 255 a posting holds (into the side table).
+                    // frequencies take two varint bytes and more.
                     let (len, spread) = if rng.below(8) == 0 {
                         (rng.below(900) as usize, 3)
                     } else {
