@@ -731,6 +731,9 @@ impl PostingList {
             }
         }
         if let PostingList::One(only) = *self {
+            if new.is_none() && only.doc != doc {
+                return; // nothing to remove
+            }
             self.encode_one(only, skips);
         }
         let PostingList::Many(bytes) = self else {
@@ -1135,6 +1138,20 @@ mod tests {
         index.insert(DocId(1), ["a"]).unwrap();
         assert!(!index.remove(DocId(4), ["a"]));
         assert_eq!(docs(&index, "a"), [(1, 1)]);
+    }
+
+    #[test]
+    fn removing_a_document_a_single_posting_list_lacks_keeps_it_inline() {
+        // Regression: the list was encoded (allocated) before finding nothing to remove.
+        let mut index = InvertedIndex::new();
+        index.insert(DocId(0), ["b"]).unwrap();
+        index.insert(DocId(5), ["a"]).unwrap();
+        let before = index.heap_bytes();
+        assert!(index.remove(DocId(0), ["a", "b"]));
+        let a = index.term_id("a").unwrap();
+        assert!(matches!(index.lists[a.0 as usize], PostingList::One(_)));
+        assert_eq!(docs(&index, "a"), [(5, 1)]);
+        assert_eq!(index.heap_bytes(), before);
     }
 
     #[test]
