@@ -10,57 +10,29 @@ pub mod trigram;
 
 use std::collections::TryReserveError;
 
-/// A table that [`grow_by_quarter`] can grow: `Vec` and `String`.
-pub(crate) trait Table {
-    /// Items (bytes for a string) held.
-    fn len(&self) -> usize;
-    /// Items it can hold without reallocating.
-    fn capacity(&self) -> usize;
-    /// `Vec::try_reserve_exact`.
-    fn try_reserve_exact(&mut self, additional: usize) -> Result<(), TryReserveError>;
-}
-
-impl<T> Table for Vec<T> {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn capacity(&self) -> usize {
-        self.capacity()
-    }
-    fn try_reserve_exact(&mut self, additional: usize) -> Result<(), TryReserveError> {
-        self.try_reserve_exact(additional)
-    }
-}
-
-impl Table for String {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn capacity(&self) -> usize {
-        self.capacity()
-    }
-    fn try_reserve_exact(&mut self, additional: usize) -> Result<(), TryReserveError> {
-        self.try_reserve_exact(additional)
-    }
-}
-
-/// Makes room for `additional` more items, growing the table by a quarter of its capacity
-/// (at least 2) where `Vec` and `String` would double it: still amortised O(1) per push, with
-/// at most a fifth of the capacity unused (a tenth on average) instead of up to half (a
-/// quarter). Posting lists, trigram lists and the tables that grow with the vocabulary or
-/// with the documents use it; their spare room was a tenth of a store's memory. On failure the table is unchanged (a later push then grows
-/// it the usual way, or fails as it would have).
-pub(crate) fn grow_by_quarter(
-    table: &mut impl Table,
+/// Makes room for `additional` more items, growing the vector by a quarter of its capacity
+/// (at least 2) where `Vec` would double it: still amortised O(1) per push, with at most a
+/// fifth of the capacity unused (a tenth on average) instead of up to half (a quarter).
+/// Posting lists, trigram lists and the tables that grow with the vocabulary or with the
+/// documents use it (the vocabulary's `String` arena through [`quarter_growth`]); their spare
+/// room was a tenth of a store's memory. On failure the vector is unchanged (a later push
+/// then grows it the usual way, or fails as it would have).
+pub(crate) fn grow_by_quarter<T>(
+    table: &mut Vec<T>,
     additional: usize,
 ) -> Result<(), TryReserveError> {
-    let needed = table.len().saturating_add(additional);
-    let capacity = table.capacity();
-    if needed <= capacity {
-        return Ok(());
+    match quarter_growth(table.len(), table.capacity(), additional) {
+        Some(reserve) => table.try_reserve_exact(reserve),
+        None => Ok(()),
     }
-    let target = needed.max(capacity.saturating_add((capacity / 4).max(2)));
-    table.try_reserve_exact(target - table.len())
+}
+
+/// The `try_reserve_exact` argument of [`grow_by_quarter`] for a table of `len` items and
+/// `capacity` that must take `additional` more (`None` when it has room): for tables that
+/// are not a `Vec`, such as a `String` arena.
+pub(crate) fn quarter_growth(len: usize, capacity: usize, additional: usize) -> Option<usize> {
+    let needed = len.saturating_add(additional);
+    (needed > capacity).then(|| needed.max(capacity.saturating_add((capacity / 4).max(2))) - len)
 }
 
 /// The first position of `items` whose item is not `below`, where `items` holds every item
@@ -79,7 +51,7 @@ pub(crate) fn gallop<T>(items: &[T], below: impl Fn(&T) -> bool) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{gallop, grow_by_quarter};
+    use super::{gallop, grow_by_quarter, quarter_growth};
     use crate::index::postings::test_support::SplitMix64;
 
     #[test]
@@ -90,7 +62,9 @@ mod tests {
         for i in 0..100_000u32 {
             let before = v.capacity();
             grow_by_quarter(&mut v, 1).unwrap();
-            grow_by_quarter(&mut text, 3).unwrap();
+            if let Some(reserve) = quarter_growth(text.len(), text.capacity(), 3) {
+                text.try_reserve_exact(reserve).unwrap();
+            }
             reallocations += usize::from(v.capacity() != before);
             v.push(i);
             text.push_str("abc");

@@ -54,7 +54,7 @@
 //! Reference: SQLite FTS5 `fts5_aux.c` (`fts5Bm25Function`, `fts5Bm25GetData`) for which
 //! statistics are needed.
 
-use super::grow_by_quarter;
+use super::{grow_by_quarter, quarter_growth};
 use crate::sort;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -891,7 +891,9 @@ impl Vocabulary {
             .ok_or_else(|| Error::TooLarge("vocabulary has too many terms".into()))?;
         let end = u32::try_from(self.arena.len() + term.len())
             .map_err(|_| Error::TooLarge(format!("vocabulary text exceeds {} bytes", u32::MAX)))?;
-        let _ = grow_by_quarter(&mut self.arena, term.len());
+        if let Some(reserve) = quarter_growth(self.arena.len(), self.arena.capacity(), term.len()) {
+            let _ = self.arena.try_reserve_exact(reserve);
+        }
         let _ = grow_by_quarter(&mut self.ends, 1);
         self.arena.push_str(term);
         self.ends.push(end);
