@@ -343,7 +343,7 @@ impl InvertedIndex {
         self.vocabulary.shrink_to_fit();
         self.lists.shrink_to_fit();
         self.lists.iter_mut().for_each(PostingList::shrink_to_fit);
-        self.skips.iter_mut().for_each(Vec::shrink_to_fit);
+        self.skips.shrink_to_fit();
         self.doc_lens.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
@@ -355,11 +355,7 @@ impl InvertedIndex {
         self.vocabulary.heap_bytes()
             + self.lists.capacity() * std::mem::size_of::<PostingList>()
             + lists
-            + self
-                .skips
-                .iter()
-                .map(|s| 12 + s.capacity() * 8)
-                .sum::<usize>()
+            + self.skips.heap_bytes()
             + self.doc_lens.capacity() * std::mem::size_of::<u32>()
             + self.ids.capacity() * std::mem::size_of::<u32>()
     }
@@ -597,8 +593,56 @@ impl Encoded {
 }
 
 /// Skip entries of the posting lists, by slot: for every [`SKIP`]-th posting, its document and
-/// the offset of the byte after it in the list's encoded postings.
-type Skips = Vec<Vec<(u32, u32)>>;
+/// the offset of the byte after it in the list's encoded postings. A list's header names its
+/// slot (0: none).
+#[derive(Debug, Clone, Default)]
+struct Skips {
+    /// The entries of slot `s` are `tables[s - 1]`.
+    tables: Vec<Vec<(u32, u32)>>,
+    /// Slots whose list gave them up (it shrank to one posting or none), empty, for the next
+    /// list that needs one: churn reuses slots instead of adding new ones.
+    free: Vec<u32>,
+}
+
+impl Skips {
+    /// The entries of `slot` (none for slot 0 or a slot out of range).
+    fn get(&self, slot: usize) -> &[(u32, u32)] {
+        slot.checked_sub(1)
+            .and_then(|i| self.tables.get(i))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// A slot for a list that has none: a free one, else a new one.
+    fn take(&mut self) -> usize {
+        match self.free.pop() {
+            Some(slot) => slot as usize,
+            None => {
+                self.tables.push(Vec::new());
+                self.tables.len()
+            }
+        }
+    }
+
+    /// Frees `slot` (nothing for 0 or a slot out of range) and its entries.
+    fn release(&mut self, slot: usize) {
+        if let Some(table) = slot.checked_sub(1).and_then(|i| self.tables.get_mut(i)) {
+            *table = Vec::new();
+            // `slot <= tables.len()`, and slots are written to u32 list headers.
+            self.free.push(slot as u32);
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.tables.iter_mut().for_each(Vec::shrink_to_fit);
+        self.free.shrink_to_fit();
+    }
+
+    /// Bytes of the tables, a 12-byte vector header for each slot (as on wasm32).
+    fn heap_bytes(&self) -> usize {
+        let entries: usize = self.tables.iter().map(|t| t.capacity() * 8).sum();
+        self.tables.capacity() * 12 + entries + self.free.capacity() * 4
+    }
+}
 
 /// A list gets a skip entry every this many postings.
 pub const SKIP: u32 = 64;
@@ -639,14 +683,13 @@ fn set_header(bytes: &mut [u8], count: u32, last: u32) {
 /// The skip entries of the list whose bytes are `bytes`, given a slot if it has none.
 fn skip_table<'s>(bytes: &mut [u8], skips: &'s mut Skips) -> &'s mut Vec<(u32, u32)> {
     let mut slot = header_word(bytes, 8) as usize;
-    if slot == 0 || slot > skips.len() {
-        skips.push(Vec::new());
-        slot = skips.len();
+    if slot == 0 || slot > skips.tables.len() {
+        slot = skips.take();
         if let Some(word) = bytes.get_mut(8..HEADER) {
             word.copy_from_slice(&(slot as u32).to_le_bytes());
         }
     }
-    &mut skips[slot - 1]
+    &mut skips.tables[slot - 1]
 }
 
 impl PostingList {
@@ -662,10 +705,7 @@ impl PostingList {
                     decoded: &[],
                     bytes: stream,
                     stream,
-                    skips: slot
-                        .checked_sub(1)
-                        .and_then(|slot| skips.get(slot))
-                        .map_or(&[], Vec::as_slice),
+                    skips: skips.get(slot),
                     count,
                     next_doc: 0,
                 }
@@ -741,15 +781,16 @@ impl PostingList {
         };
         let mut count = header_word(bytes, 0);
         let mut last = header_word(bytes, 4);
-        let mut no_skips = Vec::new();
-        let skips = match header_word(bytes, 8) as usize {
-            0 => &mut no_skips,
-            slot => skips.get_mut(slot - 1).unwrap_or(&mut no_skips),
+        let slot = header_word(bytes, 8) as usize;
+        let mut no_entries = Vec::new();
+        let entries = match slot.checked_sub(1).and_then(|i| skips.tables.get_mut(i)) {
+            Some(entries) => entries,
+            None => &mut no_entries,
         };
         // Find the first posting at or after `doc` (there is one: `doc <= last`), from the
         // last skip entry before it.
-        let passed = skips.partition_point(|s| s.0 < doc.0);
-        let (mut next_doc, from) = match passed.checked_sub(1).and_then(|i| skips.get(i)) {
+        let passed = entries.partition_point(|s| s.0 < doc.0);
+        let (mut next_doc, from) = match passed.checked_sub(1).and_then(|i| entries.get(i)) {
             Some(&(skip_doc, offset)) => (skip_doc + 1, HEADER + offset as usize),
             None => (0, HEADER),
         };
@@ -789,11 +830,11 @@ impl PostingList {
         }
         // The skip entries after the change move with the bytes; one for a removed posting
         // goes (the others then lie fewer than `SKIP` postings apart, which seeks allow).
-        if new.is_none() && skips.get(passed).is_some_and(|s| s.0 == doc.0) {
-            skips.remove(passed);
+        if new.is_none() && entries.get(passed).is_some_and(|s| s.0 == doc.0) {
+            entries.remove(passed);
         }
         let moved = start + encoded.len;
-        for skip in skips.iter_mut().skip(passed) {
+        for skip in entries.iter_mut().skip(passed) {
             skip.1 = (skip.1 as usize + moved - end) as u32;
         }
         // Replace `start..end` with the encoded postings.
@@ -813,8 +854,7 @@ impl PostingList {
             bytes.shrink_to(bytes.len() + bytes.len() / 2);
         }
         if count <= 1 {
-            // The slot stays allocated, empty, if the list grows again it gets a new one.
-            *skips = Vec::new();
+            skips.release(slot);
             let only = decode(&mut bytes.get(HEADER..).unwrap_or_default(), 0);
             *self = match count {
                 0 => PostingList::Empty,
@@ -1154,6 +1194,32 @@ mod tests {
         assert!(matches!(index.lists[a.0 as usize], PostingList::One(_)));
         assert_eq!(docs(&index, "a"), [(5, 1)]);
         assert_eq!(index.heap_bytes(), before);
+    }
+
+    #[test]
+    fn lists_that_shrink_and_grow_again_reuse_skip_slots() {
+        // Regression: a list that shrank to one posting left its slot behind, empty, and took
+        // a new one when it grew again, so churn added a slot per cycle.
+        let mut index = InvertedIndex::new();
+        let n = 3 * SKIP;
+        for round in 0..5 {
+            for doc in 0..n {
+                index.insert(DocId(doc), ["a", "b"]).unwrap();
+            }
+            for term in ["a", "b"] {
+                let id = index.term_id(term).unwrap();
+                assert_eq!(index.postings(id).doc_freq(), n as usize);
+            }
+            assert_eq!(index.skips.tables.len(), 2, "round {round}");
+            let b = index.term_id("b").unwrap();
+            let last = index.postings(b).seek(DocId(n - 1)).map(|p| p.doc);
+            assert_eq!(last, Some(DocId(n - 1)));
+            for doc in 0..n {
+                assert!(index.remove(DocId(doc), ["a", "b"]));
+            }
+            assert_eq!(index.skips.free.len(), 2, "round {round}");
+            assert!(index.skips.tables.iter().all(Vec::is_empty));
+        }
     }
 
     #[test]
