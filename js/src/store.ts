@@ -36,7 +36,7 @@ import type {
 } from "./types.js";
 import {
   SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
-  toVector,
+  checkDimensions, toVector,
 } from "./validate.js";
 import { init } from "./wasm.js";
 
@@ -939,7 +939,7 @@ export class MemoryStore {
   async remember(memory: MemoryInput): Promise<string> {
     const engine = this.#live();
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
-    let vector = embedding === undefined ? undefined : toVector(embedding, "embedding", "", engine.dimensions);
+    let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     // The embedding starts now; the write keeps its place in the queue while it runs.
     const pending = vector === undefined && this.#embed !== undefined
       ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
@@ -975,7 +975,7 @@ export class MemoryStore {
     let dims = engine.dimensions;
     const vectors: (Float32Array | undefined)[] = items.map(({ embedding }, i) => {
       if (embedding === undefined) return undefined;
-      const v = toVector(embedding, "embedding", i, dims);
+      const v = checkDimensions(embedding, "embedding", i, dims);
       dims ??= v.length;
       return v;
     });
@@ -1043,7 +1043,7 @@ export class MemoryStore {
       if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
       const { record, embedding } = applyPatch(current, patch, this.#now());
       let vector = embedding ?? undefined;
-      if (vector !== undefined) vector = toVector(vector, "embedding", "", engine.dimensions);
+      if (vector !== undefined) vector = checkDimensions(vector, "embedding", "", engine.dimensions);
       const textChanged = record.text !== current.text || record.textEn !== current.textEn;
       let remove = embedding === null;
       if (embedding === undefined && textChanged) {
@@ -1093,7 +1093,7 @@ export class MemoryStore {
     const text = checkQuery(query);
     const now = (options as { now?: unknown } | undefined)?.now === undefined ? this.#now() : 0;
     const { options: opts, embedding } = toRecallOptions(options, now, this.#searchMode);
-    let vector = embedding === undefined ? undefined : toVector(embedding, "embedding", "", engine.dimensions);
+    let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     let pendingEmbed: Promise<unknown> | undefined;
     if (vector === undefined && opts.searchMode !== "lexical" && this.#embed !== undefined && text.trim() !== "") {
       // Called synchronously, so the host's work (e.g. a fetch) starts before Sf runs.

@@ -175,6 +175,15 @@ export function toVector(value: unknown, field: string, where: Where = "", dims?
     throw new RecallError("invalid_embedding", `${prefixOf(where)}${field}[${bad}] is ${String(v[bad])}, not a finite number`);
   }
   if (v.length === 0) throw new RecallError("invalid_embedding", `${prefixOf(where)}${field} is empty`);
+  return checkDimensions(v, field, where, dims);
+}
+
+/**
+ * `v`, a vector {@link toVector} already returned (for instance through {@link toRecord}),
+ * checked against the store's dimensions (`dimension_mismatch`) without copying or scanning
+ * it again.
+ */
+export function checkDimensions(v: Float32Array, field: string, where: Where = "", dims?: number): Float32Array {
   if (dims !== undefined && v.length !== dims) {
     throw new RecallError("dimension_mismatch", `${prefixOf(where)}${field}: expected ${dims}, got ${v.length}`);
   }
@@ -193,12 +202,15 @@ export function toRecord(input: unknown, now: number, newId: () => string, where
   const out: Record<string, unknown> = {};
   convertFields(input, MEMORY_FIELDS, where, out);
   if (typeof out.text !== "string") throw invalid(where, "text", "a string", input.text);
-  const embedding = out.embedding as Float32Array | undefined;
-  delete out.embedding;
-  out.id ??= newId();
-  out.createdAt ??= now;
-  out.updatedAt ??= out.createdAt;
-  return { record: out as unknown as MemoryRecord, embedding };
+  // The record leaves without its embedding: a rest copy when there is one, as `delete`
+  // would turn the record into a slow dictionary-mode object for every later read.
+  let record = out;
+  let embedding: unknown;
+  if ("embedding" in out) ({ embedding, ...record } = out);
+  record.id ??= newId();
+  record.createdAt ??= now;
+  record.updatedAt ??= record.createdAt;
+  return { record: record as unknown as MemoryRecord, embedding: embedding as Float32Array | undefined };
 }
 
 /**

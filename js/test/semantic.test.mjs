@@ -85,6 +85,20 @@ describe("host-supplied embeddings", () => {
     assert.equal(await store.getEmbedding("e"), undefined);
   });
 
+  test("a stored embedding is the store's own copy, and records carry no embedding field", async () => {
+    const store = await open();
+    const mine = new Float32Array([1, 0, 0]);
+    const batch = [new Float32Array([0, 1, 0]), [0, 0, 1]];
+    await store.remember({ id: "a", text: "x", embedding: mine });
+    await store.rememberMany([{ id: "b", text: "y", embedding: batch[0] }, { id: "c", text: "z", embedding: batch[1] }]);
+    mine[0] = 5;
+    batch[0][1] = 5;
+    assert.deepEqual(Array.from(await store.getEmbedding("a")), [1, 0, 0]);
+    assert.deepEqual(Array.from(await store.getEmbedding("b")), [0, 1, 0]);
+    assert.deepEqual(Array.from(await store.getEmbedding("c")), [0, 0, 1]);
+    for (const id of ["a", "b", "c"]) assert.equal("embedding" in (await store.get(id)), false, id);
+  });
+
   test("dimensions fixed at open are enforced, in a batch too", async () => {
     const store = await open({ dimensions: 4 });
     await assert.rejects(store.rememberMany([{ text: "a", embedding: [1, 2, 3] }]), (e) => e.code === "dimension_mismatch");
