@@ -612,6 +612,11 @@ impl Skips {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// The entries of `slot`, to change (none for slot 0 or a slot out of range).
+    fn get_mut(&mut self, slot: usize) -> Option<&mut Vec<(u32, u32)>> {
+        slot.checked_sub(1).and_then(|i| self.tables.get_mut(i))
+    }
+
     /// A slot for a list that has none: a free one, else a new one.
     fn take(&mut self) -> usize {
         match self.free.pop() {
@@ -625,7 +630,7 @@ impl Skips {
 
     /// Frees `slot` (nothing for 0 or a slot out of range) and its entries.
     fn release(&mut self, slot: usize) {
-        if let Some(table) = slot.checked_sub(1).and_then(|i| self.tables.get_mut(i)) {
+        if let Some(table) = self.get_mut(slot) {
             *table = Vec::new();
             // `slot <= tables.len()`, and slots are written to u32 list headers.
             self.free.push(slot as u32);
@@ -783,10 +788,7 @@ impl PostingList {
         let mut last = header_word(bytes, 4);
         let slot = header_word(bytes, 8) as usize;
         let mut no_entries = Vec::new();
-        let entries = match slot.checked_sub(1).and_then(|i| skips.tables.get_mut(i)) {
-            Some(entries) => entries,
-            None => &mut no_entries,
-        };
+        let entries = skips.get_mut(slot).unwrap_or(&mut no_entries);
         // Find the first posting at or after `doc` (there is one: `doc <= last`), from the
         // last skip entry before it.
         let passed = entries.partition_point(|s| s.0 < doc.0);
