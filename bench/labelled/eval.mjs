@@ -25,7 +25,9 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Engine, initSync } from "../../pkg/recallkit.js";
+import { initSync } from "../../pkg/recallkit.js";
+// The store's own engine wrapper (records and options cross the boundary in the wire format).
+import { Engine } from "../../js/dist/engine.js";
 import { generate, fingerprint } from "./generate.mjs";
 
 const LIMIT = 10;
