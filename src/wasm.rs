@@ -31,7 +31,7 @@ const TYPES: &'static str = r#"
 export interface EngineConfigJs {
   decayDays?: number; decayFloor?: number; emotionBoost?: number; dimensions?: number;
   similarityThreshold?: number; signatureSeed?: bigint; shortCircuitFloor?: number; mmrLambda?: number;
-  calibration?: CalibrationJs;
+  calibration?: CalibrationJs; lazySignatures?: boolean;
 }
 /**
  * Per-stage calibration (defaults and their measurement in `src/rank/calibrate.rs`): Sf maps

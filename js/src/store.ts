@@ -256,6 +256,10 @@ export class MemoryStore {
       decayDays: options.decayDays, decayFloor: options.decayFloor, emotionBoost: options.emotionBoost,
       similarityThreshold: options.similarityThreshold, shortCircuitFloor: options.shortCircuitFloor,
       mmrLambda: options.mmrLambda,
+      // Signatures are read by stage Ss and persisted with each record: a lexical store that
+      // persists nothing computes them only if a recall (searchMode "hybrid") or
+      // getSignature asks.
+      lazySignatures: ephemeral && this.#searchMode === "lexical",
     };
   }
 

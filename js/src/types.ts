@@ -161,7 +161,12 @@ export interface OpenOptions {
   embedTimeoutMs?: number;
   /** Texts per `embed` call in rememberMany (default 64). */
   embedBatchSize?: number;
-  /** Default search mode (default "hybrid"). */
+  /**
+   * Default search mode (default "hybrid"). A "lexical" store with `storage: "memory"` does
+   * not sign memories as they are written (nothing reads the signatures of one): a recall
+   * that asks for "hybrid" or "semantic" signs them all first, and `getSignature` computes
+   * one when asked; the values are the same.
+   */
   searchMode?: SearchMode;
   /**
    * Calibrated score (0..1) an Sf hit needs to count toward the short-circuit that skips Se and

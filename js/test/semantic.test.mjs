@@ -184,6 +184,20 @@ describe("stage Se and Ss", () => {
     assert.equal(sig.length, 32);
   });
 
+  test("a lexical memory store signs lazily: the same signatures and Ss hits as a hybrid store", async () => {
+    const text = "the quarterly budget review moved to thursday afternoon in the large meeting room";
+    const memories = [{ id: "dup", text }, { id: "other", text: "my cat likes tuna" }];
+    const lexical = await open({ searchMode: "lexical" });
+    const hybrid = await open();
+    for (const s of [lexical, hybrid]) await s.rememberMany(memories);
+    assert.deepEqual(await lexical.getSignature("dup"), await hybrid.getSignature("dup"));
+    const query = text.replace("thursday", "friday");
+    const options = { searchMode: "semantic", trackRecalls: false };
+    const [got, want] = [await lexical.recall(query, options), await hybrid.recall(query, options)];
+    assert.equal(got.results.find((r) => r.id === "dup")?.stage, "Ss");
+    assert.deepEqual(got.results.map((r) => [r.id, r.score]), want.results.map((r) => [r.id, r.score]));
+  });
+
   test("searchMode lexical skips Se and Ss; semantic skips Sf", async () => {
     const { embed, state } = fakeEmbed();
     const store = await open({ embed, searchMode: "lexical" });

@@ -82,6 +82,11 @@ pub struct EngineConfig {
     pub mmr_lambda: f64,
     /// Per-stage score calibration.
     pub calibration: Calibration,
+    /// Signs memories only when something reads their signatures (stage Ss,
+    /// [`Engine::signature`]) rather than as they are written: for stores that recall
+    /// lexically and persist nothing, where a signature costs a third of a write and is never
+    /// read. The first Ss stage then signs every memory still unsigned.
+    pub lazy_signatures: bool,
 }
 
 impl Default for EngineConfig {
@@ -96,6 +101,7 @@ impl Default for EngineConfig {
             short_circuit_floor: DEFAULT_SHORT_CIRCUIT_FLOOR,
             mmr_lambda: crate::rank::mmr::DEFAULT_LAMBDA,
             calibration: Calibration::default(),
+            lazy_signatures: false,
         }
     }
 }
@@ -164,6 +170,8 @@ pub struct Engine {
     graph: Graph,
     vectors: VectorStore,
     signatures: SignatureIndex,
+    /// Whether a live memory may lack its signature ([`EngineConfig::lazy_signatures`]).
+    unsigned: bool,
 }
 
 impl Engine {
@@ -184,6 +192,7 @@ impl Engine {
             notes: NoteStore::new(),
             graph: Graph::new(),
             signatures: SignatureIndex::new(),
+            unsigned: false,
         })
     }
 
@@ -368,11 +377,27 @@ impl Engine {
             .and_then(|d| self.vectors.get(d))
     }
 
-    /// The signature of a memory (computed from `textEn` at write time).
+    /// The signature of a memory: computed from `textEn` at write time, or now if the engine
+    /// signs lazily and has not signed it yet.
     pub fn signature(&self, id: &str) -> Option<Signature> {
-        self.ids
-            .get(id, &self.records)
-            .and_then(|d| self.signatures.get(d))
+        let doc = self.ids.get(id, &self.records)?;
+        let seed = self.config.signature_seed;
+        (self.signatures.get(doc))
+            .or_else(|| Some(lsh::signature(self.memory(doc)?.text_en(), seed)))
+    }
+
+    /// Signs every live memory still unsigned (lazy signatures), before stage Ss reads them.
+    fn sign_unsigned(&mut self) {
+        if !std::mem::take(&mut self.unsigned) {
+            return;
+        }
+        let seed = self.config.signature_seed;
+        for (doc, m) in self.records.iter().enumerate() {
+            let doc = DocId(doc as u32);
+            if let (Some(m), None) = (m, self.signatures.get(doc)) {
+                self.signatures.set(doc, lsh::signature(m.text_en(), seed));
+            }
+        }
     }
 
     /// The embedding dimension, once known.
@@ -532,7 +557,12 @@ impl Engine {
                 .copied()
                 .unwrap_or_else(|| lsh::term_feature(porter.term(id), seed))
         });
-        let signature = a.signer.sign_features(term_features, &a.tokens, seed);
+        let signature = if self.config.lazy_signatures {
+            self.unsigned = true;
+            None
+        } else {
+            Some(a.signer.sign_features(term_features, &a.tokens, seed))
+        };
         a.tokens.clear();
         a.push_keywords(m);
         self.porter.add_keywords(doc, &a.tokens)?;
@@ -544,7 +574,9 @@ impl Engine {
             a.fill_tokens(m.text());
             self.trigram_orig.insert(doc, &a.tokens)?;
         }
-        self.signatures.set(doc, signature);
+        if let Some(signature) = signature {
+            self.signatures.set(doc, signature);
+        }
         Ok(())
     }
 
@@ -559,7 +591,7 @@ impl Engine {
     ) -> Result<TermId> {
         let id = self.porter.stem_token(token_id, token, stemmer)?;
         let seed = self.config.signature_seed;
-        while self.term_features.len() <= id.0 as usize {
+        while !self.config.lazy_signatures && self.term_features.len() <= id.0 as usize {
             // `len() <= id.0 < u32::MAX`: porter term ids are u32.
             let term = self.porter.term(TermId(self.term_features.len() as u32));
             let _ = grow_by_quarter(&mut self.term_features, 1);
@@ -928,6 +960,79 @@ mod tests {
         assert!(recall_ids(&mut e, "bananas", &no_tracking()).is_empty());
         assert_eq!(e.remove("a").unwrap_err().code(), "not_found");
         assert_eq!(e.ids().collect::<Vec<_>>(), ["b"]);
+    }
+
+    #[test]
+    fn lazy_signatures_are_signed_when_read_and_equal_eager_ones() {
+        let texts = [
+            ("a", "deploy the billing service on Friday"),
+            ("b", "my sister likes green tea"),
+            ("c", "the billing service was deployed late"),
+            ("d", "green tea with my sister on Sunday"),
+        ];
+        let memories = || {
+            texts
+                .iter()
+                .map(|(id, t)| memory(id, t))
+                .collect::<Vec<_>>()
+        };
+        let mut eager = engine_with(memories());
+        let config = EngineConfig {
+            lazy_signatures: true,
+            ..EngineConfig::default()
+        };
+        let mut lazy = Engine::new(config).unwrap();
+        lazy.insert_many(memories(), &[]).unwrap();
+        for e in [&mut eager, &mut lazy] {
+            e.replace(
+                memory("b", "my brother likes black tea"),
+                EmbeddingUpdate::Keep,
+            )
+            .unwrap();
+            e.remove("d").unwrap();
+        }
+        assert!(lazy.signatures.is_empty() && lazy.term_features.is_empty());
+        let seed = lazy.config.signature_seed;
+        for id in ["a", "b", "c"] {
+            let text = lazy.get(id).unwrap().text;
+            assert_eq!(
+                lazy.signature(id),
+                Some(lsh::signature(&text, seed)),
+                "{id}"
+            );
+            assert_eq!(lazy.signature(id), eager.signature(id), "{id}");
+        }
+        assert_eq!(lazy.signature("d"), None);
+        assert!(
+            lazy.signatures.is_empty(),
+            "reading one signs nothing in place"
+        );
+
+        // Lexical recalls never sign; the first Ss stage signs the live memories.
+        let lexical = RecallOptions {
+            mode: SearchMode::Lexical,
+            ..no_tracking()
+        };
+        lazy.recall("billing tea", &lexical, None, &|| 0.0).unwrap();
+        assert!(lazy.signatures.is_empty());
+        let query = "deploy the biling service on friday";
+        let got = lazy.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
+        let want = eager.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
+        let ss = got.stages.iter().find(|s| s.name == "Ss").unwrap();
+        assert!(!ss.skipped && ss.hits > 0, "{:?}", got.stages);
+        assert_eq!(format!("{:?}", got.results), format!("{:?}", want.results));
+        assert_eq!(lazy.signatures.len(), 3);
+        assert_eq!(lazy.signatures.get(DocId(3)), None, "d was removed");
+
+        // Memories added later wait for the next Ss stage.
+        lazy.insert_many(
+            vec![memory("e", "deploy the billing service on Monday")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(lazy.signatures.len(), 3);
+        lazy.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
+        assert_eq!(lazy.signatures.len(), 4);
     }
 
     #[test]

@@ -275,6 +275,7 @@ impl Engine {
             stages.push(StageReport::skipped("Ss", reason));
         } else {
             let started = clock();
+            self.sign_unsigned();
             let query_signature = lsh::signature(&query, self.config.signature_seed);
             let records = &self.records;
             let hits = self.signatures.search(

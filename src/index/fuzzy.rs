@@ -372,6 +372,9 @@ mod tests {
         assert_eq!(docs, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
         // Same length and tf, so the substring's score is its weight times the exact one's.
         let weight = 0.3 + 0.5 * 3.0 / 7.0;
-        assert!((found[8].score / found[0].score - weight).abs() < 1e-12, "{found:?}");
+        assert!(
+            (found[8].score / found[0].score - weight).abs() < 1e-12,
+            "{found:?}"
+        );
     }
 }

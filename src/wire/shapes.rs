@@ -314,6 +314,9 @@ pub fn config_from(bytes: &[u8]) -> Result<EngineConfig> {
             "similarityThreshold" => set(&mut c.se_threshold, r.opt_num(W, key)?),
             "shortCircuitFloor" => set(&mut c.short_circuit_floor, r.opt_num(W, key)?),
             "mmrLambda" => set(&mut c.mmr_lambda, r.opt_num(W, key)?),
+            "lazySignatures" => {
+                c.lazy_signatures = r.opt_bool(W, key)?.unwrap_or(c.lazy_signatures)
+            }
             "signatureSeed" => {
                 if let Some(text) = r.opt_str(W, key)? {
                     c.signature_seed = text.parse::<u64>().map_err(|_| {
@@ -722,6 +725,8 @@ mod tests {
             w.begin_obj();
             w.field_num("decayDays", 30.0);
             w.field_str("signatureSeed", "18446744073709551615");
+            w.key("lazySignatures");
+            w.bool(true);
             w.key("calibration");
             w.begin_obj();
             w.field_str("sfKind", "exponential");
@@ -732,6 +737,7 @@ mod tests {
         let config = config_from(&value).unwrap();
         assert_eq!(config.score.decay_days, 30.0);
         assert_eq!(config.signature_seed, u64::MAX);
+        assert!(config.lazy_signatures && !EngineConfig::default().lazy_signatures);
         assert_eq!(config.calibration.sf, Mapping::Exponential { scale: 2.0 });
         let value = raw(|w| {
             w.begin_obj();
