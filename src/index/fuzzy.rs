@@ -35,7 +35,8 @@ use crate::store::DocId;
 
 /// Most vocabulary terms one query word expands to (the best-weighted are kept).
 pub const MAX_EXPANSIONS: usize = 16;
-/// A term with FTS5's minimum idf is skipped once its posting list is longer than this.
+/// A query word whose idf is FTS5's minimum is skipped once its most common expansion's posting
+/// list is longer than this.
 pub const SKIP_COMMON_MIN_POSTINGS: usize = 1024;
 
 /// Unstemmed inverted index plus a trigram index over its vocabulary.
@@ -189,22 +190,21 @@ impl FuzzyIndex {
                 &mut scratch.matches,
             );
             // The word's idf: that of its most common expansion (see the module docs).
-            let most_common = scratch
-                .matches
-                .iter()
-                .map(|m| self.terms.postings(TermId(m.term.0)).doc_freq());
-            let idf = bm25::idf(n_docs, most_common.max().unwrap_or(0) as u32);
+            let most_common = (scratch.matches.iter())
+                .map(|m| self.terms.postings(TermId(m.term.0)).doc_freq())
+                .max()
+                .unwrap_or(0);
+            let idf = bm25::idf(n_docs, most_common as u32);
+            // In a large index, a word whose reading is in half the documents or more gets
+            // FTS5's token idf (1e-6) for every expansion: it cannot change a ranking, and
+            // skipping it saves reading the long posting list. (In a small index every word may
+            // be that common, so it stays.)
+            if most_common > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF {
+                continue;
+            }
             for m in &scratch.matches {
                 // The trigram index has the vocabulary's ids (see `sync`).
-                let term = TermId(m.term.0);
-                let postings = self.terms.postings(term);
-                // In a large index, a term in half the documents or more gets FTS5's token idf
-                // (1e-6): it cannot change a ranking, and skipping it saves reading its long
-                // posting list. (In a small index every term may be that common, so it stays.)
-                let common = postings.doc_freq() > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF;
-                if postings.is_empty() || common {
-                    continue;
-                }
+                let postings = self.terms.postings(TermId(m.term.0));
                 let scale = m.weight * idf * (params.k1 + 1.0);
                 for p in postings {
                     let d = p.doc().0 as usize;
