@@ -44,6 +44,24 @@ describe("wire boundary", () => {
     assert.deepEqual(decode(encode([undefined])), [null]);
   });
 
+  test("encode reuses one buffer, yet every result is its own copy, even when a toJSON encodes", () => {
+    const first = encode({ a: "first" });
+    const big = encode({ text: "x".repeat(3_000_000) }, 10);
+    const second = encode(["second"]);
+    assert.deepEqual(decode(first), { a: "first" });
+    assert.equal(decode(big).text.length, 3_000_000);
+    assert.deepEqual(decode(second), ["second"]);
+    // A toJSON that encodes while the outer encode is writing: neither corrupts the other.
+    let inner;
+    const nested = { toJSON: () => { inner = encode({ inner: [1, 2, 3] }); return "outer"; } };
+    const outer = encode({ before: "b".repeat(40), nested, after: 7 });
+    assert.deepEqual(decode(outer), { before: "b".repeat(40), nested: "outer", after: 7 });
+    assert.deepEqual(decode(inner), { inner: [1, 2, 3] });
+    // A throwing value leaves the encoder usable.
+    assert.throws(() => encode({ bad: { toJSON: () => { throw new Error("no"); } } }), /no/);
+    assert.deepEqual(decode(encode({ ok: true })), { ok: true });
+  });
+
   test("keys of every length round-trip (regression: an 8-byte key ended its object)", () => {
     const record = {};
     for (let n = 0; n < 300; n++) record["k".repeat(n)] = n;
