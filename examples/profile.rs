@@ -111,6 +111,8 @@ const SIMILARITY: f64 = 0.1;
 fn build(docs: &[Memory], vectors: Option<&[Vec<f32>]>) -> Engine {
     let config = EngineConfig {
         se_threshold: SIMILARITY,
+        // As a lexical in-memory store (bench's recallkit-lexical) signs: lazily.
+        lazy_signatures: vectors.is_none(),
         ..EngineConfig::default()
     };
     let mut engine = Engine::new(config).expect("engine");

@@ -199,18 +199,34 @@ export interface RecordInput {
 /** Validates a new memory and fills in `id`, `createdAt` and `updatedAt`. */
 export function toRecord(input: unknown, now: number, newId: () => string, where: Where = ""): RecordInput {
   checkObject(input, "a memory", where);
-  const out: Record<string, unknown> = {};
-  convertFields(input, MEMORY_FIELDS, where, out);
-  if (typeof out.text !== "string") throw invalid(where, "text", "a string", input.text);
-  // The record leaves without its embedding: a rest copy when there is one, as `delete`
-  // would turn the record into a slow dictionary-mode object for every later read.
-  let record = out;
-  let embedding: unknown;
-  if ("embedding" in out) ({ embedding, ...record } = out);
+  const record = blankRecord();
+  convertFields(input, MEMORY_FIELDS, where, record);
+  if (typeof record.text !== "string") throw invalid(where, "text", "a string", input.text);
+  const embedding = record.embedding;
+  record.embedding = undefined;
   record.id ??= newId();
   record.createdAt ??= now;
   record.updatedAt ??= record.createdAt;
   return { record: record as unknown as MemoryRecord, embedding: embedding as Float32Array | undefined };
+}
+
+/**
+ * A record with every memory field present and unset (`undefined`, which the engine's wire
+ * format and the storage codec leave out, as `JSON.stringify` does). Every record then has
+ * one hidden class, that of this literal, which V8 keeps as long as this function lives:
+ * built field by field in the caller's key order, records had a class per order of keys,
+ * which a garbage collection dropped once a batch was gone, and the optimised encoder,
+ * specialised to the old classes, was thrown away at the next batch ("wrong map").
+ */
+function blankRecord(): Record<string, unknown> {
+  return {
+    id: undefined, text: undefined, textEn: undefined, keywords: undefined, userId: undefined,
+    topic: undefined, tags: undefined, type: undefined, tier: undefined, emotion: undefined,
+    emotionTags: undefined, importance: undefined, confidence: undefined, trust: undefined,
+    credibility: undefined, relevance: undefined, classification: undefined, createdAt: undefined,
+    updatedAt: undefined, validFrom: undefined, validTo: undefined, expiresAt: undefined,
+    entities: undefined, embedding: undefined,
+  };
 }
 
 /**

@@ -170,7 +170,13 @@ function write(out: Out, value: unknown, depth: number): void {
     return;
   }
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === "function") {
+  // A plain object can only have its own toJSON. Asking Object.hasOwn first keeps this code
+  // free of checks on the object's hidden class: records, options and configs come in new
+  // classes after every garbage collection, and a `value.toJSON` read, specialised to the
+  // classes seen so far, threw the optimised encoder away at each new one ("wrong map").
+  const proto: unknown = Object.getPrototypeOf(value);
+  const plain = proto === Object.prototype || proto === null;
+  if ((!plain || Object.hasOwn(value, "toJSON")) && typeof withJson.toJSON === "function") {
     write(out, withJson.toJSON(), depth);
     return;
   }

@@ -3,10 +3,14 @@
 // and error messages that name the field.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryStore } from "../dist/index.js";
 import { Engine } from "../dist/engine.js";
 import { decode, encode } from "../dist/wire.js";
+import { toRecord } from "../dist/validate.js";
+import { decodeRecord, encodeRecord, toJsonLine } from "../dist/storage/codec.js";
 
 const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => 1_750_000_000_000, ...options });
 
@@ -57,9 +61,39 @@ describe("wire boundary", () => {
     const outer = encode({ before: "b".repeat(40), nested, after: 7 });
     assert.deepEqual(decode(outer), { before: "b".repeat(40), nested: "outer", after: 7 });
     assert.deepEqual(decode(inner), { inner: [1, 2, 3] });
+    // toJSON of every kind of object: own on a plain or a prototype-less one, inherited.
+    const bare = Object.assign(Object.create(null), { toJSON: () => "bare" });
+    class Point { toJSON() { return [1, 2]; } }
+    assert.deepEqual(decode(encode({ bare, point: new Point(), plain: { toJSON: () => 3 } })), { bare: "bare", point: [1, 2], plain: 3 });
+    assert.deepEqual(decode(encode({ toJSON: "not a function" })), { toJSON: "not a function" });
     // A throwing value leaves the encoder usable.
     assert.throws(() => encode({ bad: { toJSON: () => { throw new Error("no"); } } }), /no/);
     assert.deepEqual(decode(encode({ ok: true })), { ok: true });
+  });
+
+  test("fields a memory leaves unset stay out of the wire record and of the stored one", async () => {
+    // Records have every field, unset ones undefined (one hidden class for all of them).
+    const { record, embedding } = toRecord({ text: "only a text", topic: "t", embedding: [1, 2] }, 5, () => "new-id");
+    assert.deepEqual([...embedding], [1, 2]);
+    const set = { id: "new-id", text: "only a text", topic: "t", createdAt: 5, updatedAt: 5 };
+    assert.deepEqual(decode(encode(record)), set);
+    assert.deepEqual(decodeRecord(encodeRecord({ kind: "memory", data: { ...record } })).data, set);
+    assert.deepEqual(JSON.parse(toJsonLine({ kind: "memory", data: record })).data, set);
+    // Through a file store and back.
+    const dir = mkdtempSync(join(tmpdir(), "recallkit-boundary-"));
+    try {
+      let store = await MemoryStore.open({ storage: "file", path: dir, clock: () => 1_750_000_000_000 });
+      await store.rememberMany([{ id: "a", text: "only a text", topic: "t" }, { id: "b", text: "and tags", tags: ["x"] }]);
+      await store.close();
+      store = await MemoryStore.open({ storage: "file", path: dir });
+      const a = await store.get("a");
+      assert.deepEqual(Object.keys(a).filter((k) => a[k] === undefined), []);
+      assert.equal(a.tags, undefined);
+      assert.deepEqual((await store.get("b")).tags, ["x"]);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("keys of every length round-trip (regression: an 8-byte key ended its object)", () => {
