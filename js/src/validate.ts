@@ -211,14 +211,16 @@ export function toRecord(input: unknown, now: number, newId: () => string, where
 }
 
 /**
- * A record with every memory field present and unset (`undefined`, which the engine's wire
- * format and the storage codec leave out, as `JSON.stringify` does). Every record then has
- * one hidden class, that of this literal, which V8 keeps as long as this function lives:
- * built field by field in the caller's key order, records had a class per order of keys,
- * which a garbage collection dropped once a batch was gone, and the optimised encoder,
- * specialised to the old classes, was thrown away at the next batch ("wrong map").
+ * A record with every memory field ({@link MEMORY_FIELDS}; a test checks the two lists agree)
+ * present and unset (`undefined`, which the engine's wire format and the storage codec leave
+ * out, as `JSON.stringify` does). Every record then has one hidden class, that of this
+ * literal, which V8 keeps as long as this function lives: built field by field in the
+ * caller's key order, records had a class per order of keys, which a garbage collection
+ * dropped once a batch was gone, and the optimised encoder, specialised to the old classes,
+ * was thrown away at the next batch ("wrong map"). A literal, not a copy of a template
+ * object: `{ ...template }` measured twice as slow per build (10.5 against 5.5–6.5 ms).
  */
-function blankRecord(): Record<string, unknown> {
+export function blankRecord(): Record<string, unknown> {
   return {
     id: undefined, text: undefined, textEn: undefined, keywords: undefined, userId: undefined,
     topic: undefined, tags: undefined, type: undefined, tier: undefined, emotion: undefined,
@@ -228,6 +230,9 @@ function blankRecord(): Record<string, unknown> {
     entities: undefined, embedding: undefined,
   };
 }
+
+/** The fields a memory accepts, in the order of {@link MEMORY_FIELDS}. */
+export const MEMORY_FIELD_NAMES: readonly string[] = Object.keys(MEMORY_FIELDS);
 
 /**
  * Applies a patch to a stored record: `null` clears a field; `id` cannot change. `embedding`

@@ -231,6 +231,9 @@ export function encode(value: unknown, sizeHint = 0): Uint8Array {
  */
 let idle: Out | null = new Out(0);
 
+const NO_BYTES = new Uint8Array(0);
+const NO_VIEW = new DataView(NO_BYTES.buffer);
+
 /** Reads values; malformed bytes are an `internal` error (the engine wrote them). */
 class In {
   bytes: Uint8Array;
@@ -247,6 +250,12 @@ class In {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = 0;
+  }
+
+  /** Lets go of the bytes read (without allocating, as every call ends with it). */
+  release(): void {
+    this.bytes = NO_BYTES;
+    this.view = NO_VIEW;
   }
 
   fail(): never {
@@ -371,10 +380,9 @@ export function decode(bytes: Uint8Array): unknown {
     if (input.pos !== bytes.length) input.fail();
     return value;
   } finally {
-    input.reset(EMPTY);
+    input.release();
   }
 }
 
-const EMPTY = new Uint8Array(0);
 /** The reader {@link decode} reuses, kept alive for the reason {@link idle} is. */
-const reader = new In(EMPTY);
+const reader = new In(NO_BYTES);

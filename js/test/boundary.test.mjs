@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { MemoryStore } from "../dist/index.js";
 import { Engine } from "../dist/engine.js";
 import { decode, encode } from "../dist/wire.js";
-import { toRecord } from "../dist/validate.js";
+import { MEMORY_FIELD_NAMES, blankRecord, toRecord } from "../dist/validate.js";
 import { decodeRecord, encodeRecord, toJsonLine } from "../dist/storage/codec.js";
 
 const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => 1_750_000_000_000, ...options });
@@ -73,6 +73,7 @@ describe("wire boundary", () => {
 
   test("fields a memory leaves unset stay out of the wire record and of the stored one", async () => {
     // Records have every field, unset ones undefined (one hidden class for all of them).
+    assert.deepEqual(Object.keys(blankRecord()), MEMORY_FIELD_NAMES);
     const { record, embedding } = toRecord({ text: "only a text", topic: "t", embedding: [1, 2] }, 5, () => "new-id");
     assert.deepEqual([...embedding], [1, 2]);
     const set = { id: "new-id", text: "only a text", topic: "t", createdAt: 5, updatedAt: 5 };
