@@ -687,6 +687,8 @@ struct Analysis {
     /// Porter term ids of the tokens.
     term_ids: Vec<TermId>,
     signer: Signer,
+    /// The tokenizer's buffer for tokens it folds, kept between texts.
+    folded: String,
 }
 
 impl Analysis {
@@ -700,7 +702,8 @@ impl Analysis {
     /// large, and each caller that inlines it costs wasm bytes).
     #[inline(never)]
     fn push_tokens(&mut self, text: &str) {
-        text::tokenize::for_each_token(text, |t| self.tokens.push(t));
+        let tokens = &mut self.tokens;
+        text::tokenize::for_each_token_in(text, &mut self.folded, |t| tokens.push(t));
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.

@@ -35,9 +35,14 @@ use super::normalize::{ascii_token_bytes, char_info, ASCII_TOKEN_BYTES};
 /// recallkit::text::tokenize::for_each_token("Don't PANIC, Zoë!", |t| seen.push(t.to_owned()));
 /// assert_eq!(seen, ["don", "t", "panic", "zoe"]);
 /// ```
-pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_token(text: &str, f: impl FnMut(&str)) {
+    for_each_token_in(text, &mut String::new(), f);
+}
+
+/// [`for_each_token`] with the caller's buffer for folded tokens, for callers that tokenise
+/// many texts: a text with a token to fold then costs no allocation.
+pub fn for_each_token_in(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     let bytes = text.as_bytes();
-    let mut buf = String::new();
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
@@ -62,7 +67,7 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
                     buf.clear();
                     buf.push_str(&text[start..i]);
                     buf.make_ascii_lowercase();
-                    f(&buf);
+                    f(buf);
                 } else {
                     f(&text[start..i]);
                 }
@@ -83,8 +88,8 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
                 buf.push(c);
             }
         }
-        i = extend_token(bytes, i, &mut buf);
-        f(&buf);
+        i = extend_token(bytes, i, buf);
+        f(buf);
     }
 }
 
