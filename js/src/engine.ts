@@ -10,7 +10,7 @@ import type {
   EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord,
   RecallOptionsJs, RecallOutputJs,
 } from "../../pkg/recallkit.js";
-import { decode, encode } from "./wire.js";
+import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall };
 
@@ -41,7 +41,7 @@ export class Engine {
 
   /** Creates an empty engine; `signatureSeed` may be a bigint. */
   constructor(config: EngineConfigJs) {
-    this.#inner = new WasmEngine(encode(config));
+    this.#inner = new WasmEngine(encodeView(config));
   }
 
   /** Frees the wasm memory; the engine is unusable afterwards. */
@@ -60,7 +60,7 @@ export class Engine {
   }
 
   insert(memory: MemoryRecord, embedding?: Float32Array | null): void {
-    this.#inner.insert(encode(memory), embedding);
+    this.#inner.insert(encodeView(memory), embedding);
   }
 
   /**
@@ -72,14 +72,14 @@ export class Engine {
     const last = Math.max(0, memories.length - STAGE_CHUNK);
     for (let start = 0; start < last; start += STAGE_CHUNK) {
       const chunk = memories.slice(start, Math.min(start + STAGE_CHUNK, last));
-      this.#inner.stageMany(encode(chunk, wireSize(chunk)), start === 0, memories.length);
+      this.#inner.stageMany(encodeRecordsView(chunk, wireSize(chunk)), start === 0, memories.length);
     }
     const tail = last === 0 ? memories : memories.slice(last);
-    this.#inner.insertMany(encode(tail, wireSize(tail)), vectors, has, last > 0);
+    this.#inner.insertMany(encodeRecordsView(tail, wireSize(tail)), vectors, has, last > 0);
   }
 
   replace(memory: MemoryRecord, embedding: Float32Array | null | undefined, removeEmbedding: boolean): void {
-    this.#inner.replace(encode(memory), embedding, removeEmbedding);
+    this.#inner.replace(encodeView(memory), embedding, removeEmbedding);
   }
 
   remove(id: string): MemoryRecord {
@@ -104,7 +104,7 @@ export class Engine {
 
   /** Phase 1 of a recall (validates options, runs stage Sf). */
   beginRecall(query: string, options: RecallOptionsJs): PendingRecall {
-    return this.#inner.beginRecall(query, encode(options));
+    return this.#inner.beginRecall(query, encodeView(options));
   }
 
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
@@ -113,11 +113,11 @@ export class Engine {
   }
 
   addNote(note: NoteRecord): void {
-    this.#inner.addNote(encode(note));
+    this.#inner.addNote(encodeView(note));
   }
 
   replaceNote(note: NoteRecord): void {
-    this.#inner.replaceNote(encode(note));
+    this.#inner.replaceNote(encodeView(note));
   }
 
   removeNote(id: string): NoteRecord {
@@ -133,7 +133,7 @@ export class Engine {
   }
 
   addEntity(entity: EntityRecord): void {
-    this.#inner.addEntity(encode(entity));
+    this.#inner.addEntity(encodeView(entity));
   }
 
   removeEntity(name: string): EntityRecord {
@@ -153,7 +153,7 @@ export class Engine {
   }
 
   upsertEdge(edge: EdgeRecord): EdgeRecord {
-    return decode(this.#inner.upsertEdge(encode(edge))) as EdgeRecord;
+    return decode(this.#inner.upsertEdge(encodeView(edge))) as EdgeRecord;
   }
 
   unrelate(from: string, relation: string | null | undefined, to: string): number {

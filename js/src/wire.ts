@@ -205,6 +205,33 @@ function write(out: Out, value: unknown, depth: number): void {
  * values, through its allocations, copies and the collections they start).
  */
 export function encode(value: unknown, sizeHint = 0): Uint8Array {
+  return encodeWith(write, value, sizeHint, true);
+}
+
+/**
+ * {@link encode}'s bytes as a view of the encoder's reused buffer instead of a copy: valid
+ * only until the next encode, so only for bytes handed to the engine at once (a wasm call
+ * copies its byte arguments into wasm memory before it runs; measured: the copy this saves
+ * was 0.1 ms of a 1,000-memory `rememberMany`).
+ */
+export function encodeView(value: unknown, sizeHint = 0): Uint8Array {
+  return encodeWith(write, value, sizeHint, false);
+}
+
+/**
+ * The wire bytes of memory records (`MemoryRecord`: a memory's fields and the engine's recall
+ * counts), as {@link encodeView} would give them but for two things: each record's fields
+ * are read by name, in a fixed order, and their keys written from bytes encoded once,
+ * instead of a `for…in` over the record and each key encoded anew (measured: 0.57 against
+ * 0.79 ms for 1,000 memories); and a field of another name is not written (the engine
+ * skips such fields, so it reads the same memory). Records as `toRecord` makes them, whose
+ * fields come in this order, give the same bytes. Valid until the next encode.
+ */
+export function encodeRecordsView(records: readonly object[], sizeHint = 0): Uint8Array {
+  return encodeWith(writeRecords, records, sizeHint, false);
+}
+
+function encodeWith<T>(writer: (out: Out, value: T, depth: number) => void, value: T, sizeHint: number, copy: boolean): Uint8Array {
   let out = idle;
   if (out === null) {
     // Re-entered (a toJSON that encodes): a buffer of its own.
@@ -214,11 +241,67 @@ export function encode(value: unknown, sizeHint = 0): Uint8Array {
     out.reset(sizeHint);
   }
   try {
-    write(out, value, 0);
-    return out.bytes.slice(0, out.pos);
+    writer(out, value, 0);
+    return copy ? out.bytes.slice(0, out.pos) : out.bytes.subarray(0, out.pos);
   } finally {
     idle ??= out;
   }
+}
+
+/** A field name as a wire string: the {@link STR} tag, its u32 byte length, ASCII bytes. */
+function keyBytes(name: string): Uint8Array {
+  const bytes = new Uint8Array(5 + name.length);
+  bytes[0] = STR;
+  new DataView(bytes.buffer).setUint32(1, name.length, true);
+  for (let i = 0; i < name.length; i++) bytes[5 + i] = name.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * The fields {@link writeRecord} writes, in its order: the memory fields of `MEMORY_FIELDS`
+ * but `embedding` (which travels apart), then those the engine keeps (tests hold the list to
+ * `MEMORY_FIELDS` and to the fields the engine gives back).
+ */
+export const RECORD_KEY_NAMES = [
+  "id", "text", "textEn", "keywords", "userId", "topic", "tags", "type", "tier", "emotion",
+  "emotionTags", "importance", "confidence", "trust", "credibility", "relevance",
+  "classification", "createdAt", "updatedAt", "validFrom", "validTo", "expiresAt", "entities",
+  "recallCount", "lastRecalledAt", "recallTimestamps",
+] as const;
+const K = RECORD_KEY_NAMES.map(keyBytes);
+
+/** One field of a record: skipped as `write` skips it in an object, else key and value. */
+function field(out: Out, key: Uint8Array, v: unknown): void {
+  if (v === undefined || typeof v === "function" || typeof v === "symbol") return;
+  out.reserve(key.length);
+  const bytes = out.bytes;
+  let pos = out.pos;
+  for (let i = 0; i < key.length; i++) bytes[pos++] = key[i]!;
+  out.pos = pos;
+  if (typeof v === "string") out.string(v);
+  else write(out, v, 2);
+}
+
+type Fields = Partial<Record<(typeof RECORD_KEY_NAMES)[number], unknown>>;
+
+function writeRecord(out: Out, r: Fields): void {
+  out.byte(OBJ);
+  field(out, K[0]!, r.id); field(out, K[1]!, r.text); field(out, K[2]!, r.textEn);
+  field(out, K[3]!, r.keywords); field(out, K[4]!, r.userId); field(out, K[5]!, r.topic);
+  field(out, K[6]!, r.tags); field(out, K[7]!, r.type); field(out, K[8]!, r.tier);
+  field(out, K[9]!, r.emotion); field(out, K[10]!, r.emotionTags); field(out, K[11]!, r.importance);
+  field(out, K[12]!, r.confidence); field(out, K[13]!, r.trust); field(out, K[14]!, r.credibility);
+  field(out, K[15]!, r.relevance); field(out, K[16]!, r.classification); field(out, K[17]!, r.createdAt);
+  field(out, K[18]!, r.updatedAt); field(out, K[19]!, r.validFrom); field(out, K[20]!, r.validTo);
+  field(out, K[21]!, r.expiresAt); field(out, K[22]!, r.entities); field(out, K[23]!, r.recallCount);
+  field(out, K[24]!, r.lastRecalledAt); field(out, K[25]!, r.recallTimestamps);
+  out.byte(END);
+}
+
+function writeRecords(out: Out, records: readonly object[]): void {
+  out.byte(ARR);
+  for (let i = 0; i < records.length; i++) writeRecord(out, records[i] as Fields);
+  out.byte(END);
 }
 
 /**

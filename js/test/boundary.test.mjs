@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "../dist/index.js";
 import { Engine } from "../dist/engine.js";
-import { decode, encode } from "../dist/wire.js";
+import { RECORD_KEY_NAMES, decode, encode, encodeRecordsView, encodeView } from "../dist/wire.js";
 import { MEMORY_FIELD_NAMES, blankRecord, toRecord } from "../dist/validate.js";
 import { decodeRecord, encodeRecord, toJsonLine } from "../dist/storage/codec.js";
 
@@ -95,6 +95,42 @@ describe("wire boundary", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("the record encoder writes every field the engine reads, as the generic one does", () => {
+    const kept = ["recallCount", "lastRecalledAt", "recallTimestamps"];
+    assert.deepEqual([...RECORD_KEY_NAMES], [...MEMORY_FIELD_NAMES.filter((k) => k !== "embedding"), ...kept]);
+    const full = toRecord({
+      id: "m-1", text: "Zoë's text", textEn: "Zoe's text", keywords: ["k1", "k2"], userId: "u",
+      topic: "t", tags: ["a", "b"], type: "fact", tier: "core", emotion: -0.5, emotionTags: ["joy"],
+      importance: 0.7, confidence: 0.9, trust: 0.4, credibility: 3, relevance: 0.25, classification: 2,
+      createdAt: 1_700_000_000_000, updatedAt: new Date(1_700_000_000_001), validFrom: 1, validTo: 2 ** 53,
+      expiresAt: 1.5, entities: ["Ada"],
+    }, 5, () => "new-id").record;
+    assert.ok(MEMORY_FIELD_NAMES.filter((k) => k !== "embedding").every((k) => full[k] !== undefined));
+    const sparse = toRecord({ text: "only a text" }, 5, () => "new-id").record;
+    // Records as toRecord makes them: the generic encoder's very bytes.
+    assert.deepEqual(encodeRecordsView([full, sparse], 10), encode([full, sparse]));
+    assert.deepEqual(encodeRecordsView([]), encode([]));
+    // A stored record (recall counts, its own key order, a field the engine does not read):
+    // every field but the unknown one.
+    const stored = { recallTimestamps: [3, 4], ...full, recallCount: 2, lastRecalledAt: 4, futureField: "x" };
+    const { futureField: _unknown, embedding: _unset, ...known } = stored;
+    assert.deepEqual(decode(encodeRecordsView([stored])), [known]);
+    // The engine gives every field back.
+    const engine = new Engine({ signatureSeed: 1n });
+    try {
+      engine.insertMany([stored], new Float32Array(0), new Uint8Array(1));
+      assert.deepEqual(engine.get("m-1"), known);
+    } finally {
+      engine.free();
+    }
+    // A view is of the encoder's own buffer: the next encode writes over it.
+    const view = encodeView({ a: 1 });
+    const copy = view.slice();
+    encode({ b: "x".repeat(40) });
+    assert.notDeepEqual(view, copy);
+    assert.deepEqual(decode(copy), { a: 1 });
   });
 
   test("keys of every length round-trip (regression: an 8-byte key ended its object)", () => {
