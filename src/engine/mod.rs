@@ -539,15 +539,41 @@ impl Engine {
     /// token gets its `trigram_en` id, and through [`stems`](Self::porter_term) its porter
     /// term.
     fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) -> Result<()> {
-        a.fill_tokens(m.text_en());
+        a.tokens.clear();
         a.token_ids.clear();
         a.term_ids.clear();
-        for token in &a.tokens {
-            let token_id = self.trigram_en.intern(token)?;
-            a.token_ids.push(token_id);
-            a.term_ids
-                .push(self.porter_term(token_id, token, &mut a.stemmer)?);
-        }
+        // The tokens go to the indexes as the tokenizer finds them; they are kept only for
+        // an eager signature (measured: copying each into `tokens` first cost a tenth of a
+        // lexical build).
+        let keep_tokens = !self.config.lazy_signatures;
+        let mut failed = Ok(());
+        let Analysis {
+            stemmer,
+            tokens,
+            token_ids,
+            term_ids,
+            folded,
+            ..
+        } = a;
+        text::tokenize::for_each_token_in(m.text_en(), folded, |token| {
+            if failed.is_err() {
+                return;
+            }
+            if keep_tokens {
+                tokens.push(token);
+            }
+            match self.trigram_en.intern(token).and_then(|token_id| {
+                let term_id = self.porter_term(token_id, token, stemmer)?;
+                Ok((token_id, term_id))
+            }) {
+                Ok((token_id, term_id)) => {
+                    token_ids.push(token_id);
+                    term_ids.push(term_id);
+                }
+                Err(e) => failed = Err(e),
+            }
+        });
+        failed?;
         let seed = self.config.signature_seed;
         let (porter, features) = (&self.porter, &self.term_features);
         let term_features = a.term_ids.iter().map(|&id| {
