@@ -144,6 +144,11 @@ class Out {
   }
 }
 
+/** Whether an object field of this value is left out, as `JSON.stringify` leaves it out. */
+function leftOut(v: unknown): boolean {
+  return v === undefined || typeof v === "function" || typeof v === "symbol";
+}
+
 function write(out: Out, value: unknown, depth: number): void {
   if (depth > MAX_DEPTH) throw new RecallError("invalid_argument", "value nested too deeply");
   switch (typeof value) {
@@ -191,7 +196,7 @@ function write(out: Out, value: unknown, depth: number): void {
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     const v = record[key];
-    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    if (leftOut(v)) continue;
     out.string(key);
     write(out, v, depth + 1);
   }
@@ -248,13 +253,11 @@ function encodeWith<T>(writer: (out: Out, value: T, depth: number) => void, valu
   }
 }
 
-/** A field name as a wire string: the {@link STR} tag, its u32 byte length, ASCII bytes. */
+/** A field name as the wire string {@link Out.string} writes. */
 function keyBytes(name: string): Uint8Array {
-  const bytes = new Uint8Array(5 + name.length);
-  bytes[0] = STR;
-  new DataView(bytes.buffer).setUint32(1, name.length, true);
-  for (let i = 0; i < name.length; i++) bytes[5 + i] = name.charCodeAt(i);
-  return bytes;
+  const out = new Out(0);
+  out.string(name);
+  return out.bytes.slice(0, out.pos);
 }
 
 /**
@@ -272,7 +275,7 @@ const K = RECORD_KEY_NAMES.map(keyBytes);
 
 /** One field of a record: skipped as `write` skips it in an object, else key and value. */
 function field(out: Out, key: Uint8Array, v: unknown): void {
-  if (v === undefined || typeof v === "function" || typeof v === "symbol") return;
+  if (leftOut(v)) return;
   out.reserve(key.length);
   const bytes = out.bytes;
   let pos = out.pos;
