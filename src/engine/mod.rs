@@ -681,15 +681,24 @@ impl Batch {
     }
 }
 
+impl Batch {
+    /// Validates `m` (the first failure is kept, for [`Engine::insert_batch`] to report) and
+    /// adds it in the compact layout, copying its inline strings so that `m`'s buffers stay
+    /// for reuse by a reader that decodes many memories into one value.
+    pub fn push(&mut self, m: &mut Memory) {
+        if self.invalid.is_none() {
+            if let Err(e) = m.validate() {
+                self.invalid = Some((self.memories.len(), e));
+            }
+        }
+        self.memories.push(StoredMemory::pack(m));
+    }
+}
+
 impl Extend<Memory> for Batch {
     fn extend<I: IntoIterator<Item = Memory>>(&mut self, memories: I) {
-        for m in memories {
-            if self.invalid.is_none() {
-                if let Err(e) = m.validate() {
-                    self.invalid = Some((self.memories.len(), e));
-                }
-            }
-            self.memories.push(m.into());
+        for mut m in memories {
+            self.push(&mut m);
         }
     }
 }

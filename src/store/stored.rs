@@ -82,70 +82,73 @@ pub const MAX_PACKED_TAG_BYTES: usize = 0xD7FF;
 
 impl From<Memory> for StoredMemory {
     fn from(mut m: Memory) -> Self {
+        Self::pack(&mut m)
+    }
+}
+
+impl StoredMemory {
+    /// `m` in the compact layout. The inline strings are copied into the new record's one
+    /// allocation and their buffers stay in `m` (a reader decoding many memories into one
+    /// value reuses them); every other field is moved out, so `m` is left with the id, text,
+    /// topic and tags it had, or fewer (those too long to pack move too), and defaults.
+    pub fn pack(m: &mut Memory) -> Self {
         // Ids and topics are validated names (at most 1 KiB); one too long for a u16 length
-        // would stay in `rest`.
+        // stays in `rest`, as do the tags if one of them is too long.
         let packs = |t: &str| t.len() < usize::from(IN_REST);
-        let topic = match m.topic.take() {
-            Some(t) if !packs(&t) => {
-                m.topic = Some(t);
-                None
-            }
-            topic => topic,
-        };
-        let topic_len = match &topic {
+        let id_packs = packs(&m.id);
+        let topic_packs = m.topic.as_deref().is_none_or(packs);
+        let tags_pack = m.tags.iter().all(|t| t.len() <= MAX_PACKED_TAG_BYTES);
+        let id = if id_packs { m.id.as_str() } else { "" };
+        let topic = if topic_packs { m.topic.as_deref() } else { None };
+        let tags: &[String] = if tags_pack { &m.tags } else { &[] };
+        let topic_len = match topic {
             Some(t) => t.len() as u16,
             None if m.topic.is_some() => IN_REST,
             None => NO_TOPIC,
         };
-        let id = if packs(&m.id) {
-            std::mem::take(&mut m.id)
-        } else {
-            String::new()
-        };
-        let id_len = if m.id.is_empty() {
-            id.len() as u16
-        } else {
-            IN_REST
-        };
-        let pack_tags = m.tags.iter().all(|t| t.len() <= MAX_PACKED_TAG_BYTES);
-        let tags = if pack_tags {
-            std::mem::take(&mut m.tags)
-        } else {
-            Vec::new()
-        };
         let tag_bytes: usize = tags.iter().map(|t| t.len() + 4).sum();
-        let topic_bytes = topic.as_ref().map_or(0, String::len);
+        let topic_bytes = topic.map_or(0, str::len);
         let mut strings = String::with_capacity(id.len() + m.text.len() + topic_bytes + tag_bytes);
-        strings.push_str(&id);
-        let text = std::mem::take(&mut m.text);
-        strings.push_str(&text);
-        strings.push_str(topic.as_deref().unwrap_or_default());
-        for tag in &tags {
-            // `pack_tags`: the length is at most MAX_PACKED_TAG_BYTES, a scalar value.
+        strings.push_str(id);
+        strings.push_str(&m.text);
+        strings.push_str(topic.unwrap_or_default());
+        for tag in tags {
+            // `tags_pack`: the length is at most MAX_PACKED_TAG_BYTES, a scalar value.
             strings.extend(u32::try_from(tag.len()).ok().and_then(char::from_u32));
             strings.push_str(tag);
         }
         let stored = StoredMemory {
             strings: strings.into_boxed_str(),
-            text_len: u32::try_from(text.len()).unwrap_or(u32::MAX),
-            id_len,
+            text_len: u32::try_from(m.text.len()).unwrap_or(u32::MAX),
+            id_len: if id_packs { id.len() as u16 } else { IN_REST },
             topic_len,
             created_at: std::mem::take(&mut m.created_at),
             updated_at: std::mem::take(&mut m.updated_at),
             recall_count: std::mem::take(&mut m.recall_count),
             rest: None,
         };
+        // The packed strings step aside while the other fields are compared with their
+        // defaults and, unless all are, moved into `rest`.
+        let text = std::mem::take(&mut m.text);
+        let id = if id_packs { std::mem::take(&mut m.id) } else { String::new() };
+        let topic = if topic_packs { m.topic.take() } else { None };
+        let tags = if tags_pack { std::mem::take(&mut m.tags) } else { Vec::new() };
         // `==` treats -0 as 0, hence the bit comparisons of the two plain floats (the
         // optional ones differ from `None` whatever their value).
-        let is_empty = m == EMPTY && m.emotion.to_bits() == 0 && m.relevance.to_bits() == 0;
-        StoredMemory {
-            rest: (!is_empty).then(|| Box::new(m)),
-            ..stored
+        let is_empty = *m == EMPTY && m.emotion.to_bits() == 0 && m.relevance.to_bits() == 0;
+        let rest = (!is_empty).then(|| Box::new(std::mem::take(m)));
+        m.text = text;
+        if id_packs {
+            m.id = id;
         }
+        if topic_packs {
+            m.topic = topic;
+        }
+        if tags_pack {
+            m.tags = tags;
+        }
+        StoredMemory { rest, ..stored }
     }
-}
-
-impl StoredMemory {
     /// Heap memory the record owns, in bytes: its strings and, when some fields do not pack,
     /// the boxed remainder (not counting that remainder's own allocations).
     pub fn heap_bytes(&self) -> usize {

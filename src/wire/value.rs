@@ -155,12 +155,7 @@ impl<'a> Reader<'a> {
     pub fn next_key(&mut self) -> Result<Option<&'a str>> {
         match self.byte()? {
             END => Ok(None),
-            STR => {
-                let raw = self.raw_string()?;
-                std::str::from_utf8(raw)
-                    .map(Some)
-                    .map_err(|_| malformed("a string is not UTF-8"))
-            }
+            STR => self.str_ref().map(Some),
             _ => Err(malformed("an object key is not a string")),
         }
     }
@@ -187,7 +182,14 @@ impl<'a> Reader<'a> {
     }
 
     /// A string or `null` (`None`); `what.key` names it in the error.
+    #[inline(never)]
     pub fn opt_str(&mut self, what: &str, key: &str) -> Result<Option<String>> {
+        Ok(self.opt_str_ref(what, key)?.map(str::to_owned))
+    }
+
+    /// [`opt_str`](Self::opt_str) borrowing the input instead of copying it, for a caller
+    /// that keeps the text in a buffer of its own.
+    pub fn opt_str_ref(&mut self, what: &str, key: &str) -> Result<Option<&'a str>> {
         if self.skip_null()? {
             return Ok(None);
         }
@@ -195,7 +197,7 @@ impl<'a> Reader<'a> {
             return Err(self.wrong(what, key, "a string"));
         }
         self.pos += 1;
-        self.string().map(Some)
+        self.str_ref().map(Some)
     }
 
     /// A boolean or `null` (`None`).
@@ -233,14 +235,41 @@ impl<'a> Reader<'a> {
     }
 
     /// An array of strings; `null` gives an empty one.
+    #[inline(never)]
     pub fn strs(&mut self, what: &str, key: &str) -> Result<Vec<String>> {
-        self.array(what, key, "an array of strings", |r| {
-            if r.peek()? != STR {
-                return Ok(None);
+        let mut out = Vec::new();
+        self.strs_into(what, key, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`strs`](Self::strs) into `out`, replacing what it held: its strings' buffers are
+    /// reused for the items, so a caller that reads many records into one value allocates
+    /// only for a longer item or list than before.
+    pub fn strs_into(&mut self, what: &str, key: &str, out: &mut Vec<String>) -> Result<()> {
+        let mut len = 0;
+        if !self.skip_null()? {
+            if self.peek()? != ARR {
+                return Err(self.wrong(what, key, "an array of strings"));
             }
-            r.pos += 1;
-            r.string().map(Some)
-        })
+            self.pos += 1;
+            while self.next_item()? {
+                if self.peek()? != STR {
+                    return Err(self.wrong(what, key, "an array of strings"));
+                }
+                self.pos += 1;
+                let item = self.str_ref()?;
+                match out.get_mut(len) {
+                    Some(buffer) => {
+                        buffer.clear();
+                        buffer.push_str(item);
+                    }
+                    None => out.push(item.to_owned()),
+                }
+                len += 1;
+            }
+        }
+        out.truncate(len);
+        Ok(())
     }
 
     /// An array of numbers; `null` gives an empty one.
@@ -303,11 +332,11 @@ impl<'a> Reader<'a> {
         self.take(u32::from_le_bytes(len) as usize)
     }
 
-    fn string(&mut self) -> Result<String> {
+    /// The text of a string whose tag has been read, borrowed from the input.
+    #[inline(never)]
+    fn str_ref(&mut self) -> Result<&'a str> {
         let raw = self.raw_string()?;
-        std::str::from_utf8(raw)
-            .map(str::to_owned)
-            .map_err(|_| malformed("a string is not UTF-8"))
+        std::str::from_utf8(raw).map_err(|_| malformed("a string is not UTF-8"))
     }
 
     /// The payload of a number whose tag (`F64` or `INT`) has been read.
@@ -350,7 +379,7 @@ impl<'a> Reader<'a> {
             FALSE => Value::Bool(false),
             TRUE => Value::Bool(true),
             tag @ (F64 | INT) => Value::Num(self.number(tag)?),
-            STR => Value::Str(self.string()?),
+            STR => Value::Str(self.str_ref()?.to_owned()),
             ARR => {
                 let mut items = Vec::new();
                 while self.peek()? != END {
@@ -365,7 +394,7 @@ impl<'a> Reader<'a> {
                     if self.byte()? != STR {
                         return Err(malformed("an object key is not a string"));
                     }
-                    let key = self.string()?;
+                    let key = self.str_ref()?.to_owned();
                     entries.push((key, self.value(depth + 1)?));
                 }
                 self.pos += 1;
