@@ -22,6 +22,8 @@ const STR = 0x05;
 const ARR = 0x06;
 const OBJ = 0x07;
 const END = 0x08;
+/** A record of a known shape: a u32 little-endian field mask, then the fields' values. */
+const REC = 0x09;
 
 /** Deepest nesting accepted, as on the Rust side. */
 const MAX_DEPTH = 64;
@@ -225,12 +227,13 @@ export function encodeView(value: unknown, sizeHint = 0): Uint8Array {
 
 /**
  * The wire bytes of memory records (`MemoryRecord`: a memory's fields and the engine's recall
- * counts), as {@link encodeView} would give them but for two things: each record's fields
- * are read by name, in a fixed order, and their keys written from bytes encoded once,
- * instead of a `for…in` over the record and each key encoded anew (measured: 0.57 against
- * 0.79 ms for 1,000 memories); and a field of another name is not written (the engine
- * skips such fields, so it reads the same memory). Records as `toRecord` makes them, whose
- * fields come in this order, give the same bytes. Valid until the next encode.
+ * counts) for a batch insert: an array of records in the wire's record layout (tag `0x09`: a
+ * mask of the fields present, then their values in {@link RECORD_KEY_NAMES} order, no keys),
+ * which the engine reads as it reads the objects {@link encodeView} would write. Each
+ * record's fields are read by name; a field of another name is not written (the engine
+ * skips such fields of an object, so it reads the same memory). Measured against objects
+ * with keys (encoded once) for 1,000 memories: 0.26 against 0.45 ms to write, and 0.1 ms
+ * less for the engine to read. Valid until the next encode.
  */
 export function encodeRecordsView(records: readonly object[], sizeHint = 0): Uint8Array {
   return encodeWith(writeRecords, records, sizeHint, false);
@@ -253,17 +256,11 @@ function encodeWith<T>(writer: (out: Out, value: T, depth: number) => void, valu
   }
 }
 
-/** A field name as the wire string {@link Out.string} writes. */
-function keyBytes(name: string): Uint8Array {
-  const out = new Out(0);
-  out.string(name);
-  return out.bytes.slice(0, out.pos);
-}
-
 /**
- * The fields {@link writeRecord} writes, in its order: the memory fields of `MEMORY_FIELDS`
- * but `embedding` (which travels apart), then those the engine keeps (tests hold the list to
- * `MEMORY_FIELDS` and to the fields the engine gives back).
+ * The fields {@link writeRecord} writes, in the order of a record's field mask (bit `i` is
+ * field `i`; `MEMORY_FIELDS` in `src/wire/shapes.rs` reads them): the memory fields of
+ * `MEMORY_FIELDS` but `embedding` (which travels apart), then those the engine keeps (tests
+ * hold the list to `MEMORY_FIELDS` and to the fields the engine gives back).
  */
 export const RECORD_KEY_NAMES = [
   "id", "text", "textEn", "keywords", "userId", "topic", "tags", "type", "tier", "emotion",
@@ -271,34 +268,68 @@ export const RECORD_KEY_NAMES = [
   "classification", "createdAt", "updatedAt", "validFrom", "validTo", "expiresAt", "entities",
   "recallCount", "lastRecalledAt", "recallTimestamps",
 ] as const;
-const K = RECORD_KEY_NAMES.map(keyBytes);
 
-/** One field of a record: skipped as `write` skips it in an object, else key and value. */
-function field(out: Out, key: Uint8Array, v: unknown): void {
-  if (leftOut(v)) return;
-  out.reserve(key.length);
-  const bytes = out.bytes;
-  let pos = out.pos;
-  for (let i = 0; i < key.length; i++) bytes[pos++] = key[i]!;
-  out.pos = pos;
+type Fields = Partial<Record<(typeof RECORD_KEY_NAMES)[number], unknown>>;
+
+/** 1 if an object field of this value is written (see {@link leftOut}), else 0. */
+function kept(v: unknown): number {
+  return leftOut(v) ? 0 : 1;
+}
+
+/** A record field's value, after its bit in the mask said it is there. */
+function value(out: Out, v: unknown): void {
   if (typeof v === "string") out.string(v);
   else write(out, v, 2);
 }
 
-type Fields = Partial<Record<(typeof RECORD_KEY_NAMES)[number], unknown>>;
-
+/**
+ * One record: every field read once, into locals, then the mask, then the values. Spelled
+ * out field by field (rather than a loop over {@link RECORD_KEY_NAMES}) so that each read is
+ * a plain property load of the records' one hidden class.
+ */
 function writeRecord(out: Out, r: Fields): void {
-  out.byte(OBJ);
-  field(out, K[0]!, r.id); field(out, K[1]!, r.text); field(out, K[2]!, r.textEn);
-  field(out, K[3]!, r.keywords); field(out, K[4]!, r.userId); field(out, K[5]!, r.topic);
-  field(out, K[6]!, r.tags); field(out, K[7]!, r.type); field(out, K[8]!, r.tier);
-  field(out, K[9]!, r.emotion); field(out, K[10]!, r.emotionTags); field(out, K[11]!, r.importance);
-  field(out, K[12]!, r.confidence); field(out, K[13]!, r.trust); field(out, K[14]!, r.credibility);
-  field(out, K[15]!, r.relevance); field(out, K[16]!, r.classification); field(out, K[17]!, r.createdAt);
-  field(out, K[18]!, r.updatedAt); field(out, K[19]!, r.validFrom); field(out, K[20]!, r.validTo);
-  field(out, K[21]!, r.expiresAt); field(out, K[22]!, r.entities); field(out, K[23]!, r.recallCount);
-  field(out, K[24]!, r.lastRecalledAt); field(out, K[25]!, r.recallTimestamps);
-  out.byte(END);
+  const f0 = r.id, f1 = r.text, f2 = r.textEn, f3 = r.keywords, f4 = r.userId, f5 = r.topic;
+  const f6 = r.tags, f7 = r.type, f8 = r.tier, f9 = r.emotion, f10 = r.emotionTags;
+  const f11 = r.importance, f12 = r.confidence, f13 = r.trust, f14 = r.credibility;
+  const f15 = r.relevance, f16 = r.classification, f17 = r.createdAt, f18 = r.updatedAt;
+  const f19 = r.validFrom, f20 = r.validTo, f21 = r.expiresAt, f22 = r.entities;
+  const f23 = r.recallCount, f24 = r.lastRecalledAt, f25 = r.recallTimestamps;
+  const mask = kept(f0) | kept(f1) << 1 | kept(f2) << 2 | kept(f3) << 3 | kept(f4) << 4
+    | kept(f5) << 5 | kept(f6) << 6 | kept(f7) << 7 | kept(f8) << 8 | kept(f9) << 9
+    | kept(f10) << 10 | kept(f11) << 11 | kept(f12) << 12 | kept(f13) << 13 | kept(f14) << 14
+    | kept(f15) << 15 | kept(f16) << 16 | kept(f17) << 17 | kept(f18) << 18 | kept(f19) << 19
+    | kept(f20) << 20 | kept(f21) << 21 | kept(f22) << 22 | kept(f23) << 23 | kept(f24) << 24
+    | kept(f25) << 25;
+  out.reserve(5);
+  out.bytes[out.pos++] = REC;
+  out.view.setUint32(out.pos, mask, true);
+  out.pos += 4;
+  if (mask & 1 << 0) value(out, f0);
+  if (mask & 1 << 1) value(out, f1);
+  if (mask & 1 << 2) value(out, f2);
+  if (mask & 1 << 3) value(out, f3);
+  if (mask & 1 << 4) value(out, f4);
+  if (mask & 1 << 5) value(out, f5);
+  if (mask & 1 << 6) value(out, f6);
+  if (mask & 1 << 7) value(out, f7);
+  if (mask & 1 << 8) value(out, f8);
+  if (mask & 1 << 9) value(out, f9);
+  if (mask & 1 << 10) value(out, f10);
+  if (mask & 1 << 11) value(out, f11);
+  if (mask & 1 << 12) value(out, f12);
+  if (mask & 1 << 13) value(out, f13);
+  if (mask & 1 << 14) value(out, f14);
+  if (mask & 1 << 15) value(out, f15);
+  if (mask & 1 << 16) value(out, f16);
+  if (mask & 1 << 17) value(out, f17);
+  if (mask & 1 << 18) value(out, f18);
+  if (mask & 1 << 19) value(out, f19);
+  if (mask & 1 << 20) value(out, f20);
+  if (mask & 1 << 21) value(out, f21);
+  if (mask & 1 << 22) value(out, f22);
+  if (mask & 1 << 23) value(out, f23);
+  if (mask & 1 << 24) value(out, f24);
+  if (mask & 1 << 25) value(out, f25);
 }
 
 function writeRecords(out: Out, records: readonly object[]): void {

@@ -97,7 +97,7 @@ describe("wire boundary", () => {
     }
   });
 
-  test("the record encoder writes every field the engine reads, as the generic one does", () => {
+  test("the record encoder writes every field the engine reads, and the engine reads them as objects", () => {
     const kept = ["recallCount", "lastRecalledAt", "recallTimestamps"];
     assert.deepEqual([...RECORD_KEY_NAMES], [...MEMORY_FIELD_NAMES.filter((k) => k !== "embedding"), ...kept]);
     const full = toRecord({
@@ -109,21 +109,34 @@ describe("wire boundary", () => {
     }, 5, () => "new-id").record;
     assert.ok(MEMORY_FIELD_NAMES.filter((k) => k !== "embedding").every((k) => full[k] !== undefined));
     const sparse = toRecord({ text: "only a text" }, 5, () => "new-id").record;
-    // Records as toRecord makes them: the generic encoder's very bytes.
-    assert.deepEqual(encodeRecordsView([full, sparse], 10), encode([full, sparse]));
     assert.deepEqual(encodeRecordsView([]), encode([]));
+    // Records: a tag, a mask of the fields present (little-endian, bit i for
+    // RECORD_KEY_NAMES[i]), then the values alone.
+    const bytes = encodeRecordsView([sparse]).slice(); // a view: the next encode writes over it
+    const mask = new DataView(bytes.buffer, bytes.byteOffset).getUint32(2, true);
+    const present = RECORD_KEY_NAMES.filter((_, i) => mask & (1 << i));
+    assert.deepEqual([bytes[0], bytes[1]], [0x06, 0x09]);
+    assert.deepEqual(present, RECORD_KEY_NAMES.filter((k) => sparse[k] !== undefined));
+    assert.deepEqual(bytes.subarray(6, -1), encode(present.map((k) => sparse[k])).subarray(1, -1));
     // A stored record (recall counts, its own key order, a field the engine does not read):
     // every field but the unknown one.
     const stored = { recallTimestamps: [3, 4], ...full, recallCount: 2, lastRecalledAt: 4, futureField: "x" };
     const { futureField: _unknown, embedding: _unset, ...known } = stored;
-    assert.deepEqual(decode(encodeRecordsView([stored])), [known]);
-    // The engine gives every field back.
+    // The engine gives every field back, and reads records (a batch) as it reads objects
+    // (one memory).
     const engine = new Engine({ signatureSeed: 1n });
+    const one = new Engine({ signatureSeed: 1n });
     try {
-      engine.insertMany([stored], new Float32Array(0), new Uint8Array(1));
+      const batch = [stored, sparse, { ...full, id: "m-2" }];
+      engine.insertMany(batch, new Float32Array(0), new Uint8Array(batch.length));
       assert.deepEqual(engine.get("m-1"), known);
+      for (const r of batch) {
+        one.insert(r);
+        assert.deepEqual(engine.get(r.id), one.get(r.id));
+      }
     } finally {
       engine.free();
+      one.free();
     }
     // A view is of the encoder's own buffer: the next encode writes over it.
     const view = encodeView({ a: 1 });

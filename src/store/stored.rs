@@ -96,10 +96,14 @@ impl StoredMemory {
         // stays in `rest`, as do the tags if one of them is too long.
         let packs = |t: &str| t.len() < usize::from(IN_REST);
         let id_packs = packs(&m.id);
-        let topic_packs = m.topic.as_deref().is_none_or(packs);
+        let topic_packs = m.topic.as_deref().map_or(true, packs);
         let tags_pack = m.tags.iter().all(|t| t.len() <= MAX_PACKED_TAG_BYTES);
         let id = if id_packs { m.id.as_str() } else { "" };
-        let topic = if topic_packs { m.topic.as_deref() } else { None };
+        let topic = if topic_packs {
+            m.topic.as_deref()
+        } else {
+            None
+        };
         let tags: &[String] = if tags_pack { &m.tags } else { &[] };
         let topic_len = match topic {
             Some(t) => t.len() as u16,
@@ -130,9 +134,17 @@ impl StoredMemory {
         // The packed strings step aside while the other fields are compared with their
         // defaults and, unless all are, moved into `rest`.
         let text = std::mem::take(&mut m.text);
-        let id = if id_packs { std::mem::take(&mut m.id) } else { String::new() };
+        let id = if id_packs {
+            std::mem::take(&mut m.id)
+        } else {
+            String::new()
+        };
         let topic = if topic_packs { m.topic.take() } else { None };
-        let tags = if tags_pack { std::mem::take(&mut m.tags) } else { Vec::new() };
+        let tags = if tags_pack {
+            std::mem::take(&mut m.tags)
+        } else {
+            Vec::new()
+        };
         // `==` treats -0 as 0, hence the bit comparisons of the two plain floats (the
         // optional ones differ from `None` whatever their value).
         let is_empty = *m == EMPTY && m.emotion.to_bits() == 0 && m.relevance.to_bits() == 0;

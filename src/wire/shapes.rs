@@ -50,9 +50,10 @@ impl MemorySink for Batch {
     }
 }
 
-/// Reads an array of memory records, handing each to `out` as soon as it is read (a `Vec`,
-/// or an engine [`Batch`](crate::engine::Batch) that keeps it in its compact layout). On an
-/// error, `out` may hold the records read before it.
+/// Reads an array of memories, each an object (fields it does not know are skipped) or a
+/// record with a field mask ([`MEMORY_FIELDS`]), handing each to `out` as soon as it is read
+/// (a `Vec`, or an engine [`Batch`] that keeps it in its compact layout). On an error, `out`
+/// may hold the memories read before it.
 pub fn memories_into(bytes: &[u8], out: &mut impl MemorySink) -> Result<()> {
     let mut r = Reader::new(bytes);
     r.begin_arr("memories")?;
@@ -64,78 +65,168 @@ pub fn memories_into(bytes: &[u8], out: &mut impl MemorySink) -> Result<()> {
     r.finish()
 }
 
-/// Reads one memory object straight from the bytes into `m`: no [`Value`](super::Value)
-/// tree, and the id, text, topic and tags go into the buffers `m` already has (measured: a
-/// batch read into fresh strings spent a tenth of its decoding allocating and freeing them).
-/// Every other field of `m` is reset first.
+/// The fields of a memory record, in the order of a record's field mask (bit `i` is field
+/// `i`): `RECORD_KEY_NAMES` in `js/src/wire.ts`, which writes them.
+pub const MEMORY_FIELDS: [&str; 26] = [
+    "id",
+    "text",
+    "textEn",
+    "keywords",
+    "userId",
+    "topic",
+    "tags",
+    "type",
+    "tier",
+    "emotion",
+    "emotionTags",
+    "importance",
+    "confidence",
+    "trust",
+    "credibility",
+    "relevance",
+    "classification",
+    "createdAt",
+    "updatedAt",
+    "validFrom",
+    "validTo",
+    "expiresAt",
+    "entities",
+    "recallCount",
+    "lastRecalledAt",
+    "recallTimestamps",
+];
+
+/// Reads one memory straight from the bytes into `m`, as an object (fields it does not know
+/// are skipped) or as a record with a field mask (no keys: [`MEMORY_FIELDS`]); no
+/// [`Value`](super::Value) tree. The id, text, topic and tags go into the buffers `m`
+/// already has (measured: a batch read into fresh strings spent a tenth of its decoding
+/// allocating and freeing them); every other field of `m` is reset first.
 fn read_memory(r: &mut Reader<'_>, m: &mut Memory) -> Result<()> {
-    const W: &str = "memory";
-    const LEVEL: (i64, i64) = (-MAX_LEVEL, MAX_LEVEL);
-    r.begin_obj(W)?;
-    let mut id = std::mem::take(&mut m.id);
-    let mut text = std::mem::take(&mut m.text);
-    let mut topic = m.topic.take().unwrap_or_default();
-    let mut tags = std::mem::take(&mut m.tags);
-    let (mut has_topic, mut has_tags) = (false, false);
-    // Buffers of the previous record: a record without the field has none of its text.
-    id.clear();
-    text.clear();
-    *m = Memory::default();
-    // Reads a string or null into a reused buffer; whether it was a string.
-    let into = |r: &mut Reader<'_>, key: &str, buffer: &mut String| -> Result<bool> {
-        buffer.clear();
-        let value = r.opt_str_ref(W, key)?;
-        buffer.push_str(value.unwrap_or_default());
-        Ok(value.is_some())
-    };
-    while let Some(key) = r.next_key()? {
-        match key {
-            "id" => drop(into(r, key, &mut id)?),
-            "text" => drop(into(r, key, &mut text)?),
-            "textEn" => m.text_en = r.opt_str(W, key)?,
-            "keywords" => m.keywords = r.strs(W, key)?,
-            "userId" => m.user_id = r.opt_str(W, key)?,
-            "topic" => has_topic = into(r, key, &mut topic)?,
-            "tags" => {
-                r.strs_into(W, key, &mut tags)?;
-                has_tags = true;
+    let mask = r.record_mask()?;
+    if mask.is_none() {
+        r.begin_obj(MEMORY)?;
+    }
+    let mut fields = ScratchMemory::new(m);
+    match mask {
+        Some(mask) => {
+            if mask >> MEMORY_FIELDS.len() != 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "a memory record has fields the engine does not know (mask {mask})"
+                )));
             }
-            "type" => m.kind = r.opt_str(W, key)?,
-            "tier" => m.tier = r.opt_str(W, key)?,
-            "emotion" => m.emotion = r.opt_num(W, key)?.unwrap_or(0.0),
-            "emotionTags" => m.emotion_tags = r.strs(W, key)?,
-            "importance" => m.importance = r.opt_num(W, key)?,
-            "confidence" => m.confidence = r.opt_num(W, key)?,
-            "trust" => m.trust = r.opt_num(W, key)?,
-            "credibility" => m.credibility = r.opt_int(W, key, LEVEL.0, LEVEL.1)?,
-            "relevance" => m.relevance = r.opt_num(W, key)?.unwrap_or(0.0),
-            "classification" => {
-                m.classification = r.opt_int(W, key, LEVEL.0, LEVEL.1)?.unwrap_or(0)
+            for (field, name) in MEMORY_FIELDS.iter().enumerate() {
+                if mask & 1 << field != 0 {
+                    fields.read(r, field, name)?;
+                }
             }
-            "createdAt" => m.created_at = r.opt_num(W, key)?.unwrap_or(0.0),
-            "updatedAt" => m.updated_at = r.opt_num(W, key)?.unwrap_or(0.0),
-            "validFrom" => m.valid_from = r.opt_num(W, key)?,
-            "validTo" => m.valid_to = r.opt_num(W, key)?,
-            "expiresAt" => m.expires_at = r.opt_num(W, key)?,
-            "entities" => m.entities = r.strs(W, key)?,
-            "recallCount" => {
+        }
+        None => {
+            while let Some(key) = r.next_key()? {
+                match MEMORY_FIELDS.iter().position(|&name| name == key) {
+                    Some(field) => fields.read(r, field, key)?,
+                    None => r.skip()?,
+                }
+            }
+        }
+    }
+    fields.finish();
+    Ok(())
+}
+
+/// What errors call a memory.
+const MEMORY: &str = "memory";
+
+/// A memory being read into a value that held the one before: which of the reused fields
+/// the record has set so far.
+struct ScratchMemory<'m> {
+    m: &'m mut Memory,
+    has_topic: bool,
+    has_tags: bool,
+}
+
+impl<'m> ScratchMemory<'m> {
+    /// Resets every field of `m` but the buffers of its id, text, topic and tags.
+    fn new(m: &'m mut Memory) -> Self {
+        let mut id = std::mem::take(&mut m.id);
+        let mut text = std::mem::take(&mut m.text);
+        let topic = m.topic.take();
+        let tags = std::mem::take(&mut m.tags);
+        // Buffers of the previous record: a record without the field has none of its text.
+        id.clear();
+        text.clear();
+        *m = Memory {
+            id,
+            text,
+            topic,
+            tags,
+            ..Memory::default()
+        };
+        ScratchMemory {
+            m,
+            has_topic: false,
+            has_tags: false,
+        }
+    }
+
+    /// Reads the value of field `field` of [`MEMORY_FIELDS`]; `key` names it in errors.
+    fn read(&mut self, r: &mut Reader<'_>, field: usize, key: &str) -> Result<()> {
+        const W: &str = MEMORY;
+        const LEVEL: (i64, i64) = (-MAX_LEVEL, MAX_LEVEL);
+        let m = &mut *self.m;
+        // A string or null into a reused buffer; whether it was a string.
+        let into = |r: &mut Reader<'_>, buffer: &mut String| -> Result<bool> {
+            buffer.clear();
+            let value = r.opt_str_ref(W, key)?;
+            buffer.push_str(value.unwrap_or_default());
+            Ok(value.is_some())
+        };
+        match field {
+            0 => drop(into(r, &mut m.id)?),
+            1 => drop(into(r, &mut m.text)?),
+            2 => m.text_en = r.opt_str(W, key)?,
+            3 => m.keywords = r.strs(W, key)?,
+            4 => m.user_id = r.opt_str(W, key)?,
+            5 => self.has_topic = into(r, m.topic.get_or_insert_with(String::new))?,
+            6 => {
+                r.strs_into(W, key, &mut m.tags)?;
+                self.has_tags = true;
+            }
+            7 => m.kind = r.opt_str(W, key)?,
+            8 => m.tier = r.opt_str(W, key)?,
+            9 => m.emotion = r.opt_num(W, key)?.unwrap_or(0.0),
+            10 => m.emotion_tags = r.strs(W, key)?,
+            11 => m.importance = r.opt_num(W, key)?,
+            12 => m.confidence = r.opt_num(W, key)?,
+            13 => m.trust = r.opt_num(W, key)?,
+            14 => m.credibility = r.opt_int(W, key, LEVEL.0, LEVEL.1)?,
+            15 => m.relevance = r.opt_num(W, key)?.unwrap_or(0.0),
+            16 => m.classification = r.opt_int(W, key, LEVEL.0, LEVEL.1)?.unwrap_or(0),
+            17 => m.created_at = r.opt_num(W, key)?.unwrap_or(0.0),
+            18 => m.updated_at = r.opt_num(W, key)?.unwrap_or(0.0),
+            19 => m.valid_from = r.opt_num(W, key)?,
+            20 => m.valid_to = r.opt_num(W, key)?,
+            21 => m.expires_at = r.opt_num(W, key)?,
+            22 => m.entities = r.strs(W, key)?,
+            23 => {
                 m.recall_count = r
                     .opt_int(W, key, 0, i64::from(u32::MAX))?
                     .map_or(0, |n| n as u32)
             }
-            "lastRecalledAt" => m.last_recalled_at = r.opt_num(W, key)?,
-            "recallTimestamps" => m.recall_timestamps = r.nums(W, key)?,
-            _ => r.skip()?,
+            24 => m.last_recalled_at = r.opt_num(W, key)?,
+            _ => m.recall_timestamps = r.nums(W, key)?,
+        }
+        Ok(())
+    }
+
+    /// Drops what the previous record left in the topic and tags unless this one set them.
+    fn finish(self) {
+        if !self.has_topic {
+            self.m.topic = None;
+        }
+        if !self.has_tags {
+            self.m.tags.clear();
         }
     }
-    if !has_tags {
-        tags.clear();
-    }
-    m.id = id;
-    m.text = text;
-    m.topic = has_topic.then_some(topic);
-    m.tags = tags;
-    Ok(())
 }
 
 /// Writes a memory record.
@@ -662,6 +753,120 @@ mod tests {
         assert!(memories(&both[..both.len() - 1]).is_err());
     }
 
+    /// `m` as a record with a field mask: its object's fields, keys left out.
+    fn write_record(w: &mut Writer, m: &Memory) {
+        use super::super::value::{decode, Value};
+        fn value(w: &mut Writer, v: &Value) {
+            match v {
+                Value::Null => w.null(),
+                Value::Bool(b) => w.bool(*b),
+                Value::Num(n) => w.num(*n),
+                Value::Str(s) => w.str(s),
+                Value::Arr(items) => {
+                    w.begin_arr();
+                    items.iter().for_each(|item| value(w, item));
+                    w.end();
+                }
+                Value::Obj(_) => unreachable!("no memory field is an object"),
+            }
+        }
+        let Ok(Value::Obj(entries)) = decode(&raw(|w| write_memory(w, m))) else {
+            unreachable!("a memory is written as an object");
+        };
+        let field = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+        let mask = MEMORY_FIELDS
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| field(name).is_some())
+            .fold(0, |mask, (i, _)| mask | 1 << i);
+        w.record(mask);
+        for name in MEMORY_FIELDS {
+            if let Some(v) = field(name) {
+                value(w, v);
+            }
+        }
+    }
+
+    #[test]
+    fn records_with_a_field_mask_read_as_the_objects_do() {
+        let full = Memory {
+            id: "m1".into(),
+            text: "Olá mundo".into(),
+            text_en: Some("Hello world".into()),
+            keywords: vec!["greeting".into()],
+            user_id: Some("u".into()),
+            topic: Some("t".into()),
+            tags: vec!["a".into(), "b".into()],
+            kind: Some("fact".into()),
+            tier: Some("core".into()),
+            emotion: -2.5,
+            emotion_tags: vec!["joy".into()],
+            importance: Some(0.1),
+            confidence: Some(1.0),
+            trust: Some(2.0),
+            credibility: Some(-3),
+            relevance: 0.3,
+            classification: 2,
+            created_at: 1_750_000_000_123.0,
+            updated_at: 1_750_000_000_456.5,
+            valid_from: Some(-1.0),
+            valid_to: Some(1e15),
+            expires_at: Some(2e12),
+            entities: vec!["Ana".into()],
+            recall_count: 7,
+            last_recalled_at: Some(3.0),
+            recall_timestamps: vec![1.0, 2.5],
+        };
+        let sparse = Memory {
+            id: "m2".into(),
+            text: "only a text".into(),
+            ..Memory::default()
+        };
+        let bytes = raw(|w| {
+            w.begin_arr();
+            write_record(w, &full);
+            write_record(w, &sparse);
+            // Objects and records mix.
+            write_memory(w, &full);
+            write_record(w, &full);
+            w.end();
+        });
+        assert_eq!(
+            memories(&bytes).unwrap(),
+            [full.clone(), sparse, full.clone(), full]
+        );
+        // Every field of the mask, in order.
+        let all = raw(|w| {
+            w.begin_arr();
+            w.record((1 << MEMORY_FIELDS.len()) - 1);
+            for _ in MEMORY_FIELDS {
+                w.null();
+            }
+            w.end();
+        });
+        assert_eq!(memories(&all).unwrap()[0].id, "");
+        // A bit past the known fields, a value missing, a value of the wrong type.
+        let string: fn(&mut Writer) = |w| w.str("x");
+        let number: fn(&mut Writer) = |w| w.num(1.0);
+        for (mask, value, error) in [
+            (1 << 26 | 1, string, "fields the engine does not know"),
+            (0b11, string, "truncated"),
+            (0b10, number, "memory.text must be a string"),
+        ] {
+            let bytes = raw(|w| {
+                w.begin_arr();
+                w.record(mask);
+                value(w);
+                w.end();
+            });
+            // The array's end cut off: the record ends after its first value.
+            let bytes = &bytes[..bytes.len() - usize::from(error == "truncated")];
+            let e = memories(bytes).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument");
+            assert!(e.to_string().contains(error), "{e}");
+        }
+    }
+
     /// A batch is read into one scratch memory whose buffers each record reuses: no record
     /// may keep a field of the one before it, whichever fields it leaves out or sets to null.
     #[test]
@@ -726,11 +931,14 @@ mod tests {
         // A record without an id after one with an id has none.
         let no_id = raw(|w| {
             w.begin_arr();
-            write_memory(w, &Memory {
-                id: "f".into(),
-                text: "sixth".into(),
-                ..Memory::default()
-            });
+            write_memory(
+                w,
+                &Memory {
+                    id: "f".into(),
+                    text: "sixth".into(),
+                    ..Memory::default()
+                },
+            );
             w.begin_obj();
             w.field_str("text", "no id");
             w.end();
@@ -739,7 +947,10 @@ mod tests {
         let mut batch = Batch::default();
         memories_into(&no_id, &mut batch).unwrap();
         let e = engine.insert_batch(batch, &[]).unwrap_err();
-        assert_eq!(e.to_string(), "invalid_argument: item 1: id must not be empty");
+        assert_eq!(
+            e.to_string(),
+            "invalid_argument: item 1: id must not be empty"
+        );
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //! | `0x06` | array | values, then `0x08` |
 //! | `0x07` | object | entries (key as a string, tag included, then a value), then `0x08` |
 //! | `0x08` | end of an array or object | none |
+//! | `0x09` | record of a known shape | u32 little-endian mask of the fields present, then their values in the shape's field order |
+//!
+//! A record (`0x09`) is an object whose keys both sides know: bit `i` of its mask says
+//! whether the shape's field `i` follows, so no key crosses. Only a reader that expects a
+//! shape reads one (a batch of memories: `memories_into` in [`shapes`](super::shapes), with
+//! `encodeRecordsView` in wire.ts writing it); it is not a [`Value`], and anywhere else it is
+//! malformed.
 //!
 //! The TypeScript side (`js/src/wire.ts`) writes and reads the same bytes. Numbers travel as
 //! their bits, so nothing is converted to or from decimal text on either side (and the wasm
@@ -34,6 +41,7 @@ const STR: u8 = 0x05;
 const ARR: u8 = 0x06;
 const OBJ: u8 = 0x07;
 const END: u8 = 0x08;
+const REC: u8 = 0x09;
 
 /// Largest integer magnitude the `INT` tag is read with (JavaScript's safe integers).
 const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
@@ -158,6 +166,18 @@ impl<'a> Reader<'a> {
             STR => self.str_ref().map(Some),
             _ => Err(malformed("an object key is not a string")),
         }
+    }
+
+    /// The field mask of a record (the `0x09` tag, consumed with its mask), or `None` when
+    /// the next value is not one (nothing consumed).
+    pub fn record_mask(&mut self) -> Result<Option<u32>> {
+        if self.peek()? != REC {
+            return Ok(None);
+        }
+        self.pos += 1;
+        let mut mask = [0u8; 4];
+        mask.copy_from_slice(self.take(4)?);
+        Ok(Some(u32::from_le_bytes(mask)))
     }
 
     /// Skips the next value (for fields a record does not know).
@@ -429,6 +449,15 @@ impl Writer {
     /// The bytes written.
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes
+    }
+
+    /// The start of a record whose fields are those of `mask` (see the module
+    /// documentation); their values follow, in the shape's order. Only tests write records
+    /// here: the engine reads them, from the TypeScript side.
+    #[cfg(test)]
+    pub fn record(&mut self, mask: u32) {
+        self.bytes.push(REC);
+        self.bytes.extend_from_slice(&mask.to_le_bytes());
     }
 
     /// `null`.
