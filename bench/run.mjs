@@ -2,12 +2,14 @@
 // `npm run bench`: recallkit side by side with the libraries users would pick instead.
 //
 //   node bench/run.mjs [--sizes 1000,10000,100000] [--only name,name] [--queries 300]
-//                      [--out bench/RESULTS.md] [--no-write] [--json file]
+//                      [--rounds R] [--out bench/RESULTS.md] [--no-write] [--json file]
 //                      [--budget-s S] [--timeout-s 900] [--update-fingerprints] [--list]
 //                      [--from-json file]   (re-render a report from a saved --json run)
 //
 // Every contender × size runs in a fresh `node --expose-gc bench/worker.mjs` process, one
-// after another (never in parallel: timings would disturb each other). The report (stdout and
+// after another (never in parallel: timings would disturb each other). Up to 10k the whole
+// list runs in rounds (ROUNDS below; --rounds R for every size), and each contender's figures
+// are the medians over its rounds (bench/rounds.mjs says why). The report (stdout and
 // bench/RESULTS.md) holds per-size tables, recallkit's ratio to every peer, the targets of the
 // benchmark issue with met / missed, the wasm size, and machine information.
 // To keep a default run under ~25 min on 2 cores, 100k runs use 150 queries (not 300) and a
@@ -26,6 +28,7 @@ import { CONTENDERS } from "./contenders/index.mjs";
 import { DEFAULT_SEED, DIMS } from "./corpus.mjs";
 import { formatReport } from "./report.mjs";
 import { judge } from "./judge.mjs";
+import { mergeRounds } from "./rounds.mjs";
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(BENCH, "..");
@@ -49,6 +52,12 @@ const BUDGET_S = { fuse: () => 60, "minisearch-fuzzy": (n) => (n >= 100000 ? 200
  */
 const WARMUP = { fuse: 6 };
 const DEFAULT_WARMUP = 1000;
+/**
+ * Rounds per size: 3 up to 10k, where a worker takes seconds and a target's ratio was within
+ * the machine's minute-to-minute swing of its bound; 1 at 100k, whose workers take minutes
+ * (and whose figures move less: each measures over a longer time).
+ */
+const ROUNDS = (n) => (n <= 10000 ? 3 : 1);
 
 const { values: args } = parseArgs({
   options: {
@@ -61,6 +70,7 @@ const { values: args } = parseArgs({
     "budget-s": { type: "string" },
     "timeout-s": { type: "string", default: "900" },
     "update-fingerprints": { type: "boolean", default: false },
+    rounds: { type: "string" },
     list: { type: "boolean", default: false },
     "from-json": { type: "string" },
   },
@@ -78,6 +88,7 @@ if (only) {
 }
 const selected = CONTENDERS.filter((c) => !only || only.has(c.name));
 const queriesFor = (n) => (args.queries ? Number(args.queries) : n >= 100000 ? 150 : 300);
+const roundsFor = (n) => (args.rounds ? Math.max(1, Number(args.rounds)) : ROUNDS(n));
 
 function machine() {
   const cpu = cpus();
@@ -169,26 +180,38 @@ async function measure() {
   const info = machine();
   info.wasm = wasmSize(); // measured with the build the workers load
   const results = [];
+  const raw = [];
   for (const n of sizes) {
+    const rounds = roundsFor(n);
+    const byContender = new Map();
+    for (let round = 1; round <= rounds; round++) {
+      for (const spec of selected) {
+        if (spec.maxN && n > spec.maxN) continue;
+        const t0 = Date.now();
+        process.stderr.write(`bench: ${spec.name} n=${n}${rounds > 1 ? ` round ${round}/${rounds}` : ""} … `);
+        const r = await runWorker(spec, n);
+        r.wallS = (Date.now() - t0) / 1000;
+        r.round = round;
+        raw.push(r);
+        byContender.set(spec.name, [...(byContender.get(spec.name) ?? []), r]);
+        const q = r.queries?.all;
+        process.stderr.write(`${r.status}${r.reason ? ` (${r.reason})` : ""}${r.buildMs ? `, build ${r.buildMs.toFixed(2)} ms` : ""}${q ? `, p50 ${q.p50Ms.toFixed(2)} ms, hit@10 ${q.hit10.toFixed(2)}` : ""} [${r.wallS.toFixed(0)} s]\n`);
+      }
+    }
     for (const spec of selected) {
       if (spec.maxN && n > spec.maxN) {
         results.push({ contender: spec.name, n, status: "skipped", reason: `not run above ${spec.maxN} memories (scans every record per query)`, library: spec.library, kind: spec.kind, notes: spec.notes });
         continue;
       }
-      const t0 = Date.now();
-      process.stderr.write(`bench: ${spec.name} n=${n} … `);
-      const r = await runWorker(spec, n);
-      r.wallS = (Date.now() - t0) / 1000;
-      results.push(r);
-      const q = r.queries?.all;
-      process.stderr.write(`${r.status}${r.reason ? ` (${r.reason})` : ""}${q ? `, p50 ${q.p50Ms.toFixed(2)} ms, hit@10 ${q.hit10.toFixed(2)}` : ""} [${r.wallS.toFixed(0)} s]\n`);
+      results.push(mergeRounds(byContender.get(spec.name)));
     }
   }
+  info.roundsBySize = Object.fromEntries(sizes.map((n) => [n, roundsFor(n)]));
   info.queriesBySize = Object.fromEntries(sizes.map((n) => [n, queriesFor(n)]));
   info.loadAvgEnd = loadavg().map((x) => x.toFixed(2)).join(" ");
   info.wallMinutes = ((Date.now() - started) / 60000).toFixed(1);
   // Saved before formatting, so a report bug never loses a run.
-  if (args.json) writeFileSync(args.json, JSON.stringify({ info, results }, null, 1));
+  if (args.json) writeFileSync(args.json, JSON.stringify({ info, results, rounds: raw }, null, 1));
   return { info, results };
 }
 

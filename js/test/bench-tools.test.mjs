@@ -32,3 +32,29 @@ test("a bench worker measures recallkit-lexical and finds its canary", () => {
   assert.equal(result.canary.ok, true, line);
   assert.ok(result.queries.perClass.exact.hit10 >= 0.9, line);
 });
+
+test("bench rounds merge into medians, with every canary required and broken rounds kept", async () => {
+  const { mergeRounds } = await import("../../bench/rounds.mjs");
+  const round = (buildMs, p50Ms, extra = {}) => ({
+    contender: "c", n: 1000, status: "ok", buildMs, docsPerSec: 1000 / (buildMs / 1000),
+    canary: { ok: true }, memory: { perDoc: { index: buildMs * 100 } },
+    queries: { measured: 30, ranks: [1, 2], all: { p50Ms, hit10: 1 } }, ...extra,
+  });
+  const merged = mergeRounds([round(5, 0.3), round(9, 0.1), round(4, 0.2)]);
+  assert.equal(merged.buildMs, 5);
+  assert.equal(merged.docsPerSec, 200000);
+  assert.equal(merged.queries.all.p50Ms, 0.2);
+  assert.equal(merged.memory.perDoc.index, 500);
+  assert.deepEqual(merged.queries.ranks, [1, 2]);
+  assert.deepEqual(merged.rounds, { count: 3, merged: 3, buildMs: [5, 9, 4], queryP50Ms: [0.3, 0.1, 0.2], status: ["ok", "ok", "ok"] });
+  // A canary that fails once fails the merged result; a broken round is the result.
+  assert.equal(mergeRounds([round(5, 0.3), round(5, 0.3, { canary: { ok: false } })]).canary.ok, false);
+  const broken = round(7, 0.3, { status: "broken", reason: "canary" });
+  assert.equal(mergeRounds([round(5, 0.3), broken]).buildMs, 7);
+  assert.equal(mergeRounds([round(5, 0.3), broken]).status, "broken");
+  // Rounds that did not finish, or measured other queries, are left out.
+  const error = { contender: "c", n: 1000, status: "error", reason: "killed" };
+  assert.equal(mergeRounds([error, round(6, 0.3), round(8, 0.3)]).buildMs, 7);
+  assert.equal(mergeRounds([round(6, 0.3), round(2, 0.1, { queries: { measured: 12, all: { p50Ms: 0.1 } } })]).buildMs, 6);
+  assert.equal(mergeRounds([error, error]).status, "error");
+});
