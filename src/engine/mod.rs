@@ -679,9 +679,7 @@ impl Batch {
     pub fn is_empty(&self) -> bool {
         self.memories.is_empty()
     }
-}
 
-impl Batch {
     /// Validates `m` (the first failure is kept, for [`Engine::insert_batch`] to report) and
     /// adds it in the compact layout, copying its inline strings so that `m`'s buffers stay
     /// for reuse by a reader that decodes many memories into one value.

@@ -161,6 +161,7 @@ impl StoredMemory {
         }
         StoredMemory { rest, ..stored }
     }
+
     /// Heap memory the record owns, in bytes: its strings and, when some fields do not pack,
     /// the boxed remainder (not counting that remainder's own allocations).
     pub fn heap_bytes(&self) -> usize {
