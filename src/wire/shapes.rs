@@ -706,9 +706,9 @@ mod tests {
         w.into_bytes()
     }
 
-    #[test]
-    fn memory_round_trips_with_every_field() {
-        let m = Memory {
+    /// A memory with every field set to something other than its default.
+    fn every_field() -> Memory {
+        Memory {
             id: "m1".into(),
             text: "Olá mundo".into(),
             text_en: Some("Hello world".into()),
@@ -735,7 +735,12 @@ mod tests {
             recall_count: 7,
             last_recalled_at: Some(3.0),
             recall_timestamps: vec![1.0, 2.5],
-        };
+        }
+    }
+
+    #[test]
+    fn memory_round_trips_with_every_field() {
+        let m = every_field();
         assert_eq!(memory_from(&raw(|w| write_memory(w, &m))).unwrap(), m);
         let bare = Memory {
             id: "m2".into(),
@@ -789,34 +794,7 @@ mod tests {
 
     #[test]
     fn records_with_a_field_mask_read_as_the_objects_do() {
-        let full = Memory {
-            id: "m1".into(),
-            text: "Olá mundo".into(),
-            text_en: Some("Hello world".into()),
-            keywords: vec!["greeting".into()],
-            user_id: Some("u".into()),
-            topic: Some("t".into()),
-            tags: vec!["a".into(), "b".into()],
-            kind: Some("fact".into()),
-            tier: Some("core".into()),
-            emotion: -2.5,
-            emotion_tags: vec!["joy".into()],
-            importance: Some(0.1),
-            confidence: Some(1.0),
-            trust: Some(2.0),
-            credibility: Some(-3),
-            relevance: 0.3,
-            classification: 2,
-            created_at: 1_750_000_000_123.0,
-            updated_at: 1_750_000_000_456.5,
-            valid_from: Some(-1.0),
-            valid_to: Some(1e15),
-            expires_at: Some(2e12),
-            entities: vec!["Ana".into()],
-            recall_count: 7,
-            last_recalled_at: Some(3.0),
-            recall_timestamps: vec![1.0, 2.5],
-        };
+        let full = every_field();
         let sparse = Memory {
             id: "m2".into(),
             text: "only a text".into(),
