@@ -267,63 +267,62 @@ impl<'a> Reader<'a> {
     /// only for a longer item or list than before.
     pub fn strs_into(&mut self, what: &str, key: &str, out: &mut Vec<String>) -> Result<()> {
         let mut len = 0;
-        if !self.skip_null()? {
-            if self.peek()? != ARR {
-                return Err(self.wrong(what, key, "an array of strings"));
+        self.items(what, key, "an array of strings", |r| {
+            if r.peek()? != STR {
+                return Ok(false);
             }
-            self.pos += 1;
-            while self.next_item()? {
-                if self.peek()? != STR {
-                    return Err(self.wrong(what, key, "an array of strings"));
+            r.pos += 1;
+            let item = r.str_ref()?;
+            match out.get_mut(len) {
+                Some(buffer) => {
+                    buffer.clear();
+                    buffer.push_str(item);
                 }
-                self.pos += 1;
-                let item = self.str_ref()?;
-                match out.get_mut(len) {
-                    Some(buffer) => {
-                        buffer.clear();
-                        buffer.push_str(item);
-                    }
-                    None => out.push(item.to_owned()),
-                }
-                len += 1;
+                None => out.push(item.to_owned()),
             }
-        }
+            len += 1;
+            Ok(true)
+        })?;
         out.truncate(len);
         Ok(())
     }
 
     /// An array of numbers; `null` gives an empty one.
     pub fn nums(&mut self, what: &str, key: &str) -> Result<Vec<f64>> {
-        self.array(what, key, "an array of numbers", |r| match r.peek()? {
-            F64 | INT => r.opt_num(what, key),
-            _ => Ok(None),
-        })
+        let mut out = Vec::new();
+        self.items(what, key, "an array of numbers", |r| match r.peek()? {
+            tag @ (F64 | INT) => {
+                r.pos += 1;
+                out.push(r.number(tag)?);
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+        Ok(out)
     }
 
-    /// An array whose items `item` reads (`None`: an item of the wrong kind, reported as
-    /// `what.key` not being `want`); `null` gives an empty one.
-    fn array<T>(
+    /// Reads an array (`null` is an empty one) whose items `item` reads, each returning
+    /// `false` for an item of the wrong kind, reported as `what.key` not being `want`.
+    fn items(
         &mut self,
         what: &str,
         key: &str,
         want: &str,
-        mut item: impl FnMut(&mut Self) -> Result<Option<T>>,
-    ) -> Result<Vec<T>> {
-        let mut out = Vec::new();
+        mut item: impl FnMut(&mut Self) -> Result<bool>,
+    ) -> Result<()> {
         if self.skip_null()? {
-            return Ok(out);
+            return Ok(());
         }
         if self.peek()? != ARR {
             return Err(self.wrong(what, key, want));
         }
         self.pos += 1;
         while self.next_item()? {
-            match item(self)? {
-                Some(x) => out.push(x),
-                None => return Err(self.wrong(what, key, want)),
+            if !item(self)? {
+                return Err(self.wrong(what, key, want));
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     fn byte(&mut self) -> Result<u8> {
