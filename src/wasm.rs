@@ -38,6 +38,8 @@ export interface EngineConfigJs {
   decayDays?: number; decayFloor?: number; emotionBoost?: number; dimensions?: number;
   similarityThreshold?: number; signatureSeed?: bigint; shortCircuitFloor?: number; mmrLambda?: number;
   calibration?: CalibrationJs; lazySignatures?: boolean;
+  ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number;
+  weights?: Record<string, number>; fusion?: Record<string, number>;
 }
 /**
  * Per-stage calibration (defaults and their measurement in `src/rank/calibrate.rs`): Sf maps
@@ -62,6 +64,7 @@ export interface RecallOptionsJs {
   limit: number; now: number; trackRecalls: boolean; includeExpired: boolean; userId?: string;
   maxClassification?: number; start?: number; end?: number; topic?: string; tier?: string;
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
+  ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
 }
 /** Every factor of a stage Sf score. */

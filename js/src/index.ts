@@ -16,7 +16,7 @@ export type { ErrorCode } from "./errors.js";
 export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
-  Memory, MemoryInput, MemoryPatch, OpenOptions, RecallHit, RecallOptions, RecallResult, ScoreComponents,
+  Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
 } from "./types.js";

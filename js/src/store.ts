@@ -36,7 +36,7 @@ import type {
 } from "./types.js";
 import {
   SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
-  checkDimensions, toVector,
+  checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
 import { init } from "./wasm.js";
 
@@ -44,6 +44,7 @@ const OPEN_FIELDS = new Set([
   "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshots", "snapshotEvery",
   "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
   "embedTimeoutMs", "embedBatchSize", "searchMode", "shortCircuitFloor", "mmrLambda",
+  "ranking", "minScore", "weights", "fusion",
 ]);
 const STORAGE_KINDS: ReadonlySet<string> = new Set(["indexeddb", "file", "memory"]);
 const ADAPTER_METHODS = ["get", "entries", "keys", "write", "close"] as const;
@@ -256,6 +257,7 @@ export class MemoryStore {
       decayDays: options.decayDays, decayFloor: options.decayFloor, emotionBoost: options.emotionBoost,
       similarityThreshold: options.similarityThreshold, shortCircuitFloor: options.shortCircuitFloor,
       mmrLambda: options.mmrLambda,
+      ...toRankingConfig(options as Record<string, unknown>),
       // Signatures are read by stage Ss and persisted with each record: a lexical store that
       // persists nothing computes them only if a recall (searchMode "hybrid") or
       // getSignature asks.
@@ -307,6 +309,7 @@ export class MemoryStore {
     checkNumber(options, "mmrLambda", 0, 1);
     checkNumber(options, "blockedTimeoutMs", 0, Number.MAX_SAFE_INTEGER);
     checkNumber(options, "snapshotEvery", 0, Number.MAX_SAFE_INTEGER, true);
+    toRankingConfig(options as Record<string, unknown>);
     if (options.searchMode !== undefined && !SEARCH_MODES.has(options.searchMode)) {
       throw new RecallError("invalid_argument", `searchMode must be "hybrid", "lexical" or "semantic", got ${JSON.stringify(options.searchMode)}`);
     }

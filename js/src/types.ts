@@ -155,7 +155,11 @@ export interface OpenOptions {
   embed?: EmbedFunction;
   /** Embedding dimension (default: fixed by the first vector stored). */
   dimensions?: number;
-  /** Minimum cosine for stage Se (default 0.5). */
+  /**
+   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (seed 000); none for
+   * the others, which measure each cosine against what unrelated memories score for the same
+   * query in this store.
+   */
   similarityThreshold?: number;
   /** How long a recall waits for the query embedding before skipping Se (default 5000 ms). */
   embedTimeoutMs?: number;
@@ -169,13 +173,66 @@ export interface OpenOptions {
    */
   searchMode?: SearchMode;
   /**
-   * Calibrated score (0..1) an Sf hit needs to count toward the short-circuit that skips Se and
-   * Ss (default 0.9, chosen on the labelled set: Se then runs on most queries; 0 counts every
-   * hit, as in seed 000, which skips Se on nearly every query of a large store).
+   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: seed 000's
+   * rule for the "abmind" ranking (skip as soon as Sf has `limit` hits, whatever their score);
+   * never for the other rankings, which weigh every stage's evidence. Set, the other rankings
+   * count Sf hits whose lexical evidence (the share of the query they match) reaches it.
    */
   shortCircuitFloor?: number;
-  /** MMR λ: 1 = relevance only, 0 = diversity only (default 0.7). */
+  /** MMR λ of the "abmind" ranking: 1 = relevance only, 0 = diversity only (default 0.7). */
   mmrLambda?: number;
+  /** The ranking model of recalls that name none (default "recallkit"; README "Ranking models"). */
+  ranking?: Ranking;
+  /**
+   * Results scoring below this (0..1) are dropped. Default: 0.1 for the "recallkit" ranking
+   * (a result must match at least a tenth of the question), 0 for the others; results scoring
+   * 0 are always dropped.
+   */
+  minScore?: number;
+  /** Weights of the "weighted" ranking (seed 004's defaults otherwise). */
+  weights?: RankingWeights;
+  /** Parameters of the "recallkit" ranking, for measurement (`src/rank/model.rs`). */
+  fusion?: FusionParameters;
+}
+
+/**
+ * How results are ranked: "recallkit" (default: every stage's evidence fused, age a mild
+ * preference), "abmind" (seed 000's pipeline), "rrf" (seed 003's Reciprocal Rank Fusion),
+ * "composite" (seed 002), "weighted" (seed 004's nine weighted components).
+ */
+export type Ranking = "recallkit" | "abmind" | "rrf" | "composite" | "weighted";
+
+/** Seed 004's weights (defaults in parentheses); a score is `Σ wᵢ·cᵢ / Σ wᵢ`. */
+export interface RankingWeights {
+  /** Cosine with the query (0.25). */
+  vector?: number;
+  /** Lexical evidence, the share of the query matched (0.15). */
+  keyword?: number;
+  /** Share of the query's words present in the text (0.25). */
+  exact?: number;
+  /** `importance` (0.05). */
+  importance?: number;
+  /** `confidence` (0.05). */
+  confidence?: number;
+  /** `max(0, 1 − days since last access / 180)` (0.10). */
+  recency?: number;
+  /** Share of the query's words among the tags (0.10). */
+  tag?: number;
+  /** Evidence from an edge citing the memory (0.10). */
+  relation?: number;
+  /** Inside the recall's time window (0.10). */
+  temporal?: number;
+}
+
+/** Parameters of the "recallkit" ranking, each 0..1 (`src/rank/model.rs` documents them). */
+export interface FusionParameters {
+  lexicalWeight?: number;
+  signatureWeight?: number;
+  graphWeight?: number;
+  noteWeight?: number;
+  recencyWeight?: number;
+  latestRecencyWeight?: number;
+  priorExponent?: number;
 }
 
 /** Options of {@link MemoryStore.recall}. */
@@ -206,8 +263,14 @@ export interface RecallOptions {
   searchMode?: SearchMode;
   /** The caller's context for the context boost. */
   context?: RecallContext;
-  /** MMR λ for this recall. */
+  /** MMR λ for this recall (any ranking; by default only "abmind" applies MMR). */
   mmrLambda?: number;
+  /** The ranking model for this recall (default: the store's). */
+  ranking?: Ranking;
+  /** Drop results scoring below this, 0..1 (default: the store's). */
+  minScore?: number;
+  /** Weights of the "weighted" ranking to change for this recall. */
+  weights?: RankingWeights;
 }
 
 /** The caller's context (seed 000 `currentContext`). */

@@ -8,7 +8,7 @@ import { RecallError } from "./errors.js";
 import type { MemoryInput, MemoryPatch, RecallOptions, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
 
-type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context";
+type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights";
 
 /**
  * A table of the fields a record accepts, without a prototype: a lookup of a key the caller
@@ -32,6 +32,16 @@ const RECALL_FIELDS = fieldTable({
   limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
   topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
+  ranking: "ranking", minScore: "number", weights: "weights",
+});
+
+/** The ranking models (`src/rank/model.rs`). */
+export const RANKINGS: ReadonlySet<string> = new Set(["recallkit", "abmind", "rrf", "composite", "weighted"]);
+
+/** Seed 004's weights of the "weighted" ranking, each a number ≥ 0. */
+const WEIGHT_FIELDS = fieldTable({
+  vector: "number", keyword: "number", exact: "number", importance: "number", confidence: "number",
+  recency: "number", tag: "number", relation: "number", temporal: "number",
 });
 
 const CONTEXT_FIELDS = fieldTable({
@@ -116,6 +126,20 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
       checkObject(value, field, where);
       const out: Record<string, unknown> = {};
       convertFields(value, CONTEXT_FIELDS, `${prefixOf(where)}${field}.`, out);
+      return out;
+    }
+    case "ranking":
+      if (typeof value !== "string" || !RANKINGS.has(value)) {
+        throw invalid(where, field, '"recallkit", "abmind", "rrf", "composite" or "weighted"', value);
+      }
+      return value;
+    case "weights": {
+      checkObject(value, field, where);
+      const out: Record<string, unknown> = {};
+      convertFields(value, WEIGHT_FIELDS, `${prefixOf(where)}${field}.`, out);
+      for (const [name, w] of Object.entries(out)) {
+        if ((w as number) < 0) throw invalid(where, `${field}.${name}`, "a number of at least 0", w);
+      }
       return out;
     }
   }
@@ -272,6 +296,8 @@ export function toRecallOptions(
   if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
   const lambda = out.mmrLambda as number | undefined;
   if (lambda !== undefined && (lambda < 0 || lambda > 1)) throw invalid("", "mmrLambda", "between 0 and 1", lambda);
+  const minScore = out.minScore as number | undefined;
+  if (minScore !== undefined && (minScore < 0 || minScore > 1)) throw invalid("", "minScore", "between 0 and 1", minScore);
   const context = out.context as { hour?: number; dayOfWeek?: number } | undefined;
   if (context?.hour !== undefined && (context.hour < 0 || context.hour > 23)) {
     throw invalid("", "context.hour", "an integer 0..23", context.hour);
@@ -290,6 +316,38 @@ export function toRecallOptions(
     searchMode: (out.searchMode as string | undefined) ?? searchMode,
   } as RecallOptionsJs;
   return { options: js, embedding };
+}
+
+const FUSION_FIELDS = fieldTable({
+  lexicalWeight: "number", signatureWeight: "number", graphWeight: "number", noteWeight: "number",
+  recencyWeight: "number", latestRecencyWeight: "number", priorExponent: "number",
+  coverageWeight: "number", semanticFrom: "number", semanticFull: "number",
+});
+
+/**
+ * Validates the ranking options of `MemoryStore.open` (`ranking`, `minScore`, `weights`,
+ * `fusion`) and returns them as the engine takes them (unset ones left out).
+ */
+export function toRankingConfig(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const { ranking, minScore, weights, fusion } = options;
+  if (ranking !== undefined) out.ranking = convert("ranking", ranking, "ranking", "");
+  if (minScore !== undefined) {
+    const m = convert("number", minScore, "minScore", "") as number;
+    if (m < 0 || m > 1) throw invalid("", "minScore", "between 0 and 1", m);
+    out.minScore = m;
+  }
+  if (weights !== undefined) out.weights = convert("weights", weights, "weights", "");
+  if (fusion !== undefined) {
+    checkObject(fusion, "fusion", "");
+    const f: Record<string, unknown> = {};
+    convertFields(fusion, FUSION_FIELDS, "fusion.", f);
+    for (const [name, v] of Object.entries(f)) {
+      if (!name.startsWith("semantic") && ((v as number) < 0 || (v as number) > 1)) throw invalid("", `fusion.${name}`, "between 0 and 1", v);
+    }
+    out.fusion = f;
+  }
+  return out;
 }
 
 /** Validates a query string. */

@@ -21,7 +21,7 @@ use crate::index::grow_by_quarter;
 use crate::index::porter::PorterIndex;
 use crate::index::postings::{TermId, MAX_DOC};
 use crate::notes::{Note, NoteStore};
-use crate::rank::Calibration;
+use crate::rank::{Calibration, FusionParams, Ranking, Weights};
 use crate::recall::score::ScoreParams;
 use crate::signature::{self as lsh, Signature, SignatureIndex, Signer};
 use crate::store::{DocId, Memory, Records, StoredMemory};
@@ -29,6 +29,7 @@ use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
 use ids::IdTable;
 
+mod gather;
 mod ids;
 pub mod output;
 pub mod recall;
@@ -41,24 +42,10 @@ pub use recall::{PendingRecall, RecallOptions, SearchMode, DEFAULT_LIMIT, MAX_LI
 pub const DEFAULT_SIGNATURE_SEED: u64 = 0x7265_6361_6c6c_6b69; // "recallki"
 /// Seed 000 `EMBEDDING_SIMILARITY_THRESHOLD`.
 pub const DEFAULT_SE_THRESHOLD: f64 = 0.5;
-/// Default [`EngineConfig::short_circuit_floor`]: Se and Ss are skipped only when Sf holds
-/// `limit` hits calibrated ≥ 0.9 (raw ≥ 9 with the default Sf mapping: several distinctive
-/// words matched in a recent memory).
-///
-/// Chosen on the labelled set of `bench/labelled/` (hybrid mode with embeddings, default
-/// calibration; `node bench/labelled/eval.mjs --floor …`):
-///
-/// | floor | 0 (seed 000) | 0.5 | 0.7 | 0.8 | 0.85 | **0.9** | 0.95 | 1 |
-/// |---|---:|---:|---:|---:|---:|---:|---:|---:|
-/// | Se ran | 4 % | 15 % | 23 % | 56 % | 84 % | **98 %** | 100 % | 100 % |
-/// | recall@10 | 0.679 | 0.671 | 0.671 | 0.723 | 0.771 | **0.797** | 0.802 | 0.802 |
-/// | nDCG@10 | 0.395 | 0.388 | 0.398 | 0.449 | 0.490 | **0.508** | 0.511 | 0.511 |
-///
-/// With seed 000's floor 0, an OR-ed BM25 query almost always finds `limit` hits in a store of
-/// thousands, so Se never runs and hybrid mode is lexical mode. Quality rises with the floor
-/// up to where Se runs for nearly every query; 0.9 is within 0.003 of running it always and
-/// still spares the wait for the embedding when Sf's hits are all strong.
-pub const DEFAULT_SHORT_CIRCUIT_FLOOR: f64 = 0.9;
+/// Default [`EngineConfig::min_score`] of the `recallkit` ranking: a result must match at
+/// least this much of the question. Chosen on the LoCoMo dev half (README "Recall quality":
+/// the share of questions answered and how often their first result is right, per floor).
+pub const DEFAULT_MIN_SCORE: f64 = 0.1;
 
 /// Options fixed when an engine is created.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,8 +54,10 @@ pub struct EngineConfig {
     pub score: ScoreParams,
     /// Embedding dimension; `None`: fixed by the first vector stored.
     pub dims: Option<usize>,
-    /// Minimum cosine for stage Se.
-    pub se_threshold: f64,
+    /// Minimum cosine for stage Se. `None`: seed 000's [`DEFAULT_SE_THRESHOLD`] for the
+    /// `abmind` ranking, none for the others (they measure each cosine against the query's
+    /// background instead, `rank::evidence`).
+    pub se_threshold: Option<f64>,
     /// Minimum signature similarity for stage Ss.
     pub ss_threshold: f64,
     /// Most Ss hits.
@@ -76,12 +65,23 @@ pub struct EngineConfig {
     /// Seed of the LSH signatures.
     pub signature_seed: u64,
     /// Calibrated score an Sf hit needs to count toward the short-circuit (0 counts every hit,
-    /// as seed 000 does; default [`DEFAULT_SHORT_CIRCUIT_FLOOR`]).
-    pub short_circuit_floor: f64,
-    /// MMR λ.
+    /// as seed 000 does). `None`: seed 000's 0 for the `abmind` ranking, and no short-circuit
+    /// for the others, which weigh every stage's evidence (set, they skip Se and Ss when Sf
+    /// holds `limit` hits whose lexical evidence reaches it).
+    pub short_circuit_floor: Option<f64>,
+    /// MMR λ for the `abmind` ranking (and for the others when set per recall).
     pub mmr_lambda: f64,
-    /// Per-stage score calibration.
+    /// Per-stage score calibration (the `abmind` ranking).
     pub calibration: Calibration,
+    /// The ranking model of recalls that name none.
+    pub ranking: Ranking,
+    /// The `recallkit` model's parameters.
+    pub fusion: FusionParams,
+    /// The `weighted` model's weights.
+    pub weights: Weights,
+    /// Results scoring below this are dropped. `None`: [`DEFAULT_MIN_SCORE`] for the
+    /// `recallkit` ranking, 0 for the others (only zero scores are dropped).
+    pub min_score: Option<f64>,
     /// Signs memories only when something reads their signatures (stage Ss,
     /// [`Engine::signature`]) rather than as they are written: for stores that recall
     /// lexically and persist nothing, where a signature costs a third of a write and is never
@@ -94,13 +94,17 @@ impl Default for EngineConfig {
         EngineConfig {
             score: ScoreParams::default(),
             dims: None,
-            se_threshold: DEFAULT_SE_THRESHOLD,
+            se_threshold: None,
             ss_threshold: lsh::DEFAULT_THRESHOLD,
             ss_max_hits: lsh::DEFAULT_MAX_HITS,
             signature_seed: DEFAULT_SIGNATURE_SEED,
-            short_circuit_floor: DEFAULT_SHORT_CIRCUIT_FLOOR,
+            short_circuit_floor: None,
             mmr_lambda: crate::rank::mmr::DEFAULT_LAMBDA,
             calibration: Calibration::default(),
+            ranking: Ranking::default(),
+            fusion: FusionParams::default(),
+            weights: Weights::default(),
+            min_score: None,
             lazy_signatures: false,
         }
     }
@@ -111,11 +115,13 @@ impl EngineConfig {
     pub fn validate(&self) -> Result<()> {
         self.score.validate()?;
         self.calibration.validate()?;
+        self.fusion.validate()?;
         recall::check_lambda(self.mmr_lambda)?;
         for (name, v) in [
-            ("similarityThreshold", self.se_threshold),
+            ("similarityThreshold", self.se_threshold.unwrap_or(0.0)),
             ("signatureThreshold", self.ss_threshold),
-            ("shortCircuitFloor", self.short_circuit_floor),
+            ("shortCircuitFloor", self.short_circuit_floor.unwrap_or(0.0)),
+            ("minScore", self.min_score.unwrap_or(0.0)),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::InvalidArgument(format!(

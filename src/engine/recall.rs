@@ -20,7 +20,8 @@ use crate::engine::Engine;
 use crate::error::{Error, Num, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
-use crate::rank::{self, Candidate, CandidateKey, Context, RerankOptions};
+use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
+use crate::rank::{self, Candidate, CandidateKey, Context, Ranking, RerankOptions, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
 use crate::signature as lsh;
@@ -72,8 +73,14 @@ pub struct RecallOptions {
     pub mode: SearchMode,
     /// The caller's context for the context boost.
     pub context: Option<Context>,
-    /// MMR λ for this recall (default: the engine's).
+    /// MMR λ for this recall (default: the engine's for `abmind`, the model's for the others).
     pub mmr_lambda: Option<f64>,
+    /// The ranking model (default: the engine's).
+    pub ranking: Option<Ranking>,
+    /// Results scoring below this are dropped (default: the engine's).
+    pub min_score: Option<f64>,
+    /// Weights of the `weighted` model to change for this recall, by name.
+    pub weights: Vec<(String, f64)>,
 }
 
 impl Default for RecallOptions {
@@ -85,6 +92,9 @@ impl Default for RecallOptions {
             mode: SearchMode::Hybrid,
             context: None,
             mmr_lambda: None,
+            ranking: None,
+            min_score: None,
+            weights: Vec::new(),
         }
     }
 }
@@ -92,12 +102,15 @@ impl Default for RecallOptions {
 /// A recall between its two phases: stage Sf's hits and the short-circuit decision.
 #[derive(Debug, Clone)]
 pub struct PendingRecall {
-    query: String,
-    options: RecallOptions,
-    limit: usize,
-    sf: Vec<SfHit>,
-    sf_report: StageReport,
-    short_circuit: bool,
+    pub(super) query: String,
+    pub(super) options: RecallOptions,
+    pub(super) limit: usize,
+    pub(super) sf: Vec<SfHit>,
+    pub(super) sf_report: StageReport,
+    pub(super) short_circuit: bool,
+    pub(super) ranking: Ranking,
+    pub(super) weights: Weights,
+    pub(super) min_score: f64,
 }
 
 impl PendingRecall {
@@ -119,10 +132,10 @@ impl PendingRecall {
 
 /// Hits of the later stages, kept beside the candidates that point into them.
 #[derive(Default)]
-struct Found {
-    notes: Vec<NoteHit>,
-    edges: Vec<EdgeHit>,
-    se_hits: usize,
+pub(super) struct Found {
+    pub(super) notes: Vec<NoteHit>,
+    pub(super) edges: Vec<EdgeHit>,
+    pub(super) se_hits: usize,
 }
 
 impl Engine {
@@ -142,6 +155,22 @@ impl Engine {
         if let Some(l) = options.mmr_lambda {
             check_lambda(l)?;
         }
+        let ranking = options.ranking.unwrap_or(self.config.ranking);
+        let mut weights = self.config.weights;
+        for (name, value) in &options.weights {
+            weights.set(name, *value)?;
+        }
+        let min_score = match (options.min_score, self.config.min_score) {
+            (Some(m), _) | (None, Some(m)) => m,
+            (None, None) if ranking == Ranking::Recallkit => DEFAULT_MIN_SCORE,
+            (None, None) => 0.0,
+        };
+        if !(0.0..=1.0).contains(&min_score) {
+            return Err(Error::InvalidArgument(format!(
+                "minScore must be between 0 and 1, got {}",
+                Num(min_score)
+            )));
+        }
         let limit = options.limit.min(MAX_LIMIT);
         if options.mode == SearchMode::Semantic {
             return Ok(PendingRecall {
@@ -151,8 +180,12 @@ impl Engine {
                 sf: Vec::new(),
                 sf_report: StageReport::skipped("Sf", "semantic_mode"),
                 short_circuit: false,
+                ranking,
+                weights,
+                min_score,
             });
         }
+        let fused = ranking != Ranking::Abmind;
         let started = clock();
         let records = &self.records;
         let sf = sf::run(
@@ -164,6 +197,7 @@ impl Engine {
             SfQuery {
                 text: query,
                 limit,
+                keep: if fused { usize::MAX } else { limit },
                 filter: &options.filter,
                 params: &self.config.score,
             },
@@ -171,13 +205,17 @@ impl Engine {
             &mut self.scratch,
         );
         let sf_report = StageReport::ran("Sf", sf.len(), clock() - started);
-        let floor = self.config.short_circuit_floor;
-        let strong = sf
-            .iter()
-            .filter(|h| {
-                rank::calibrate(h.source.label(), h.score, &self.config.calibration) >= floor
-            })
-            .count();
+        let strong = match (fused, self.config.short_circuit_floor) {
+            (true, None) => 0,
+            (true, Some(floor)) => sf.iter().filter(|h| h.lexical >= floor).count(),
+            (false, floor) => {
+                let floor = floor.unwrap_or(0.0);
+                let calibration = &self.config.calibration;
+                sf.iter()
+                    .filter(|h| rank::calibrate(h.source.label(), h.score, calibration) >= floor)
+                    .count()
+            }
+        };
         let short_circuit = options.mode == SearchMode::Hybrid && strong >= limit;
         Ok(PendingRecall {
             query: query.to_string(),
@@ -186,6 +224,9 @@ impl Engine {
             sf,
             sf_report,
             short_circuit,
+            ranking,
+            weights,
+            min_score,
         })
     }
 
@@ -198,6 +239,9 @@ impl Engine {
         se_skip_reason: Option<&str>,
         clock: &dyn Fn() -> f64,
     ) -> Result<RecallOutput> {
+        if pending.ranking != Ranking::Abmind {
+            return self.finish_fused(pending, query_embedding, se_skip_reason, clock);
+        }
         let PendingRecall {
             query,
             options,
@@ -205,6 +249,8 @@ impl Engine {
             sf,
             sf_report,
             short_circuit,
+            min_score,
+            ..
         } = pending;
         let filter = &options.filter;
         let mut stages = vec![sf_report];
@@ -238,7 +284,7 @@ impl Engine {
                 let hits = self.vectors.search(
                     q,
                     limit * SE_OVERFETCH,
-                    self.config.se_threshold as f32,
+                    self.config.se_threshold.unwrap_or(DEFAULT_SE_THRESHOLD) as f32,
                     |d| accepts(records, filter, d),
                 )?;
                 found.se_hits = hits.len();
@@ -260,12 +306,10 @@ impl Engine {
 
         // Ss: the fallback for meaning without embeddings, skipped when Sf and Se together
         // already hold `limit` strong hits (seed 000's example: Sf 4 + Se 2 ≥ 5, Ss skipped).
+        let floor = self.config.short_circuit_floor.unwrap_or(0.0);
         let strong = cands
             .iter()
-            .filter(|c| {
-                rank::calibrate(c.stage, c.raw, &self.config.calibration)
-                    >= self.config.short_circuit_floor
-            })
+            .filter(|c| rank::calibrate(c.stage, c.raw, &self.config.calibration) >= floor)
             .count();
         let ss_skip = semantic_skip.or(match options.mode {
             SearchMode::Hybrid if strong >= limit => Some("short_circuit"),
@@ -348,7 +392,8 @@ impl Engine {
             lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
             limit,
         };
-        let ranked = rank::rerank(cands, &rerank_options);
+        let mut ranked = rank::rerank(cands, &rerank_options);
+        ranked.retain(|c| c.score > 0.0 && c.score >= min_score);
         let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
         let results = self.build_hits(ranked, &found, utc_offset, &options);
         Ok(RecallOutput { results, stages })
@@ -367,7 +412,7 @@ impl Engine {
     }
 
     /// Turns ranked candidates into results: tracking, metadata, timelines and conflicts.
-    fn build_hits(
+    pub(super) fn build_hits(
         &mut self,
         ranked: Vec<Candidate>,
         found: &Found,
@@ -473,14 +518,14 @@ pub fn check_lambda(lambda: f64) -> Result<()> {
     Ok(())
 }
 
-fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
+pub(super) fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
     records
         .get(doc.0 as usize)
         .and_then(Option::as_ref)
         .is_some_and(|m| filter.accepts(m))
 }
 
-fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &StoredMemory) -> Candidate {
+pub(super) fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &StoredMemory) -> Candidate {
     let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
     c.created_at = Some(m.created_at());
     c.topic = m.topic().map(str::to_owned);

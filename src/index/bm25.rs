@@ -190,6 +190,35 @@ pub fn term_score(idf: f64, tf: f64, length_norm: f64, params: &Bm25Params) -> f
     idf * ((tf * (params.k1 + 1.0)) / (tf + length_norm))
 }
 
+/// The BM25 score a document would get for holding each query term marked in `admits` once,
+/// at the average length: `Σ idf(q_i)` over those terms that some document holds (`tf = 1`
+/// and `|D| = avgdl` make each term's factor `(k1 + 1) / (1 + k1) = 1`; a term no document
+/// holds adds nothing to any score, as in FTS5, and nothing here). Dividing a score by this
+/// weight gives the share of the query's known idf a document matches, comparable across
+/// queries and index sizes (`rank::evidence`); 0 when no term is admitted or the index is
+/// empty.
+pub fn query_weight(index: &impl Bm25Source, query_terms: &[&str], admits: &[bool]) -> f64 {
+    let doc_count = index.stats().doc_count;
+    if doc_count == 0 {
+        return 0.0;
+    }
+    query_terms
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| admits.get(*i).copied().unwrap_or(true))
+        .map(|(_, &term)| {
+            let doc_freq = index
+                .phrase(term)
+                .map_or(0, |list| u32::try_from(list.postings().doc_freq()).unwrap_or(u32::MAX));
+            if doc_freq == 0 {
+                0.0
+            } else {
+                idf(doc_count, doc_freq)
+            }
+        })
+        .sum()
+}
+
 /// OR-query: every indexed document containing at least one of `query_terms` (analysed
 /// terms, one FTS5 phrase each, repeats included), scored as FTS5 `bm25()` (positive).
 ///

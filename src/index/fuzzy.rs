@@ -167,10 +167,26 @@ impl FuzzyIndex {
         scratch: &mut Scratch,
         accept: impl FnMut(DocId) -> bool,
     ) -> Vec<ScoredDoc> {
+        self.search_weighted(words, params, k, scratch, accept).0
+    }
+
+    /// [`search`](Self::search), also returning the query's weight: `Σ idf(word)` over the
+    /// words that expand to some term, each word's idf as scored (that of its most common
+    /// expansion). It is the score of a document holding every such word exactly once at the
+    /// average length, as [`bm25::query_weight`] is for the porter sub-query.
+    pub fn search_weighted(
+        &self,
+        words: &[&str],
+        params: &Bm25Params,
+        k: usize,
+        scratch: &mut Scratch,
+        accept: impl FnMut(DocId) -> bool,
+    ) -> (Vec<ScoredDoc>, f64) {
         let n_docs = self.terms.doc_count();
         if n_docs == 0 || k == 0 || words.is_empty() {
-            return Vec::new();
+            return (Vec::new(), 0.0);
         }
+        let mut weight = 0.0;
         let avgdl = self.terms.total_terms() as f64 / f64::from(n_docs);
         // K(D) = k1·(1 − b) + (k1·b / avgdl)·|D|: the BM25 length term without a division per
         // posting (the same value as `bm25::length_norm` up to rounding).
@@ -195,6 +211,9 @@ impl FuzzyIndex {
                 .max()
                 .unwrap_or(0);
             let idf = bm25::idf(n_docs, most_common as u32);
+            if most_common > 0 {
+                weight += idf;
+            }
             // In a large index, a word whose reading is in half the documents or more gets
             // FTS5's token idf (1e-6) for every expansion: it cannot change a ranking, and
             // skipping it saves reading the long posting list. (In a small index every word may
@@ -243,7 +262,7 @@ impl FuzzyIndex {
             }
         }
         scratch.touched_total.clear();
-        top_accepted_keys(hits, k, accept)
+        (top_accepted_keys(hits, k, accept), weight)
     }
 }
 

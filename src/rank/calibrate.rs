@@ -79,8 +79,8 @@
 //! - **S6 and S8** are already fixed scores in `[0, 1]` chosen by the seed (0.5 and 0.6); they
 //!   map to themselves.
 //!
-//! The same measurement chose the short-circuit floor (`DEFAULT_SHORT_CIRCUIT_FLOOR`, 0.9): see
-//! `engine/mod.rs`.
+//! This calibration belongs to the `abmind` ranking (seed 000's pipeline); the other rankings
+//! put evidence on common scales instead (`rank::evidence`), measured on real conversations.
 //!
 //! Invalid parameters (NaN, `half ≤ 0`, `scale ≤ 0`, `zero ≥ 1`) never panic: the mapping then
 //! behaves as [`Mapping::Identity`], and [`Calibration::validate`] reports them.

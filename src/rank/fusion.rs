@@ -24,6 +24,11 @@ use std::hash::Hash;
 /// The standard RRF constant (Cormack et al. 2009; seed 003).
 pub const DEFAULT_RRF_K: f64 = 60.0;
 
+/// One list's share of a candidate's RRF score: `1 / (k + rank)`, `rank` 1-based.
+pub fn contribution(rank: f64, k: f64) -> f64 {
+    1.0 / (k + rank)
+}
+
 /// Fuses ranked `lists` (best first) into one list of `(key, fused score)`, best first (see
 /// the module doc).
 ///
@@ -46,7 +51,7 @@ pub fn rrf<K: Eq + Hash + Clone>(lists: &[Vec<K>], k: f64) -> Vec<(K, f64)> {
     let mut slot: HashMap<K, usize> = HashMap::new();
     for (list_index, list) in lists.iter().enumerate() {
         for (position, key) in list.iter().enumerate() {
-            let contribution = 1.0 / (k + (position + 1) as f64);
+            let contribution = contribution((position + 1) as f64, k);
             match slot.get(key) {
                 Some(&i) => {
                     let entry = &mut fused[i];

@@ -50,13 +50,18 @@ pub mod calibrate;
 pub mod civil;
 pub mod contradiction;
 pub mod enrich;
+pub mod evidence;
+pub mod fused;
 pub mod fusion;
 pub mod mmr;
+pub mod model;
 
 pub use boost::Context;
 pub use calibrate::{calibrate, Calibration, Mapping};
 pub use fusion::rrf;
+pub use evidence::Evidence;
 pub use mmr::mmr;
+pub use model::{FusionParams, Ranking, Weights};
 
 use crate::store::DocId;
 
@@ -144,6 +149,10 @@ pub struct Candidate {
     pub confirmed_by_se: bool,
     /// Every factor applied, in order: `("calibrated", 0.71)`, `("crossStagePenalty", 0.5)`, …
     pub components: Vec<(&'static str, f64)>,
+    /// What every stage found about this record (read by the models other than `abmind`).
+    pub evidence: Evidence,
+    /// The memory's facts (the metadata models; default for notes and edges).
+    pub facts: model::Facts,
 }
 
 impl Candidate {
@@ -163,6 +172,8 @@ impl Candidate {
             recall_timestamps: Vec::new(),
             confirmed_by_se: false,
             components: Vec::new(),
+            evidence: Evidence::default(),
+            facts: model::Facts::default(),
         }
     }
 

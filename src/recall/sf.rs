@@ -70,6 +70,15 @@ pub struct SfHit {
     pub score: f64,
     /// Every factor of the score.
     pub components: SfComponents,
+    /// FTS5 bm25 of the porter sub-query, when it found the memory.
+    pub porter: Option<f64>,
+    /// The trigram BM25 (the better of `Sf:trigram_en` and `Sf:trigram_orig`), when one of
+    /// them found the memory.
+    pub trigram: Option<f64>,
+    /// The share of the query the memory matches, in `[0, 1]`: each sub-query's raw score
+    /// divided by that sub-query's query weight ([`bm25::query_weight`],
+    /// [`FuzzyIndex::search_weighted`]), the better of the two, at most 1.
+    pub lexical: f64,
 }
 
 /// The indexes stage Sf reads.
@@ -88,8 +97,12 @@ pub struct SfIndexes<'a> {
 pub struct SfQuery<'a> {
     /// The query text.
     pub text: &'a str,
-    /// Hits to return.
+    /// Results the recall asks for (sizes each sub-query's candidate list).
     pub limit: usize,
+    /// Hits to return: `limit` for seed 000's pipeline, more for a fusion that weighs every
+    /// candidate's evidence (the sub-queries keep up to `max(limit × OVERFETCH,
+    /// MIN_CANDIDATES)` each).
+    pub keep: usize,
     /// Filters applied inside every sub-query.
     pub filter: &'a Filter,
     /// Recency and emotion parameters.
@@ -128,55 +141,69 @@ pub fn run<'m>(
     }
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
-    let keep = |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>| {
+    let keep = |best: &mut HashMap<DocId, SfHit>,
+                source: SfSource,
+                found: Vec<ScoredDoc>,
+                weight: f64| {
         for hit in found {
             let Some(m) = memory(hit.doc) else { continue };
             let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
             let score = components.score();
-            match best.get_mut(&hit.doc) {
-                // First sub-query wins the label; the memory keeps its best score.
-                Some(old) if score > old.score => {
-                    old.score = score;
-                    old.components = components;
-                }
-                Some(_) => {}
-                None => {
-                    let hit = SfHit {
-                        doc: hit.doc,
-                        source,
-                        score,
-                        components,
-                    };
-                    best.insert(hit.doc, hit);
-                }
+            let share = if weight > 0.0 {
+                (hit.score / weight).min(1.0)
+            } else {
+                0.0
+            };
+            let entry = best.entry(hit.doc).or_insert_with(|| SfHit {
+                doc: hit.doc,
+                source,
+                score,
+                components,
+                porter: None,
+                trigram: None,
+                lexical: 0.0,
+            });
+            // First sub-query wins the label; the memory keeps its best score.
+            if score > entry.score {
+                entry.score = score;
+                entry.components = components;
             }
+            let raw = match source {
+                SfSource::Porter => &mut entry.porter,
+                SfSource::TrigramEn | SfSource::TrigramOrig => &mut entry.trigram,
+            };
+            *raw = Some(raw.map_or(hit.score, |r| r.max(hit.score)));
+            entry.lexical = entry.lexical.max(share);
         }
     };
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
+    let porter = indexes.porter.view(indexes.trigram_en.terms());
     let found = bm25::search_gated(
         &mut scratch.bm25,
-        &indexes.porter.view(indexes.trigram_en.terms()),
+        &porter,
         &stems,
         &admits,
         &bm25_params,
         k,
         accept,
     );
-    keep(&mut best, SfSource::Porter, found);
+    let weight = bm25::query_weight(&porter, &stems, &admits);
+    keep(&mut best, SfSource::Porter, found, weight);
 
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
-    let found = indexes
+    let (found, weight) = indexes
         .trigram_en
-        .search(&words, &bm25_params, k, scratch, accept);
-    keep(&mut best, SfSource::TrigramEn, found);
+        .search_weighted(&words, &bm25_params, k, scratch, accept);
+    keep(&mut best, SfSource::TrigramEn, found, weight);
 
     if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {
-        let found = indexes
-            .trigram_orig
-            .search(&words, &bm25_params, k, scratch, accept);
-        keep(&mut best, SfSource::TrigramOrig, found);
+        let (found, weight) =
+            indexes
+                .trigram_orig
+                .search_weighted(&words, &bm25_params, k, scratch, accept);
+        keep(&mut best, SfSource::TrigramOrig, found, weight);
     }
 
     // Score descending, then doc ascending, through the shared pair sort (see crate::sort).
@@ -187,7 +214,7 @@ pub fn run<'m>(
     sort_pairs(&mut order);
     order
         .into_iter()
-        .take(query.limit)
+        .take(query.keep)
         .filter_map(|(_, doc)| best.remove(&DocId(doc)))
         .collect()
 }

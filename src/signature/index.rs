@@ -90,6 +90,17 @@ impl SignatureIndex {
         }
     }
 
+    /// The Hamming similarity of `doc`'s signature with `query` (`1 − distance / bits`), as
+    /// [`search`](Self::search) reports it; `None` when `doc` has no signature or either is
+    /// empty.
+    pub fn similarity(&self, doc: DocId, query: &Signature) -> Option<f64> {
+        let s = self.get(doc)?;
+        if s.is_empty() || query.is_empty() {
+            return None;
+        }
+        Some(similarity_of_distance(hamming_distance(query, &s)))
+    }
+
     /// Number of stored signatures.
     pub fn len(&self) -> usize {
         self.len

@@ -304,6 +304,31 @@ impl StoredMemory {
         self.rest().relevance
     }
 
+    /// The tags: the packed ones, or those `rest` holds when they were too long to pack.
+    pub fn tag_list(&self) -> Vec<&str> {
+        let packed: Vec<&str> = self.tags().collect();
+        if packed.is_empty() {
+            self.rest().tags.iter().map(String::as_str).collect()
+        } else {
+            packed
+        }
+    }
+
+    /// Importance (0..1), if set.
+    pub fn importance(&self) -> Option<f64> {
+        self.rest().importance
+    }
+
+    /// Confidence (0..1), if set.
+    pub fn confidence(&self) -> Option<f64> {
+        self.rest().confidence
+    }
+
+    /// When recall last returned this memory (ms), if it has.
+    pub fn last_recalled_at(&self) -> Option<f64> {
+        self.rest().last_recalled_at
+    }
+
     /// Classification level.
     pub fn classification(&self) -> i64 {
         self.rest().classification

@@ -200,27 +200,45 @@ impl VectorStore {
         query: &[f32],
         k: usize,
         threshold: f32,
-        mut accept: impl FnMut(DocId) -> bool,
+        accept: impl FnMut(DocId) -> bool,
     ) -> Result<Vec<(DocId, f32)>> {
+        Ok(self.scan(query, k, threshold, accept)?.hits)
+    }
+
+    /// [`search`](Self::search), also returning the moments of every row's cosine with the
+    /// query (filtered or not): the background that `rank::evidence::SemanticScale` measures a
+    /// hit against, at two additions per row.
+    pub fn scan(
+        &self,
+        query: &[f32],
+        k: usize,
+        threshold: f32,
+        mut accept: impl FnMut(DocId) -> bool,
+    ) -> Result<Scan> {
         let query_norm = self.validate(query)?;
         if threshold.is_nan() {
             return Err(Error::InvalidArgument("threshold is NaN".into()));
         }
+        let mut out = Scan::default();
         let Some(dims) = self.dims else {
-            return Ok(Vec::new());
+            return Ok(out);
         };
         if k == 0 || self.is_empty() {
-            return Ok(Vec::new());
+            return Ok(out);
         }
-        let unit: Vec<f32> = query
-            .iter()
-            .map(|&x| (f64::from(x) / query_norm) as f32)
-            .collect();
+        let unit = unit(query, query_norm);
         let mut top = TopK::new(k);
         let mut floor = threshold;
+        let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
         let rows = self.data.chunks_exact(dims);
         for ((row, &inv_norm), &doc) in rows.zip(&self.inv_norms).zip(&self.slot_docs) {
             let fast = (dot(&unit, row) * inv_norm).clamp(-1.0, 1.0);
+            if !fast.is_nan() {
+                let f = f64::from(fast);
+                sum += f;
+                sum_sq += f * f;
+                out.count += 1;
+            }
             let score = if fast >= floor {
                 fast
             } else if fast.is_nan() {
@@ -237,7 +255,26 @@ impl VectorStore {
                 }
             }
         }
-        Ok(top.into_sorted())
+        out.hits = top.into_sorted();
+        out.sum = sum;
+        out.sum_sq = sum_sq;
+        Ok(out)
+    }
+
+    /// The cosine of `doc`'s vector with `query`, computed as [`search`](Self::search) does
+    /// (so a memory scores the same found by the scan or asked for directly); `None` when
+    /// `doc` has no vector or the query is invalid.
+    pub fn cosine(&self, doc: DocId, query: &[f32]) -> Option<f32> {
+        let query_norm = self.validate(query).ok()?;
+        let dims = self.dims?;
+        let slot = self.slot_of(doc)?;
+        let row = &self.data[slot * dims..(slot + 1) * dims];
+        let fast = (dot(&unit(query, query_norm), row) * self.inv_norms[slot]).clamp(-1.0, 1.0);
+        Some(if fast.is_nan() {
+            exact_cosine(query, query_norm, row)
+        } else {
+            fast
+        })
     }
 
     /// Heap memory held by the store, in bytes (capacities, not lengths).
@@ -296,6 +333,28 @@ impl VectorStore {
         let extra = (index + 1).saturating_sub(self.doc_slots.len());
         self.doc_slots.try_reserve(extra).map_err(oom)
     }
+}
+
+/// What [`VectorStore::scan`] found: the hits, and the count, sum and sum of squares of the
+/// cosines of every row scored in `f32` (rows outside the fast norm range are left out).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    /// The best `k` by cosine descending, ties by ascending DocId.
+    pub hits: Vec<(DocId, f32)>,
+    /// Rows counted.
+    pub count: usize,
+    /// Σ cosine.
+    pub sum: f64,
+    /// Σ cosine².
+    pub sum_sq: f64,
+}
+
+/// `query / ‖query‖` in `f32`, computed in `f64`.
+fn unit(query: &[f32], query_norm: f64) -> Vec<f32> {
+    query
+        .iter()
+        .map(|&x| (f64::from(x) / query_norm) as f32)
+        .collect()
 }
 
 /// Euclidean norm in `f64`: squares of `f32` values are exact in `f64` and cannot overflow.

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
-use crate::rank::{Calibration, Context, Mapping};
+use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking, Weights};
 use crate::store::Memory;
 
 use super::value::{Reader, Writer};
@@ -451,8 +451,26 @@ pub fn config_from(bytes: &[u8]) -> Result<EngineConfig> {
                     .opt_int(W, key, 0, i64::from(u32::MAX))?
                     .map(|n| n as usize)
             }
-            "similarityThreshold" => set(&mut c.se_threshold, r.opt_num(W, key)?),
-            "shortCircuitFloor" => set(&mut c.short_circuit_floor, r.opt_num(W, key)?),
+            "similarityThreshold" => c.se_threshold = r.opt_num(W, key)?.or(c.se_threshold),
+            "shortCircuitFloor" => {
+                c.short_circuit_floor = r.opt_num(W, key)?.or(c.short_circuit_floor)
+            }
+            "minScore" => c.min_score = r.opt_num(W, key)?.or(c.min_score),
+            "ranking" => {
+                if let Some(name) = r.opt_str(W, key)? {
+                    c.ranking = Ranking::parse(&name)?;
+                }
+            }
+            "weights" => {
+                if !r.skip_null()? {
+                    read_weights(&mut r, &mut c.weights)?;
+                }
+            }
+            "fusion" => {
+                if !r.skip_null()? {
+                    read_fusion(&mut r, &mut c.fusion)?;
+                }
+            }
             "mmrLambda" => set(&mut c.mmr_lambda, r.opt_num(W, key)?),
             "lazySignatures" => {
                 c.lazy_signatures = r.opt_bool(W, key)?.unwrap_or(c.lazy_signatures)
@@ -527,6 +545,43 @@ fn read_calibration(r: &mut Reader<'_>) -> Result<Calibration> {
     Ok(Calibration { sf, se, ss, ..d })
 }
 
+/// Reads `weights: { vector, keyword, … }` over `w`; an unknown name or a bad value is an
+/// error.
+fn read_weights(r: &mut Reader<'_>, w: &mut Weights) -> Result<()> {
+    const W: &str = "weights";
+    r.begin_obj(W)?;
+    while let Some(key) = r.next_key()? {
+        if let Some(v) = r.opt_num(W, key)? {
+            w.set(key, v)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads `fusion: { lexicalWeight, … }` over `f` (parameters of the `recallkit` ranking, for
+/// measurement); the engine validates ranges.
+fn read_fusion(r: &mut Reader<'_>, f: &mut FusionParams) -> Result<()> {
+    const W: &str = "fusion";
+    r.begin_obj(W)?;
+    while let Some(key) = r.next_key()? {
+        let slot = match key {
+            "lexicalWeight" => &mut f.lexical_weight,
+            "signatureWeight" => &mut f.signature_weight,
+            "graphWeight" => &mut f.graph_weight,
+            "noteWeight" => &mut f.note_weight,
+            "recencyWeight" => &mut f.recency_weight,
+            "latestRecencyWeight" => &mut f.latest_recency_weight,
+            "priorExponent" => &mut f.prior_exponent,
+            "coverageWeight" => &mut f.coverage_weight,
+            "semanticFrom" => &mut f.semantic_from,
+            "semanticFull" => &mut f.semantic_full,
+            _ => return Err(unknown(W, key)),
+        };
+        set(slot, r.opt_num(W, key)?);
+    }
+    Ok(())
+}
+
 /// Reads the options of one recall (`RecallOptionsJs`, validated and defaulted by the
 /// wrapper); unknown fields are an error.
 pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
@@ -542,6 +597,22 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             "trackRecalls" => track = r.opt_bool(W, key)?,
             "searchMode" => mode = r.opt_str(W, key)?,
             "mmrLambda" => o.mmr_lambda = r.opt_num(W, key)?,
+            "minScore" => o.min_score = r.opt_num(W, key)?,
+            "ranking" => {
+                if let Some(name) = r.opt_str(W, key)? {
+                    o.ranking = Some(Ranking::parse(&name)?);
+                }
+            }
+            "weights" => {
+                if !r.skip_null()? {
+                    r.begin_obj("weights")?;
+                    while let Some(name) = r.next_key()? {
+                        if let Some(v) = r.opt_num("weights", name)? {
+                            o.weights.push((name.to_string(), v));
+                        }
+                    }
+                }
+            }
             "userId" => o.filter.user_id = r.opt_str(W, key)?,
             "maxClassification" => {
                 o.filter.max_classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?

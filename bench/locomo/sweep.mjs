@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// A grid over the "recallkit" ranking's parameters on the LoCoMo dev half: one row per point,
+// R@10 and nDCG@10 with no vectors and with the MiniLM vectors. The defaults in
+// src/rank/model.rs and src/rank/evidence.rs were chosen with it (README "Recall quality").
+//
+//   node bench/locomo/sweep.mjs --grid '{"lexicalWeight":[0.5,0.6,0.7],"semanticFull":[4,6,8]}'
+//   node bench/locomo/sweep.mjs --grid '{"minScore":[0,0.05,0.1,0.2]}' --runs hybrid
+//
+// Grid keys are `fusion` parameters (lexicalWeight, signatureWeight, graphWeight, noteWeight,
+// recencyWeight, latestRecencyWeight, priorExponent, coverageWeight, semanticFrom,
+// semanticFull) or the open options minScore and mmrLambda (the latter applied per recall).
+
+import { fileURLToPath } from "node:url";
+import { loadData, loadStore, evaluate, RUNS, DEFAULT_DATA } from "./eval.mjs";
+
+const OPEN_KEYS = new Set(["minScore"]);
+const RECALL_KEYS = new Set(["mmrLambda"]);
+
+function points(grid) {
+  let out = [{}];
+  for (const [k, values] of Object.entries(grid)) {
+    out = out.flatMap((p) => values.map((v) => ({ ...p, [k]: v })));
+  }
+  return out;
+}
+
+function arg(argv, name) {
+  const i = argv.indexOf(name);
+  return i < 0 ? undefined : argv[i + 1];
+}
+
+async function main(argv) {
+  const data = loadData(arg(argv, "--data") ?? DEFAULT_DATA, arg(argv, "--conv")?.split(","));
+  if (data === undefined) {
+    console.error("sweep: no LoCoMo data (see bench/locomo/eval.mjs)");
+    process.exit(2);
+  }
+  const grid = JSON.parse(arg(argv, "--grid") ?? "{}");
+  const runs = arg(argv, "--runs")?.split(",") ?? ["no vectors", "hybrid"];
+  console.log(`| point | ${runs.map((r) => `${r} R@10 | ${r} nDCG@10 | ${r} answered | ${r} top ok`).join(" | ")} |`);
+  console.log(`|---|${runs.map(() => "---:|---:|---:|---:").join("|")}|`);
+  for (const point of points(grid)) {
+    const fusion = {};
+    const open = {};
+    const recall = {};
+    for (const [k, v] of Object.entries(point)) {
+      if (OPEN_KEYS.has(k)) open[k] = v;
+      else if (RECALL_KEYS.has(k)) recall[k] = v;
+      else fusion[k] = v;
+    }
+    const cells = [];
+    for (const run of runs) {
+      const spec = RUNS[run];
+      const store = await loadStore(data, spec.vectors, { ...open, fusion });
+      const result = await evaluate(data, store, { ...spec.recall, ...recall, ranking: "recallkit", ...(spec.vectors ? { embedding: true } : {}) });
+      await store.close();
+      cells.push(result.per.all.recall, result.per.all.ndcg, result.answered, result.topOk);
+    }
+    const label = Object.entries(point).map(([k, v]) => `${k}=${v}`).join(" ") || "defaults";
+    console.log(`| ${label} | ${cells.map((x) => x.toFixed(3)).join(" | ")} |`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main(process.argv.slice(2));
+}

@@ -1,0 +1,348 @@
+//! Phase 2 of a recall for the rankings that weigh every stage's evidence (`recallkit`, `rrf`,
+//! `composite`, `weighted`): every stage adds what it found about a candidate to that
+//! candidate's [`Evidence`] instead of the first stage keeping it (seed 000's rule, which the
+//! `abmind` ranking keeps in `recall.rs`).
+//!
+//! - **Sf**: every sub-query candidate (not only the first `limit`), ranked by lexical evidence.
+//! - **Se**: the best `max(limit × 3, 50)` by cosine, with no fixed threshold (unless the store
+//!   sets `similarityThreshold`); the scan also measures the query's background
+//!   ([`SemanticScale`]). Every other candidate with a vector gets its cosine too, so a memory
+//!   Sf found is not judged without its embedding.
+//! - **Ss**: the fallback for meaning without embeddings, run when Se did not run with a
+//!   query vector and the model reads it (`recallkit` gives it weight 0 by default, and the
+//!   stage is then skipped with reason `not_ranked`); every candidate's signature similarity
+//!   is measured.
+//! - **S6**: note paragraphs, with the share of the query's content words they hold.
+//! - **S8**: edges, with their coverage; a memory an edge cites in `memoryIds` gets the
+//!   edge's `strength × coverage` as graph evidence (and becomes a candidate).
+
+use std::collections::HashMap;
+
+use super::output::{RecallOutput, StageReport};
+use super::recall::{accepts, memory_candidate, Found, PendingRecall, SearchMode, SE_OVERFETCH};
+use super::Engine;
+use crate::error::Result;
+use crate::rank::evidence::{self, SemanticScale};
+use crate::rank::fused::{self, FusedOptions};
+use crate::rank::model::{self, Facts};
+use crate::rank::{Candidate, CandidateKey, Ranking};
+use crate::recall::score::{SfComponents, MS_PER_DAY};
+use crate::recall::sf::MIN_CANDIDATES;
+use crate::signature as lsh;
+use crate::sort;
+use crate::store::{DocId, StoredMemory};
+
+/// Seed 004's recency horizon: `max(0, 1 − days since last access / 180)`.
+const ACCESS_HORIZON_DAYS: f64 = 180.0;
+
+impl Engine {
+    /// Phase 2 for the evidence-weighing rankings (module doc).
+    pub(super) fn finish_fused(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<RecallOutput> {
+        let PendingRecall {
+            query,
+            options,
+            limit,
+            mut sf,
+            sf_report,
+            short_circuit,
+            ranking,
+            weights,
+            min_score,
+        } = pending;
+        let filter = &options.filter;
+        let terms = evidence::query_terms(&query);
+        let mut stages = vec![sf_report];
+        let mut cands: Vec<Candidate> = Vec::new();
+        let mut by_doc: HashMap<DocId, usize> = HashMap::new();
+        let mut lists = u32::from(options.mode != SearchMode::Semantic);
+
+        // Sf, ranked by lexical evidence.
+        let mut order = sort::order_by_key(sf.iter().map(|h| sort::desc_key(h.lexical)));
+        sort::permute(&mut sf, &mut order);
+        for (rank, hit) in sf.iter().enumerate() {
+            let Some(m) = self.memory(hit.doc) else {
+                continue;
+            };
+            let mut c = memory_candidate(hit.doc, hit.source.label(), hit.lexical, m);
+            c.evidence.porter = hit.porter;
+            c.evidence.trigram = hit.trigram;
+            c.evidence.lexical = hit.lexical;
+            c.evidence.sf_rank = Some(rank as u32 + 1);
+            by_doc.insert(hit.doc, cands.len());
+            cands.push(c);
+        }
+
+        // Se
+        let mut found = Found::default();
+        let semantic_skip = match options.mode {
+            SearchMode::Lexical => Some("lexical_mode"),
+            _ if short_circuit => Some("short_circuit"),
+            _ => None,
+        };
+        let mut semantic = false;
+        match (semantic_skip, query_embedding) {
+            (Some(reason), _) => stages.push(StageReport::skipped("Se", reason)),
+            (None, None) => stages.push(StageReport::skipped(
+                "Se",
+                se_skip_reason.unwrap_or("no_embedder"),
+            )),
+            (None, Some(q)) => {
+                let started = clock();
+                let records = &self.records;
+                let k = (limit * SE_OVERFETCH).max(MIN_CANDIDATES);
+                let threshold = self.config.se_threshold.unwrap_or(-1.0) as f32;
+                let scan = self
+                    .vectors
+                    .scan(q, k, threshold, |d| accepts(records, filter, d))?;
+                let scale = SemanticScale::from_moments(scan.count, scan.sum, scan.sum_sq);
+                found.se_hits = scan.hits.len();
+                for (rank, &(doc, cosine)) in scan.hits.iter().enumerate() {
+                    let i = match by_doc.get(&doc) {
+                        Some(&i) => i,
+                        None => {
+                            let Some(m) = self.memory(doc) else { continue };
+                            by_doc.insert(doc, cands.len());
+                            cands.push(memory_candidate(doc, "Se", f64::from(cosine), m));
+                            cands.len() - 1
+                        }
+                    };
+                    cands[i].evidence.cosine = Some(f64::from(cosine));
+                    cands[i].evidence.se_rank = Some(rank as u32 + 1);
+                }
+                for c in &mut cands {
+                    if let CandidateKey::Memory(doc) = c.key {
+                        if c.evidence.cosine.is_none() {
+                            c.evidence.cosine = self.vectors.cosine(doc, q).map(f64::from);
+                        }
+                    }
+                    if let Some(cosine) = c.evidence.cosine {
+                        let f = &self.config.fusion;
+                        c.evidence.semantic =
+                            scale.evidence_between(cosine, f.semantic_from, f.semantic_full);
+                    }
+                }
+                semantic = true;
+                lists += 1;
+                stages.push(StageReport::ran("Se", found.se_hits, clock() - started));
+            }
+        }
+
+        // Ss: meaning without embeddings, for the models that read it.
+        let ignored = ranking == Ranking::Recallkit && self.config.fusion.signature_weight == 0.0;
+        let ss_skip = semantic_skip
+            .or(semantic.then_some("semantic_evidence"))
+            .or(ignored.then_some("not_ranked"));
+        if let Some(reason) = ss_skip {
+            stages.push(StageReport::skipped("Ss", reason));
+        } else {
+            let started = clock();
+            self.sign_unsigned();
+            let signature = lsh::signature(&query, self.config.signature_seed);
+            let records = &self.records;
+            let hits = self.signatures.search(
+                &signature,
+                self.config.ss_threshold,
+                self.config.ss_max_hits,
+                |d| accepts(records, filter, d),
+            );
+            for (rank, &(doc, similarity)) in hits.iter().enumerate() {
+                let i = match by_doc.get(&doc) {
+                    Some(&i) => i,
+                    None => {
+                        let Some(m) = self.memory(doc) else { continue };
+                        by_doc.insert(doc, cands.len());
+                        cands.push(memory_candidate(doc, "Ss", similarity, m));
+                        cands.len() - 1
+                    }
+                };
+                cands[i].evidence.ss_rank = Some(rank as u32 + 1);
+                cands[i].evidence.similarity = Some(similarity);
+            }
+            for c in &mut cands {
+                if let CandidateKey::Memory(doc) = c.key {
+                    if c.evidence.similarity.is_none() {
+                        c.evidence.similarity = self.signatures.similarity(doc, &signature);
+                    }
+                }
+                c.evidence.signature = c
+                    .evidence
+                    .similarity
+                    .map_or(0.0, evidence::signature_evidence);
+            }
+            lists += 1;
+            stages.push(StageReport::ran("Ss", hits.len(), clock() - started));
+        }
+
+        // S6
+        let started = clock();
+        found.notes = self.notes.search(&query, (filter.start, filter.end), limit);
+        for (i, hit) in found.notes.iter().enumerate() {
+            let key = CandidateKey::Note {
+                note: i as u32,
+                paragraph: hit.paragraph,
+            };
+            let mut c = Candidate::new(key, hit.period.stage_label(), hit.score, hit.text.clone());
+            c.created_at = Some(hit.start);
+            c.evidence.lexical = evidence::coverage(&terms, &hit.text);
+            c.evidence.s6_rank = Some(i as u32 + 1);
+            c.facts = neutral_facts(fresh(hit.start, filter.now, self));
+            cands.push(c);
+        }
+        lists += u32::from(!found.notes.is_empty());
+        stages.push(StageReport::ran("S6", found.notes.len(), clock() - started));
+
+        // S8
+        let started = clock();
+        let graph_match = self.graph.search(
+            &query,
+            filter.user_id.as_deref(),
+            filter.max_classification,
+            limit,
+        );
+        found.edges = graph_match.hits;
+        for (i, hit) in found.edges.iter().enumerate() {
+            let coverage = evidence::coverage(&terms, &hit.text);
+            let graph = (hit.strength * coverage).clamp(0.0, 1.0);
+            let mut c = Candidate::new(CandidateKey::Edge(i as u32), "S8", hit.score, hit.text.clone());
+            c.evidence.lexical = coverage;
+            c.evidence.graph = graph;
+            c.evidence.s8_rank = Some(i as u32 + 1);
+            c.facts = neutral_facts(1.0);
+            c.components.push(("strength", hit.strength));
+            cands.push(c);
+            let cited = self.graph.edge(&hit.edge_id).map(|e| e.memory_ids.clone());
+            for id in cited.unwrap_or_default() {
+                let Some(doc) = self.ids.get(&id, &self.records) else {
+                    continue;
+                };
+                if !accepts(&self.records, filter, doc) {
+                    continue;
+                }
+                let j = match by_doc.get(&doc) {
+                    Some(&j) => j,
+                    None => {
+                        let Some(m) = self.memory(doc) else { continue };
+                        by_doc.insert(doc, cands.len());
+                        cands.push(memory_candidate(doc, "S8", graph, m));
+                        cands.len() - 1
+                    }
+                };
+                let e = &mut cands[j].evidence;
+                e.graph = e.graph.max(graph);
+                e.s8_rank = Some(e.s8_rank.map_or(i as u32 + 1, |r| r.min(i as u32 + 1)));
+            }
+        }
+        lists += u32::from(!found.edges.is_empty());
+        stages.push(StageReport::ran("S8", found.edges.len(), clock() - started));
+
+        // Facts and coverage of every memory candidate.
+        let coverage_weight = self.config.fusion.coverage_weight;
+        for c in &mut cands {
+            if let CandidateKey::Memory(doc) = c.key {
+                if let Some(m) = self.memory(doc) {
+                    c.facts = self.facts(m, &terms, &options, ranking);
+                    if ranking == Ranking::Weighted || coverage_weight > 0.0 {
+                        c.evidence.exact = evidence::coverage(&terms, m.text_en());
+                    }
+                    if ranking == Ranking::Recallkit && coverage_weight > 0.0 {
+                        c.evidence.lexical =
+                            self.config.fusion.lexical(c.evidence.lexical, c.evidence.exact);
+                    }
+                }
+            }
+        }
+
+        let fused_options = FusedOptions {
+            ranking,
+            fusion: self.config.fusion,
+            weights,
+            semantic,
+            lists,
+            latest: model::asks_for_latest(&query),
+            context: options.context.clone(),
+            lambda: options.mmr_lambda,
+            min_score,
+            limit,
+        };
+        let ranked = fused::rank(cands, &fused_options);
+        let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+        let results = self.build_hits(ranked, &found, utc_offset, &options);
+        Ok(RecallOutput { results, stages })
+    }
+
+    /// The facts the models read about memory `m` (see [`Facts`]).
+    fn facts(
+        &self,
+        m: &StoredMemory,
+        terms: &[String],
+        options: &super::RecallOptions,
+        ranking: Ranking,
+    ) -> Facts {
+        let now = options.filter.now;
+        let params = &self.config.score;
+        let seed = SfComponents::new(0.0, m, now, params);
+        let emotion = if m.emotion().is_finite() {
+            1.0 + m.emotion().abs() * params.emotion_boost
+        } else {
+            1.0
+        };
+        let prior = (1.0 + seed.recall_boost)
+            * (1.0 + seed.relevance_boost)
+            * seed.trust_factor
+            * seed.credibility_factor
+            * seed.tier_boost
+            * emotion
+            * crate::rank::boost::spacing_factor(m.recall_timestamps());
+        let last_access = m.last_recalled_at().unwrap_or(m.created_at());
+        let accessed =
+            (1.0 - ((now - last_access) / MS_PER_DAY).max(0.0) / ACCESS_HORIZON_DAYS).max(0.0);
+        let tags = if ranking == Ranking::Weighted && !terms.is_empty() {
+            let joined = m.tag_list().join(" ");
+            evidence::coverage(terms, &joined)
+        } else {
+            0.0
+        };
+        let window = options.filter.start.is_some() || options.filter.end.is_some();
+        Facts {
+            importance: m.importance().unwrap_or(0.5),
+            confidence: m.confidence().unwrap_or(0.5),
+            fresh: fresh(m.created_at(), now, self),
+            accessed,
+            tags,
+            temporal: if window { 1.0 } else { 0.0 },
+            prior,
+        }
+    }
+}
+
+/// Seed 000's linear recency without its floor: `max(0, 1 − ageDays / decayDays)`, 1 for a
+/// time in the future.
+fn fresh(created_at: f64, now: f64, engine: &Engine) -> f64 {
+    let age_days = ((now - created_at) / MS_PER_DAY).max(0.0);
+    let fresh = 1.0 - age_days / engine.config.score.decay_days;
+    if fresh.is_nan() {
+        0.0
+    } else {
+        fresh.clamp(0.0, 1.0)
+    }
+}
+
+/// Facts of a note paragraph or an edge: no metadata of their own (importance and confidence
+/// neutral, no prior).
+fn neutral_facts(fresh: f64) -> Facts {
+    Facts {
+        importance: 0.5,
+        confidence: 0.5,
+        fresh,
+        accessed: fresh,
+        tags: 0.0,
+        temporal: 0.0,
+        prior: 1.0,
+    }
+}

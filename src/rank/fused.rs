@@ -1,0 +1,260 @@
+//! Post-processing for the models that weigh every stage's evidence (`recallkit`, `rrf`,
+//! `composite`, `weighted`; seed 000's `abmind` goes through [`super::rerank`]).
+//!
+//! # Order of operations
+//!
+//! | step | effect on `score` | components recorded |
+//! |---|---|---|
+//! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
+//! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
+//! | 3. context (`recallkit`) | `+` seed 000's context boost | `contextBoost` |
+//! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)` | `emotionTiebreak` |
+//! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
+//! | 6. MMR (when λ is given, or `recallkit`'s default) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
+//! | 7. truncate | keeps the first `limit` | |
+//!
+//! Every model's score lies in `[0, 1]` before the boosts of steps 3–4.
+
+use super::boost::{self, Context};
+use super::mmr;
+use super::model::{self, FusionParams, Ranking, Weights};
+use super::{take_in_order, Candidate, CandidateKey};
+
+/// Everything [`rank`] needs besides the candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FusedOptions {
+    /// The model (not [`Ranking::Abmind`], which [`super::rerank`] handles).
+    pub ranking: Ranking,
+    /// `recallkit`'s parameters.
+    pub fusion: FusionParams,
+    /// `weighted`'s weights.
+    pub weights: Weights,
+    /// Whether the query had a vector and stage Se ran (memories with vectors then have a
+    /// cosine).
+    pub semantic: bool,
+    /// Stage lists that ran (for `rrf`'s scale).
+    pub lists: u32,
+    /// Whether the query asks for the latest state ([`model::asks_for_latest`]).
+    pub latest: bool,
+    /// The caller's context (`recallkit`'s context boost).
+    pub context: Option<Context>,
+    /// MMR λ; `None`: no MMR.
+    pub lambda: Option<f64>,
+    /// Candidates scoring below this are dropped.
+    pub min_score: f64,
+    /// Results to keep.
+    pub limit: usize,
+}
+
+/// Runs steps 1–7 of the module doc and returns at most `limit` candidates, best first.
+pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
+    for c in &mut cands {
+        record_evidence(c);
+        score(c, o);
+    }
+    if o.ranking == Ranking::Recallkit {
+        if let Some(context) = &o.context {
+            boost::context_boost(&mut cands, context);
+        }
+        boost::emotion_tiebreak(&mut cands);
+    }
+    cands.retain(|c| c.score > 0.0 && c.score >= o.min_score);
+    let order = match o.lambda {
+        Some(lambda) => mmr::mmr_top(&cands, lambda, o.limit),
+        None => mmr::score_order(&cands),
+    };
+    mmr::record_ranks(&mut cands, &order);
+    take_in_order(cands, &order, o.limit)
+}
+
+/// Step 1: the evidence present, as components.
+fn record_evidence(c: &mut Candidate) {
+    let e = c.evidence;
+    let memory = matches!(c.key, CandidateKey::Memory(_));
+    let mut push = |name, v: Option<f64>| {
+        if let Some(v) = v {
+            c.components.push((name, v));
+        }
+    };
+    push("bm25", e.porter);
+    push("trigramBm25", e.trigram);
+    push("lexical", (e.lexical > 0.0 || !memory).then_some(e.lexical));
+    push("cosine", e.cosine);
+    push("semantic", e.cosine.map(|_| e.semantic));
+    push("similarity", e.similarity);
+    push("signature", e.similarity.map(|_| e.signature));
+    push("graph", (e.graph > 0.0).then_some(e.graph));
+}
+
+/// Step 2: the model's score.
+fn score(c: &mut Candidate, o: &FusedOptions) {
+    let e = c.evidence;
+    let memory = matches!(c.key, CandidateKey::Memory(_));
+    c.score = match o.ranking {
+        Ranking::Recallkit | Ranking::Abmind if !memory => {
+            let s = o.fusion.note_weight * e.lexical;
+            c.components.push(("relevance", s));
+            s
+        }
+        Ranking::Recallkit | Ranking::Abmind => {
+            let relevance = o
+                .fusion
+                .relevance(&e, o.semantic && e.cosine.is_some());
+            let (recency, prior) = o.fusion.preference(c.facts.fresh, c.facts.prior, o.latest);
+            c.components.push(("relevance", relevance));
+            c.components.push(("recency", recency));
+            c.components.push(("prior", prior));
+            (relevance * recency * prior).min(1.0)
+        }
+        Ranking::Rrf => {
+            let s = model::rrf_score(&e, o.lists);
+            c.components.push(("rrf", s));
+            s
+        }
+        Ranking::Composite => {
+            let parts = model::composite(&e, &c.facts);
+            c.components.extend(parts);
+            parts.iter().map(|p| p.1).sum()
+        }
+        Ranking::Weighted => {
+            c.components.push(("exact", e.exact));
+            let parts = o.weights.components(&e, &c.facts);
+            c.components.extend(parts);
+            let total = o.weights.total();
+            if total > 0.0 {
+                parts.iter().map(|p| p.1).sum::<f64>() / total
+            } else {
+                0.0
+            }
+        }
+    };
+    if c.score.is_nan() {
+        c.score = 0.0;
+    }
+    c.calibrated = c.score;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::Evidence;
+    use crate::store::DocId;
+
+    fn options(ranking: Ranking) -> FusedOptions {
+        FusedOptions {
+            ranking,
+            fusion: FusionParams::default(),
+            weights: Weights::default(),
+            semantic: true,
+            lists: 2,
+            latest: false,
+            context: None,
+            lambda: None,
+            min_score: 0.0,
+            limit: 10,
+        }
+    }
+
+    fn memory(id: u32, e: Evidence) -> Candidate {
+        let mut c = Candidate::new(CandidateKey::Memory(DocId(id)), "Sf:porter", 0.0, "");
+        c.evidence = e;
+        c.facts.fresh = 1.0;
+        c.facts.prior = 1.0;
+        c
+    }
+
+    #[test]
+    fn the_memory_that_is_the_query_outranks_an_unrelated_one() {
+        // Two memories: the query's own text (cosine 1, every word) and one found only by Se.
+        let same = memory(
+            0,
+            Evidence {
+                lexical: 1.0,
+                cosine: Some(1.0),
+                semantic: 1.0,
+                ..Evidence::default()
+            },
+        );
+        let other = memory(
+            1,
+            Evidence {
+                cosine: Some(0.2),
+                semantic: 0.1,
+                ..Evidence::default()
+            },
+        );
+        let out = rank(vec![other, same], &options(Ranking::Recallkit));
+        assert_eq!(out[0].key, CandidateKey::Memory(DocId(0)));
+        assert!(out[0].score >= 0.99, "{}", out[0].score);
+    }
+
+    #[test]
+    fn zero_scores_never_fill_the_limit_and_min_score_applies() {
+        let hit = memory(
+            0,
+            Evidence {
+                lexical: 0.5,
+                ..Evidence::default()
+            },
+        );
+        let nothing = memory(1, Evidence::default());
+        let out = rank(vec![hit.clone(), nothing], &options(Ranking::Recallkit));
+        assert_eq!(out.len(), 1);
+        let strict = FusedOptions {
+            min_score: 0.6,
+            ..options(Ranking::Recallkit)
+        };
+        assert!(rank(vec![hit], &strict).is_empty());
+    }
+
+    #[test]
+    fn a_full_match_outranks_a_note_sharing_one_word() {
+        let full = memory(
+            0,
+            Evidence {
+                lexical: 1.0,
+                ..Evidence::default()
+            },
+        );
+        let mut note = Candidate::new(
+            CandidateKey::Note {
+                note: 0,
+                paragraph: 0,
+            },
+            "S6:weekly",
+            0.5,
+            "",
+        );
+        note.evidence.lexical = 0.5;
+        let out = rank(vec![note, full], &options(Ranking::Recallkit));
+        assert_eq!(out[0].key, CandidateKey::Memory(DocId(0)));
+        assert_close!(out[1].score, 0.4);
+    }
+
+    #[test]
+    fn every_model_scores_in_the_unit_interval_and_explains_itself() {
+        let e = Evidence {
+            porter: Some(3.0),
+            lexical: 0.9,
+            cosine: Some(0.7),
+            semantic: 0.8,
+            sf_rank: Some(1),
+            se_rank: Some(2),
+            graph: 0.5,
+            exact: 1.0,
+            ..Evidence::default()
+        };
+        for ranking in [
+            Ranking::Recallkit,
+            Ranking::Rrf,
+            Ranking::Composite,
+            Ranking::Weighted,
+        ] {
+            let out = rank(vec![memory(0, e)], &options(ranking));
+            let c = &out[0];
+            assert!((0.0..=1.0).contains(&c.score), "{ranking:?} {}", c.score);
+            assert_eq!(c.component("bm25"), Some(3.0));
+            assert_eq!(c.component("cosine"), Some(0.7));
+        }
+    }
+}
