@@ -28,6 +28,7 @@ Commands:
   recall "query"          recall memories, notes and relations
       --topic T --tier T --limit N (1-100, default 10) --since DATE --until DATE
       --mode hybrid|lexical|semantic --json (print the whole result object) --no-track
+      --ranking recallkit|abmind|rrf|composite|weighted (default recallkit) --min-score X (0..1)
   remember "text"         store a memory and print its id
       --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
   forget ID               delete a memory
@@ -82,7 +83,7 @@ const warn = (text) => process.stderr.write(`recallkit: warning: ${text}\n`);
 const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"];
 const GLOBAL_FLAGS = ["progress", "help", "version"];
 const COMMANDS = {
-  recall: { values: ["topic", "tier", "limit", "since", "until", "mode"], flags: ["json", "no-track"], args: [1, 1, '"query"'] },
+  recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track"], args: [1, 1, '"query"'] },
   remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date"], flags: [], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
   note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
@@ -183,6 +184,7 @@ export function parseDate(text, what, now, endOfDay = false) {
 // ── environment ───────────────────────────────────────────────────────────────────────────
 
 const MODES = ["hybrid", "lexical", "semantic"];
+const RANKINGS = ["recallkit", "abmind", "rrf", "composite", "weighted"];
 
 /** Seed 000's environment variables as store options; bad values are usage errors (exit 2). */
 export function readEnv(env) {
@@ -413,6 +415,8 @@ function progressBar(enabled, label) {
 
 const SKIP_WORDS = {
   short_circuit: "Sf filled limit",
+  not_ranked: "the ranking does not use it",
+  semantic_evidence: "Se gave meaning",
   lexical_mode: "search mode is lexical",
   semantic_mode: "search mode is semantic",
   no_embedder: "no embedder; set --embed-url or EMBEDDING_ENABLED=true",
@@ -435,7 +439,7 @@ export function formatRecall(query, result, limit) {
       lines.push(`Stage ${s.name}: ${s.hits} ${s.hits === 1 ? "hit" : "hits"} (${fmtMs(s.ms)})`);
     }
   }
-  lines.push(`→ ${candidates} candidates → MMR rerank → top ${result.results.length} returned${result.results.length < limit ? "" : ` (limit ${limit})`}`);
+  lines.push(`→ ${candidates} candidates → ranked → top ${result.results.length} returned${result.results.length < limit ? "" : ` (limit ${limit})`}`);
   if (result.results.length) lines.push("");
   result.results.forEach((r, i) => {
     const n = `${i + 1}.`.padStart(4);
@@ -459,6 +463,11 @@ async function cmdRecall(ctx) {
     if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
     options.searchMode = opts.mode;
   }
+  if (opts.ranking !== undefined) {
+    if (!RANKINGS.includes(opts.ranking)) throw usageError(`--ranking must be ${RANKINGS.join(", ")}, got ${JSON.stringify(opts.ranking)}`);
+    options.ranking = opts.ranking;
+  }
+  if (opts["min-score"] !== undefined) options.minScore = parseNumber(opts["min-score"], "--min-score", 0, 1);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
   if (opts.since !== undefined) options.start = parseDate(opts.since, "--since", now);

@@ -110,7 +110,7 @@ const SIMILARITY: f64 = 0.1;
 
 fn build(docs: &[Memory], vectors: Option<&[Vec<f32>]>) -> Engine {
     let config = EngineConfig {
-        se_threshold: SIMILARITY,
+        se_threshold: Some(SIMILARITY),
         // As a lexical in-memory store (bench's recallkit-lexical) signs: lazily.
         lazy_signatures: vectors.is_none(),
         ..EngineConfig::default()

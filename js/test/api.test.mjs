@@ -6,8 +6,9 @@ import { MemoryStore, RecallError } from "../dist/index.js";
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
+/** A memory store ranking as seed 000 does: these tests hold its rules (ranking.test.mjs has the default's). */
 async function open(options = {}) {
-  return MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+  return MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
 }
 
 async function rejectsWith(promise, code, pattern) {

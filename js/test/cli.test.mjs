@@ -146,7 +146,7 @@ describe("remember, recall, forget", () => {
       assert.match(lines[i + 1], new RegExp(`^Stage ${name}: (\\d+ hits? \\(\\d+(\\.\\d)?ms\\)|skipped \\(\\w+: .+\\))$`));
     }
     assert.match(r.stdout, /^Stage Se: skipped \(no_embedder: no embedder/m);
-    assert.match(r.stdout, /→ \d+ candidates → MMR rerank → top \d+ returned/);
+    assert.match(r.stdout, /→ \d+ candidates → ranked → top \d+ returned/);
     assert.match(r.stdout, /\n {2}1\. \[Sf:[a-z_]+ \d\.\d{3}\] The deployment pipeline runs every Tuesday at 09:00\n/);
     assert.match(r.stdout, new RegExp(`id ${id} · work · fact · core · \\d{4}-\\d{2}-\\d{2} · emotion \\+2`));
   });
@@ -211,7 +211,11 @@ describe("notes and relations", () => {
     assert.ok(notes.some((h) => h.stage === "S6:weekly" && h.note.start === Date.parse("2026-11-09T00:00:00Z")));
     assert.equal(stage(json, "S6").hits, 2);
     const text = (await ok(["--db", db, "recall", "roadmap"])).stdout;
-    assert.match(text, /\[S6:daily 0\.500\] Lunch with Ana about the roadmap\.\n\s+daily note /);
+    assert.match(text, /\[S6:daily 0\.800\] Lunch with Ana about the roadmap\.\n\s+daily note /);
+    const seed = (await ok(["--db", db, "recall", "roadmap", "--ranking", "abmind"])).stdout;
+    assert.match(seed, /\[S6:daily 0\.500\] Lunch with Ana about the roadmap\.\n\s+daily note /);
+    const bad = await run(["--db", db, "recall", "roadmap", "--ranking", "bm25"]);
+    assert.equal(bad.code, 2);
   });
 
   test("relate links entities that stage S8 finds", async () => {
@@ -331,14 +335,15 @@ describe("environment variables", () => {
   });
 
   test("RECALL_DECAY_DAYS, RECALL_DECAY_FLOOR and RECALL_EMOTION_BOOST change the recency factor", async () => {
-    const recency = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track"], { env })).stdout)
+    // Seed 000's factors, as its ranking applies them.
+    const recency = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track", "--ranking", "abmind"], { env })).stdout)
       .results.find((h) => h.id === "old").components.recency;
     const base = await recency({});
     assert.ok(Math.abs(base - (1 - 100 / 365)) < 0.01, `default decay: ${base}`);
     assert.ok(Math.abs((await recency({ RECALL_DECAY_DAYS: "10" })) - 0.3) < 1e-9, "past decayDays: the default floor 0.3");
     assert.ok(Math.abs((await recency({ RECALL_DECAY_DAYS: "10", RECALL_DECAY_FLOOR: "0.6" })) - 0.6) < 1e-9);
     await ok(["--db", db, "remember", "Excited about the harbour cranes demo", "--emotion", "4", "--id", "hot"]);
-    const hot = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track"], { env })).stdout)
+    const hot = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track", "--ranking", "abmind"], { env })).stdout)
       .results.find((h) => h.id === "hot").components.recency;
     assert.ok((await hot({ RECALL_EMOTION_BOOST: "0.5" })) / (await hot({ RECALL_EMOTION_BOOST: "0" })) > 2.9);
   });

@@ -31,7 +31,7 @@ const MEMORIES = [
 const WEEKLY = "# Week 22\n\n- Migrated to SQLite; the old database dump is archived.\n\n- Ana started running again.\n";
 
 async function seedStore(options = {}) {
-  const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+  const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
   await store.rememberMany(MEMORIES.map((m) => ({ ...m, createdAt: NOW - 3 * DAY })));
   const noteId = await store.addNote({ id: "week-22", period: "weekly", start: NOW - 7 * DAY, text: WEEKLY });
   await store.addEntity({ name: "Ana Souza", type: "person", aliases: ["Ana"] });
@@ -93,8 +93,8 @@ describe("seed 000's example: what database does the project use?", () => {
     await store.close();
   });
 
-  test("with the default shortCircuitFloor, weak Sf hits do not count and Ss runs", async () => {
-    const { store } = await seedStore();
+  test("with shortCircuitFloor 0.9, weak Sf hits do not count and Ss runs", async () => {
+    const { store } = await seedStore({ shortCircuitFloor: 0.9 });
     const res = await store.recall(QUERY, { limit: 5, embedding: Q, trackRecalls: false });
     assert.equal(stage(res, "Se").skipped, undefined);
     assert.equal(stage(res, "Ss").skipped, undefined, "Ss ran: Sf's hits are under the floor");
@@ -114,7 +114,7 @@ describe("seed 000's example: what database does the project use?", () => {
 });
 
 describe("post-processing rules, wired through recall", () => {
-  const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+  const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
 
   test("S8 edges come back at 0.6, calibrated by identity", async () => {
     const { store } = await seedStore();

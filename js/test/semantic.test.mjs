@@ -53,8 +53,9 @@ const corpus = [
   { id: "trip", text: "Train tickets to Lisbon for the conference" },
 ];
 
+/** Seed 000's pipeline (the "abmind" ranking), whose stage rules these tests hold. */
 async function open(options = {}) {
-  return MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+  return MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
 }
 
 describe("host-supplied embeddings", () => {

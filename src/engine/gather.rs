@@ -209,7 +209,12 @@ impl Engine {
         for (i, hit) in found.edges.iter().enumerate() {
             let coverage = evidence::coverage(&terms, &hit.text);
             let graph = (hit.strength * coverage).clamp(0.0, 1.0);
-            let mut c = Candidate::new(CandidateKey::Edge(i as u32), "S8", hit.score, hit.text.clone());
+            let mut c = Candidate::new(
+                CandidateKey::Edge(i as u32),
+                "S8",
+                hit.score,
+                hit.text.clone(),
+            );
             c.evidence.lexical = coverage;
             c.evidence.graph = graph;
             c.evidence.s8_rank = Some(i as u32 + 1);
@@ -251,8 +256,10 @@ impl Engine {
                         c.evidence.exact = evidence::coverage(&terms, m.text_en());
                     }
                     if ranking == Ranking::Recallkit && coverage_weight > 0.0 {
-                        c.evidence.lexical =
-                            self.config.fusion.lexical(c.evidence.lexical, c.evidence.exact);
+                        c.evidence.lexical = self
+                            .config
+                            .fusion
+                            .lexical(c.evidence.lexical, c.evidence.exact);
                     }
                 }
             }

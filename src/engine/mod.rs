@@ -778,6 +778,9 @@ fn at_item(index: usize, e: Error) -> Error {
 }
 
 #[cfg(test)]
+mod fused_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::bm25::Bm25Source;
@@ -806,9 +809,12 @@ mod tests {
         out.results.into_iter().map(|r| r.id).collect()
     }
 
+    /// Seed 000's pipeline without tracking: these tests hold its rules (the `abmind`
+    /// ranking); the default ranking's are in `fused_tests`.
     fn no_tracking() -> RecallOptions {
         RecallOptions {
             track_recalls: false,
+            ranking: Some(Ranking::Abmind),
             ..RecallOptions::default()
         }
     }

@@ -17,10 +17,10 @@ use crate::engine::output::{
     Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
 };
 use crate::engine::Engine;
+use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::error::{Error, Num, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
-use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::rank::{self, Candidate, CandidateKey, Context, Ranking, RerankOptions, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
@@ -525,7 +525,12 @@ pub(super) fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
         .is_some_and(|m| filter.accepts(m))
 }
 
-pub(super) fn memory_candidate(doc: DocId, stage: &'static str, raw: f64, m: &StoredMemory) -> Candidate {
+pub(super) fn memory_candidate(
+    doc: DocId,
+    stage: &'static str,
+    raw: f64,
+    m: &StoredMemory,
+) -> Candidate {
     let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
     c.created_at = Some(m.created_at());
     c.topic = m.topic().map(str::to_owned);

@@ -207,9 +207,9 @@ pub fn query_weight(index: &impl Bm25Source, query_terms: &[&str], admits: &[boo
         .enumerate()
         .filter(|(i, _)| admits.get(*i).copied().unwrap_or(true))
         .map(|(_, &term)| {
-            let doc_freq = index
-                .phrase(term)
-                .map_or(0, |list| u32::try_from(list.postings().doc_freq()).unwrap_or(u32::MAX));
+            let doc_freq = index.phrase(term).map_or(0, |list| {
+                u32::try_from(list.postings().doc_freq()).unwrap_or(u32::MAX)
+            });
             if doc_freq == 0 {
                 0.0
             } else {

@@ -97,9 +97,7 @@ fn score(c: &mut Candidate, o: &FusedOptions) {
             s
         }
         Ranking::Recallkit | Ranking::Abmind => {
-            let relevance = o
-                .fusion
-                .relevance(&e, o.semantic && e.cosine.is_some());
+            let relevance = o.fusion.relevance(&e, o.semantic && e.cosine.is_some());
             let (recency, prior) = o.fusion.preference(c.facts.fresh, c.facts.prior, o.latest);
             c.components.push(("relevance", relevance));
             c.components.push(("recency", recency));

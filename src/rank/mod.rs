@@ -58,8 +58,8 @@ pub mod model;
 
 pub use boost::Context;
 pub use calibrate::{calibrate, Calibration, Mapping};
-pub use fusion::rrf;
 pub use evidence::Evidence;
+pub use fusion::rrf;
 pub use mmr::mmr;
 pub use model::{FusionParams, Ranking, Weights};
 

@@ -141,41 +141,39 @@ pub fn run<'m>(
     }
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
-    let keep = |best: &mut HashMap<DocId, SfHit>,
-                source: SfSource,
-                found: Vec<ScoredDoc>,
-                weight: f64| {
-        for hit in found {
-            let Some(m) = memory(hit.doc) else { continue };
-            let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
-            let score = components.score();
-            let share = if weight > 0.0 {
-                (hit.score / weight).min(1.0)
-            } else {
-                0.0
-            };
-            let entry = best.entry(hit.doc).or_insert_with(|| SfHit {
-                doc: hit.doc,
-                source,
-                score,
-                components,
-                porter: None,
-                trigram: None,
-                lexical: 0.0,
-            });
-            // First sub-query wins the label; the memory keeps its best score.
-            if score > entry.score {
-                entry.score = score;
-                entry.components = components;
+    let keep =
+        |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>, weight: f64| {
+            for hit in found {
+                let Some(m) = memory(hit.doc) else { continue };
+                let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
+                let score = components.score();
+                let share = if weight > 0.0 {
+                    (hit.score / weight).min(1.0)
+                } else {
+                    0.0
+                };
+                let entry = best.entry(hit.doc).or_insert_with(|| SfHit {
+                    doc: hit.doc,
+                    source,
+                    score,
+                    components,
+                    porter: None,
+                    trigram: None,
+                    lexical: 0.0,
+                });
+                // First sub-query wins the label; the memory keeps its best score.
+                if score > entry.score {
+                    entry.score = score;
+                    entry.components = components;
+                }
+                let raw = match source {
+                    SfSource::Porter => &mut entry.porter,
+                    SfSource::TrigramEn | SfSource::TrigramOrig => &mut entry.trigram,
+                };
+                *raw = Some(raw.map_or(hit.score, |r| r.max(hit.score)));
+                entry.lexical = entry.lexical.max(share);
             }
-            let raw = match source {
-                SfSource::Porter => &mut entry.porter,
-                SfSource::TrigramEn | SfSource::TrigramOrig => &mut entry.trigram,
-            };
-            *raw = Some(raw.map_or(hit.score, |r| r.max(hit.score)));
-            entry.lexical = entry.lexical.max(share);
-        }
-    };
+        };
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
@@ -193,9 +191,10 @@ pub fn run<'m>(
     keep(&mut best, SfSource::Porter, found, weight);
 
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
-    let (found, weight) = indexes
-        .trigram_en
-        .search_weighted(&words, &bm25_params, k, scratch, accept);
+    let (found, weight) =
+        indexes
+            .trigram_en
+            .search_weighted(&words, &bm25_params, k, scratch, accept);
     keep(&mut best, SfSource::TrigramEn, found, weight);
 
     if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {

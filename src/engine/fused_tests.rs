@@ -1,0 +1,279 @@
+//! The default (`recallkit`) ranking through the whole engine: what issue-level promises look
+//! like in small stores (scores that mean something, evidence that adds up, age as a
+//! preference, nothing returned for nothing relevant).
+
+use super::*;
+use crate::notes::Period;
+
+const DAY: f64 = 86_400_000.0;
+const NOW: f64 = 1_800_000_000_000.0;
+
+fn memory(id: &str, text: &str) -> Memory {
+    Memory {
+        id: id.into(),
+        text: text.into(),
+        created_at: NOW,
+        updated_at: NOW,
+        ..Memory::default()
+    }
+}
+
+fn options() -> RecallOptions {
+    let mut o = RecallOptions {
+        track_recalls: false,
+        ..RecallOptions::default()
+    };
+    o.filter.now = NOW;
+    o
+}
+
+fn engine(memories: Vec<Memory>) -> Engine {
+    let mut e = Engine::new(EngineConfig::default()).unwrap();
+    e.insert_many(memories, &[]).unwrap();
+    e
+}
+
+fn ids(out: &RecallOutput) -> Vec<&str> {
+    out.results.iter().map(|r| r.id.as_str()).collect()
+}
+
+fn component(hit: &RecallHit, name: &str) -> Option<f64> {
+    hit.components.0.iter().find(|c| c.0 == name).map(|c| c.1)
+}
+
+#[test]
+fn the_quick_start_answer_comes_first_with_a_score_of_at_least_a_half() {
+    let mut e = engine(vec![
+        memory("db", "We migrated the project database to SQLite with FTS5"),
+        memory("ci", "The deployment pipeline runs every Friday"),
+    ]);
+    let out = e
+        .recall(
+            "what database does the project use?",
+            &options(),
+            None,
+            &|| 0.0,
+        )
+        .unwrap();
+    assert_eq!(ids(&out), ["db"]);
+    assert!(out.results[0].score >= 0.5, "{}", out.results[0].score);
+}
+
+#[test]
+fn a_memory_holding_every_query_word_outranks_a_note_or_edge_sharing_one() {
+    let mut e = engine(vec![
+        memory("a", "Switched the blog to sqlite for comments"),
+        memory("b", "Gardening notes: tomatoes need sun"),
+        memory("c", "Coffee with Ana on Tuesday"),
+    ]);
+    e.add_note(Note::new(
+        "w",
+        Period::Weekly,
+        NOW - 7.0 * DAY,
+        "We looked at sqlite and the blog",
+        NOW,
+    ))
+    .unwrap();
+    let out = e
+        .recall("sqlite comments", &options(), None, &|| 0.0)
+        .unwrap();
+    assert_eq!(out.results[0].id, "a", "{:?}", ids(&out));
+    let note = out
+        .results
+        .iter()
+        .find(|r| r.kind == HitKind::Note)
+        .unwrap();
+    assert!(note.score < out.results[0].score);
+    let one_word = e.recall("sqlite", &options(), None, &|| 0.0).unwrap();
+    assert_eq!(one_word.results[0].id, "a", "{:?}", ids(&one_word));
+}
+
+#[test]
+fn an_old_exact_answer_stays_in_the_top_ten_among_recent_near_misses() {
+    let mut old = memory(
+        "answer",
+        "The billing service deploys from the eu-west cluster",
+    );
+    old.created_at = NOW - 365.0 * DAY;
+    let mut memories = vec![old];
+    for i in 0..500 {
+        let mut m = memory(
+            &format!("m{i}"),
+            &format!("Note {i} about the billing team lunch"),
+        );
+        m.created_at = NOW - f64::from(i % 30) * DAY;
+        memories.push(m);
+    }
+    let mut e = engine(memories);
+    let out = e
+        .recall(
+            "which cluster does the billing service deploy from",
+            &options(),
+            None,
+            &|| 0.0,
+        )
+        .unwrap();
+    assert_eq!(out.results[0].id, "answer", "{:?}", &ids(&out)[..3]);
+}
+
+#[test]
+fn a_question_about_the_latest_state_weighs_age_more() {
+    let mut old = memory("old", "Ana works at Acme as an engineer");
+    old.created_at = NOW - 300.0 * DAY;
+    let new = memory("new", "Ana works at Globex now, as an engineer");
+    let mut e = engine(vec![old, new]);
+    let plain = e
+        .recall("where does Ana work", &options(), None, &|| 0.0)
+        .unwrap();
+    let latest = e
+        .recall("where does Ana currently work", &options(), None, &|| 0.0)
+        .unwrap();
+    let recency = |out: &RecallOutput, id: &str| {
+        let hit = out.results.iter().find(|r| r.id == id).unwrap();
+        component(hit, "recency").unwrap()
+    };
+    assert!(recency(&latest, "old") < recency(&plain, "old"));
+    assert_eq!(latest.results[0].id, "new");
+}
+
+#[test]
+fn nothing_relevant_returns_nothing_and_zero_scores_never_fill_the_limit() {
+    let mut e = engine(vec![
+        memory("g", "Planted tomatoes and basil in the garden"),
+        memory("t", "Tea with grandma on Sunday"),
+    ]);
+    let out = e
+        .recall("billing postgres deadline", &options(), None, &|| 0.0)
+        .unwrap();
+    assert!(out.results.is_empty(), "{:?}", ids(&out));
+    let stages: Vec<(&str, Option<&str>)> = out
+        .stages
+        .iter()
+        .map(|s| (s.name, s.reason.as_deref()))
+        .collect();
+    assert!(stages.contains(&("Ss", Some("not_ranked"))), "{stages:?}");
+}
+
+#[test]
+fn evidence_from_sf_and_se_adds_up_and_the_query_itself_ranks_first() {
+    let mut e = Engine::new(EngineConfig::default()).unwrap();
+    let same = [1.0f32, 0.0, 0.0, 0.0];
+    let other = [0.0f32, 1.0, 0.0, 0.0];
+    let near = [0.96f32, 0.28, 0.0, 0.0];
+    e.insert_many(
+        vec![
+            memory("unrelated", "Quarterly taxes are due in April"),
+            memory("query", "restart the staging cluster"),
+            memory("near", "bring the test environment back up"),
+        ],
+        &[Some(&other), Some(&same), Some(&near)],
+    )
+    .unwrap();
+    let out = e
+        .recall(
+            "restart the staging cluster",
+            &options(),
+            Some(&same),
+            &|| 0.0,
+        )
+        .unwrap();
+    assert_eq!(out.results[0].id, "query");
+    // A memory with cosine ≥ 0.9 is in the top 3, though it shares no word.
+    assert!(
+        ids(&out)[..out.results.len().min(3)].contains(&"near"),
+        "{:?}",
+        ids(&out)
+    );
+    // Found by Sf and Se: above what the lexical evidence alone gives in this recall
+    // (0.6 × lexical, as for a memory whose vector is unrelated), and above Se's part alone.
+    let both = &out.results[0];
+    let lexical = component(both, "lexical").unwrap();
+    let semantic = component(both, "semantic").unwrap();
+    assert!(semantic > 0.0 && lexical > 0.0);
+    assert!(
+        both.score > 0.6 * lexical && both.score > 0.4 * semantic,
+        "{}",
+        both.score
+    );
+}
+
+#[test]
+fn porter_bm25_in_the_components_is_fts5_s_value() {
+    let mut e = engine(vec![
+        memory("a", "The deployment pipeline runs every Friday"),
+        memory("b", "Deploying on Fridays is risky"),
+        memory("c", "Lunch at noon"),
+    ]);
+    let out = e
+        .recall("deployment friday", &options(), None, &|| 0.0)
+        .unwrap();
+    let a = out.results.iter().find(|h| h.id == "a").unwrap();
+    // FTS5 by hand: stems the deploy pipelin run everi fridai (|a| = 6), avgdl 14/3;
+    // "deploy" is in 1 of 3 memories, "fridai" in 2 (idf 1e-6).
+    let k = 1.2 * (0.25 + 0.75 * 6.0 / (14.0 / 3.0));
+    let want = (2.5f64 / 1.5).ln() * 2.2 / (1.0 + k) + 1e-6 * 2.2 / (1.0 + k);
+    assert_eq!(component(a, "bm25"), Some(want));
+    // The trigram sub-query's score is reported beside it, not in its place.
+    assert!(component(a, "trigramBm25").unwrap() > want);
+}
+
+#[test]
+fn every_ranking_answers_and_rejects_bad_weights() {
+    let mut e = engine(vec![
+        memory("a", "The deployment pipeline runs every Friday"),
+        memory("b", "Lunch at noon"),
+    ]);
+    for ranking in [
+        Ranking::Rrf,
+        Ranking::Composite,
+        Ranking::Weighted,
+        Ranking::Abmind,
+    ] {
+        let o = RecallOptions {
+            ranking: Some(ranking),
+            ..options()
+        };
+        let out = e.recall("deployment pipeline", &o, None, &|| 0.0).unwrap();
+        assert_eq!(out.results[0].id, "a", "{ranking:?}");
+        assert!((0.0..=1.0).contains(&out.results[0].score), "{ranking:?}");
+    }
+    let bad = RecallOptions {
+        ranking: Some(Ranking::Weighted),
+        weights: vec![("vector".into(), -1.0)],
+        ..options()
+    };
+    let err = e.recall("deployment", &bad, None, &|| 0.0).unwrap_err();
+    assert_eq!(err.code(), "invalid_argument");
+    let bad = RecallOptions {
+        min_score: Some(2.0),
+        ..options()
+    };
+    let err = e.recall("deployment", &bad, None, &|| 0.0).unwrap_err();
+    assert_eq!(err.code(), "invalid_argument");
+}
+
+#[test]
+fn a_memory_an_edge_cites_gains_graph_evidence() {
+    let mut e = engine(vec![
+        memory("m1", "Kickoff for the Atlas migration"),
+        memory("m2", "Atlas kickoff slides"),
+    ]);
+    e.add_entity(crate::graph::Entity {
+        name: "Atlas".into(),
+        ..crate::graph::Entity::default()
+    })
+    .unwrap();
+    e.add_entity(crate::graph::Entity {
+        name: "Ana".into(),
+        ..crate::graph::Entity::default()
+    })
+    .unwrap();
+    e.relate("Ana", "leads", "Atlas", Some(1.0), &["m2".to_string()], NOW)
+        .unwrap();
+    let out = e
+        .recall("atlas kickoff", &options(), None, &|| 0.0)
+        .unwrap();
+    let m2 = out.results.iter().find(|r| r.id == "m2").unwrap();
+    assert!(component(m2, "graph").unwrap() > 0.0);
+    assert_eq!(out.results[0].id, "m2", "{:?}", ids(&out));
+}
