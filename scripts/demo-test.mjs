@@ -115,7 +115,8 @@ try {
     assert(ids[0] === "mem-miso-vet", `first result: ${ids.join(", ")}`);
     const badge = await page.textContent("#results > li:first-child .badge");
     assert(/^Sf:/.test(badge), `stage badge ${badge}`);
-    assert(/^score 0\.\d{3}$/.test(await page.textContent("#results > li:first-child .score")), "score shown");
+    const shown = await page.textContent("#results > li:first-child .score");
+    assert(/^score (0\.\d{3}|1\.000)$/.test(shown), `score shown: ${shown}`);
   });
 
   await check("the stage panel shows hits, ms and why a stage was skipped", async () => {
@@ -135,7 +136,7 @@ try {
       name: c.querySelector(".comp-name").textContent, width: c.querySelector(".fill")?.style.width, value: c.querySelector(".num").textContent,
     })));
     const names = rows.map((r) => r.name);
-    for (const n of ["bm25", "tierBoost", "recency", "raw", "calibrated", "rankAfterMmr", "score"]) assert(names.includes(n), `component ${n} in ${names}`);
+    for (const n of ["bm25", "lexical", "relevance", "recency", "prior", "rankAfterMmr", "score"]) assert(names.includes(n), `component ${n} in ${names}`);
     const bm25 = rows.find((r) => r.name === "bm25");
     assert(parseFloat(bm25.width) > 0, `bm25 bar width ${bm25.width}`);
   });

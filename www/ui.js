@@ -99,7 +99,7 @@ const COMPONENTS = {
   trustFactor: ["factor", "× (0.5 + 0.5·trust/3)"],
   credibilityFactor: ["factor", "× 1.25 when credibility ≤ 2"],
   tierBoost: ["factor", "× 1.3 for core memories"],
-  recency: ["factor", "× recency decay and emotion"],
+  recency: ["factor", "× age: a preference, never a filter"],
   cosine: ["unit", "cosine similarity to the query embedding"],
   signatureSimilarity: ["unit", "Hamming similarity of 256-bit signatures"],
   strength: ["unit", "relation strength"],
@@ -112,6 +112,15 @@ const COMPONENTS = {
   spacingBoost: ["factor", "× spaced-repetition boost"],
   rankBeforeMmr: ["rank", "rank before diversity reranking"],
   rankAfterMmr: ["rank", "rank after MMR (λ 0.7)"],
+  trigramBm25: ["score", "typo- and substring-tolerant text match (BM25)"],
+  lexical: ["unit", "share of the question matched (BM25 share and words covered)"],
+  semantic: ["unit", "cosine against what unrelated memories score for this query"],
+  signature: ["unit", "signature similarity above chance"],
+  similarity: ["unit", "Hamming similarity of 256-bit signatures"],
+  graph: ["unit", "an edge about the question cites this memory"],
+  relevance: ["unit", "the evidence fused: how well it answers the question"],
+  prior: ["factor", "× trust, tier, recalls and emotion (fourth root)"],
+  rrf: ["unit", "reciprocal rank fusion of the stages' lists"],
 };
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 0.001 || v === 0 ? v.toFixed(3) : v.toExponential(2));
@@ -166,7 +175,7 @@ export function renderHit(hit, index, actions, showTimeline = true) {
   const item = h("li", { class: `result kind-${hit.kind}`, "data-id": hit.id, "data-stage": hit.stage },
     h("div", { class: "result-head" },
       h("span", { class: `badge stage-${stageFamily}`, title: STAGE_INFO[stageFamily] ?? "", text: hit.stage }),
-      h("span", { class: "score", text: `score ${fmt(hit.score)}` }),
+      h("span", { class: "score", text: `score ${hit.score.toFixed(3)}` }),
       h("span", { class: "kind", text: hit.kind })),
     h("p", { class: "result-text", id: textId, text: hit.text }));
   if (hit.memory?.textEn && hit.memory.textEn !== hit.text) {

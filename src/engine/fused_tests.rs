@@ -277,3 +277,28 @@ fn a_memory_an_edge_cites_gains_graph_evidence() {
     assert!(component(m2, "graph").unwrap() > 0.0);
     assert_eq!(out.results[0].id, "m2", "{:?}", ids(&out));
 }
+
+#[test]
+fn an_edge_found_through_an_alias_is_returned() {
+    let mut e = engine(vec![memory("m", "Lunch at noon")]);
+    e.add_entity(crate::graph::Entity {
+        name: "Zeppelin Museum".into(),
+        aliases: vec!["Zeppelinmuseum".into()],
+        ..crate::graph::Entity::default()
+    })
+    .unwrap();
+    e.relate(
+        "Tomás",
+        "wants_to_visit",
+        "Zeppelin Museum",
+        Some(0.7),
+        &[],
+        NOW,
+    )
+    .unwrap();
+    let out = e
+        .recall("Zeppelinmuseum", &options(), None, &|| 0.0)
+        .unwrap();
+    let edge = out.results.iter().find(|r| r.kind == HitKind::Edge);
+    assert!(edge.is_some_and(|h| h.score > 0.5), "{:?}", ids(&out));
+}

@@ -206,8 +206,14 @@ impl Engine {
             limit,
         );
         found.edges = graph_match.hits;
+        // The entity S8 matched counts as covered, whatever name or alias the query used.
+        let matched = (graph_match.entity.as_deref())
+            .and_then(|name| self.graph.entity(name))
+            .map_or(String::new(), |e| {
+                format!("{} {}", e.name, e.aliases.join(" "))
+            });
         for (i, hit) in found.edges.iter().enumerate() {
-            let coverage = evidence::coverage(&terms, &hit.text);
+            let coverage = evidence::coverage(&terms, &format!("{} {matched}", hit.text));
             let graph = (hit.strength * coverage).clamp(0.0, 1.0);
             let mut c = Candidate::new(
                 CandidateKey::Edge(i as u32),

@@ -8,12 +8,12 @@
 //! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
 //! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
 //! | 3. context (`recallkit`) | `+` seed 000's context boost | `contextBoost` |
-//! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)` | `emotionTiebreak` |
+//! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)`, then at most 1 | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
 //! | 6. MMR (when λ is given, or `recallkit`'s default) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
 //! | 7. truncate | keeps the first `limit` | |
 //!
-//! Every model's score lies in `[0, 1]` before the boosts of steps 3–4.
+//! Every model's score lies in `[0, 1]`, after the boosts too.
 
 use super::boost::{self, Context};
 use super::mmr;
@@ -57,6 +57,9 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
             boost::context_boost(&mut cands, context);
         }
         boost::emotion_tiebreak(&mut cands);
+        for c in &mut cands {
+            c.score = c.score.min(1.0);
+        }
     }
     cands.retain(|c| c.score > 0.0 && c.score >= o.min_score);
     let order = match o.lambda {
