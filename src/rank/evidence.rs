@@ -155,13 +155,22 @@ pub fn query_terms(query: &str) -> Vec<String> {
 
 /// The share of `terms` (from [`query_terms`]) that `text` holds as words (after the same
 /// folding and stemming), in `[0, 1]`; 0 when `terms` is empty.
+///
+/// Only tokens whose first byte starts some query term are stemmed: the Porter stemmer never
+/// changes a word's first letter, so the others cannot match (most of a memory's words).
 pub fn coverage(terms: &[String], text: &str) -> f64 {
     if terms.is_empty() {
         return 0.0;
     }
+    let mut stemmer = text::Stemmer::new();
     let mut found = vec![false; terms.len()];
-    text::for_each_term(text, |stem| {
-        if let Some(i) = terms.iter().position(|t| t == stem) {
+    text::tokenize::for_each_token(text, |token| {
+        let first = token.as_bytes().first();
+        if !terms.iter().any(|t| t.as_bytes().first() == first) {
+            return;
+        }
+        let term = text::term_of_token(token, &mut stemmer);
+        if let Some(i) = terms.iter().position(|t| *t == *term) {
             found[i] = true;
         }
     });
@@ -225,6 +234,19 @@ mod tests {
             2.0 / terms.len() as f64
         );
         assert_close!(coverage(&[], "anything"), 0.0);
+        // The same as stemming every word.
+        let text = "Yesterday's deployments; rebuilding databases, happily agreed";
+        let every = |terms: &[String]| {
+            let mut n = 0;
+            for t in terms {
+                n += usize::from(text::terms(text).contains(t));
+            }
+            n as f64 / terms.len() as f64
+        };
+        for q in ["yesterday deploy", "databases agreeing happy", "rebuild zebra"] {
+            let terms = query_terms(q);
+            assert_close!(coverage(&terms, text), every(&terms));
+        }
         assert_close!(coverage(&terms, ""), 0.0);
     }
 }
