@@ -243,7 +243,11 @@ mod tests {
             }
             n as f64 / terms.len() as f64
         };
-        for q in ["yesterday deploy", "databases agreeing happy", "rebuild zebra"] {
+        for q in [
+            "yesterday deploy",
+            "databases agreeing happy",
+            "rebuild zebra",
+        ] {
             let terms = query_terms(q);
             assert_close!(coverage(&terms, text), every(&terms));
         }
