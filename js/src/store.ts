@@ -243,7 +243,9 @@ export class MemoryStore {
   #unsubscribe: (() => void) | undefined;
   #releaseLock: (() => void) | undefined;
 
-  private constructor(adapter: StorageAdapter, ephemeral: boolean, snapshots: boolean, options: OpenOptions) {
+  private constructor(
+    adapter: StorageAdapter, ephemeral: boolean, snapshots: boolean, options: OpenOptions, ranking: Record<string, unknown>,
+  ) {
     this.#adapter = adapter;
     this.#ephemeral = ephemeral;
     this.#snapshots = snapshots;
@@ -257,7 +259,7 @@ export class MemoryStore {
       decayDays: options.decayDays, decayFloor: options.decayFloor, emotionBoost: options.emotionBoost,
       similarityThreshold: options.similarityThreshold, shortCircuitFloor: options.shortCircuitFloor,
       mmrLambda: options.mmrLambda,
-      ...toRankingConfig(options as Record<string, unknown>),
+      ...ranking,
       // Signatures are read by stage Ss and persisted with each record: a lexical store that
       // persists nothing computes them only if a recall (searchMode "hybrid") or
       // getSignature asks.
@@ -309,7 +311,7 @@ export class MemoryStore {
     checkNumber(options, "mmrLambda", 0, 1);
     checkNumber(options, "blockedTimeoutMs", 0, Number.MAX_SAFE_INTEGER);
     checkNumber(options, "snapshotEvery", 0, Number.MAX_SAFE_INTEGER, true);
-    toRankingConfig(options as Record<string, unknown>);
+    const ranking = toRankingConfig(options as Record<string, unknown>);
     if (options.searchMode !== undefined && !SEARCH_MODES.has(options.searchMode)) {
       throw new RecallError("invalid_argument", `searchMode must be "hybrid", "lexical" or "semantic", got ${JSON.stringify(options.searchMode)}`);
     }
@@ -319,7 +321,7 @@ export class MemoryStore {
       name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
     });
     const snapshots = kind !== "memory" && (options.snapshots ?? kind !== "file");
-    const store = new MemoryStore(adapter, kind === "memory", snapshots, options);
+    const store = new MemoryStore(adapter, kind === "memory", snapshots, options, ranking);
     try {
       const sole = kind === "file" || kind === "memory" ? true : kind === "indexeddb" ? await store.#lock(name) : false;
       await store.#load(options, sole);

@@ -28,7 +28,6 @@ use crate::rank::model::{self, Facts};
 use crate::rank::{Candidate, CandidateKey, Ranking};
 use crate::recall::score::{SfComponents, MS_PER_DAY};
 use crate::recall::sf::MIN_CANDIDATES;
-use crate::signature as lsh;
 use crate::sort;
 use crate::store::{DocId, StoredMemory};
 
@@ -58,24 +57,21 @@ impl Engine {
         let filter = &options.filter;
         let terms = evidence::query_terms(&query);
         let mut stages = vec![sf_report];
-        let mut cands: Vec<Candidate> = Vec::new();
-        let mut by_doc: HashMap<DocId, usize> = HashMap::new();
+        let mut pool = Pool::default();
         let mut lists = u32::from(options.mode != SearchMode::Semantic);
 
         // Sf, ranked by lexical evidence.
         let mut order = sort::order_by_key(sf.iter().map(|h| sort::desc_key(h.lexical)));
         sort::permute(&mut sf, &mut order);
         for (rank, hit) in sf.iter().enumerate() {
-            let Some(m) = self.memory(hit.doc) else {
+            let Some(i) = pool.slot(self, hit.doc, hit.source.label(), hit.lexical) else {
                 continue;
             };
-            let mut c = memory_candidate(hit.doc, hit.source.label(), hit.lexical, m);
-            c.evidence.porter = hit.porter;
-            c.evidence.trigram = hit.trigram;
-            c.evidence.lexical = hit.lexical;
-            c.evidence.sf_rank = Some(rank as u32 + 1);
-            by_doc.insert(hit.doc, cands.len());
-            cands.push(c);
+            let e = &mut pool.cands[i].evidence;
+            e.porter = hit.porter;
+            e.trigram = hit.trigram;
+            e.lexical = hit.lexical;
+            e.sf_rank = Some(rank as u32 + 1);
         }
 
         // Se
@@ -103,19 +99,13 @@ impl Engine {
                 let scale = SemanticScale::from_moments(scan.count, scan.sum, scan.sum_sq);
                 found.se_hits = scan.hits.len();
                 for (rank, &(doc, cosine)) in scan.hits.iter().enumerate() {
-                    let i = match by_doc.get(&doc) {
-                        Some(&i) => i,
-                        None => {
-                            let Some(m) = self.memory(doc) else { continue };
-                            by_doc.insert(doc, cands.len());
-                            cands.push(memory_candidate(doc, "Se", f64::from(cosine), m));
-                            cands.len() - 1
-                        }
+                    let Some(i) = pool.slot(self, doc, "Se", f64::from(cosine)) else {
+                        continue;
                     };
-                    cands[i].evidence.cosine = Some(f64::from(cosine));
-                    cands[i].evidence.se_rank = Some(rank as u32 + 1);
+                    pool.cands[i].evidence.cosine = Some(f64::from(cosine));
+                    pool.cands[i].evidence.se_rank = Some(rank as u32 + 1);
                 }
-                for c in &mut cands {
+                for c in &mut pool.cands {
                     if let CandidateKey::Memory(doc) = c.key {
                         if c.evidence.cosine.is_none() {
                             c.evidence.cosine = self.vectors.cosine(doc, q).map(f64::from);
@@ -142,29 +132,15 @@ impl Engine {
             stages.push(StageReport::skipped("Ss", reason));
         } else {
             let started = clock();
-            self.sign_unsigned();
-            let signature = lsh::signature(&query, self.config.signature_seed);
-            let records = &self.records;
-            let hits = self.signatures.search(
-                &signature,
-                self.config.ss_threshold,
-                self.config.ss_max_hits,
-                |d| accepts(records, filter, d),
-            );
+            let (signature, hits) = self.ss_search(&query, filter);
             for (rank, &(doc, similarity)) in hits.iter().enumerate() {
-                let i = match by_doc.get(&doc) {
-                    Some(&i) => i,
-                    None => {
-                        let Some(m) = self.memory(doc) else { continue };
-                        by_doc.insert(doc, cands.len());
-                        cands.push(memory_candidate(doc, "Ss", similarity, m));
-                        cands.len() - 1
-                    }
+                let Some(i) = pool.slot(self, doc, "Ss", similarity) else {
+                    continue;
                 };
-                cands[i].evidence.ss_rank = Some(rank as u32 + 1);
-                cands[i].evidence.similarity = Some(similarity);
+                pool.cands[i].evidence.ss_rank = Some(rank as u32 + 1);
+                pool.cands[i].evidence.similarity = Some(similarity);
             }
-            for c in &mut cands {
+            for c in &mut pool.cands {
                 if let CandidateKey::Memory(doc) = c.key {
                     if c.evidence.similarity.is_none() {
                         c.evidence.similarity = self.signatures.similarity(doc, &signature);
@@ -192,7 +168,7 @@ impl Engine {
             c.evidence.lexical = evidence::coverage(&terms, &hit.text);
             c.evidence.s6_rank = Some(i as u32 + 1);
             c.facts = neutral_facts(fresh(hit.start, filter.now, self));
-            cands.push(c);
+            pool.cands.push(c);
         }
         lists += u32::from(!found.notes.is_empty());
         stages.push(StageReport::ran("S6", found.notes.len(), clock() - started));
@@ -226,7 +202,7 @@ impl Engine {
             c.evidence.s8_rank = Some(i as u32 + 1);
             c.facts = neutral_facts(1.0);
             c.components.push(("strength", hit.strength));
-            cands.push(c);
+            pool.cands.push(c);
             let cited = self.graph.edge(&hit.edge_id).map(|e| e.memory_ids.clone());
             for id in cited.unwrap_or_default() {
                 let Some(doc) = self.ids.get(&id, &self.records) else {
@@ -235,16 +211,10 @@ impl Engine {
                 if !accepts(&self.records, filter, doc) {
                     continue;
                 }
-                let j = match by_doc.get(&doc) {
-                    Some(&j) => j,
-                    None => {
-                        let Some(m) = self.memory(doc) else { continue };
-                        by_doc.insert(doc, cands.len());
-                        cands.push(memory_candidate(doc, "S8", graph, m));
-                        cands.len() - 1
-                    }
+                let Some(j) = pool.slot(self, doc, "S8", graph) else {
+                    continue;
                 };
-                let e = &mut cands[j].evidence;
+                let e = &mut pool.cands[j].evidence;
                 e.graph = e.graph.max(graph);
                 e.s8_rank = Some(e.s8_rank.map_or(i as u32 + 1, |r| r.min(i as u32 + 1)));
             }
@@ -254,7 +224,7 @@ impl Engine {
 
         // Facts and coverage of every memory candidate.
         let coverage_weight = self.config.fusion.coverage_weight;
-        for c in &mut cands {
+        for c in &mut pool.cands {
             if let CandidateKey::Memory(doc) = c.key {
                 if let Some(m) = self.memory(doc) {
                     c.facts = self.facts(m, &terms, &options, ranking);
@@ -283,7 +253,7 @@ impl Engine {
             min_score,
             limit,
         };
-        let ranked = fused::rank(cands, &fused_options);
+        let ranked = fused::rank(pool.cands, &fused_options);
         let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
         let results = self.build_hits(ranked, &found, utc_offset, &options);
         Ok(RecallOutput { results, stages })
@@ -331,6 +301,33 @@ impl Engine {
             temporal: if window { 1.0 } else { 0.0 },
             prior,
         }
+    }
+}
+
+/// The candidates so far: one per record, and the position of each memory's.
+#[derive(Default)]
+struct Pool {
+    cands: Vec<Candidate>,
+    by_doc: HashMap<DocId, usize>,
+}
+
+impl Pool {
+    /// The position of `doc`'s candidate, adding one labelled `stage` (the first stage that
+    /// found it) when there is none; `None` for a memory that is gone.
+    fn slot(
+        &mut self,
+        engine: &Engine,
+        doc: DocId,
+        stage: &'static str,
+        raw: f64,
+    ) -> Option<usize> {
+        if let Some(&i) = self.by_doc.get(&doc) {
+            return Some(i);
+        }
+        let m = engine.memory(doc)?;
+        self.by_doc.insert(doc, self.cands.len());
+        self.cands.push(memory_candidate(doc, stage, raw, m));
+        Some(self.cands.len() - 1)
     }
 }
 

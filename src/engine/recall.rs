@@ -319,15 +319,7 @@ impl Engine {
             stages.push(StageReport::skipped("Ss", reason));
         } else {
             let started = clock();
-            self.sign_unsigned();
-            let query_signature = lsh::signature(&query, self.config.signature_seed);
-            let records = &self.records;
-            let hits = self.signatures.search(
-                &query_signature,
-                self.config.ss_threshold,
-                self.config.ss_max_hits,
-                |d| accepts(records, filter, d),
-            );
+            let (_, hits) = self.ss_search(&query, filter);
             let count = hits.len();
             for (doc, similarity) in hits {
                 if by_doc.contains_key(&doc) {
@@ -397,6 +389,26 @@ impl Engine {
         let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
         let results = self.build_hits(ranked, &found, utc_offset, &options);
         Ok(RecallOutput { results, stages })
+    }
+
+    /// Stage Ss's search: signs what is unsigned, then the memories passing `filter` whose
+    /// signature is within the threshold of the query's (at most `ss_max_hits`); also returns
+    /// the query's signature.
+    pub(super) fn ss_search(
+        &mut self,
+        query: &str,
+        filter: &Filter,
+    ) -> (lsh::Signature, Vec<(DocId, f64)>) {
+        self.sign_unsigned();
+        let signature = lsh::signature(query, self.config.signature_seed);
+        let records = &self.records;
+        let hits = self.signatures.search(
+            &signature,
+            self.config.ss_threshold,
+            self.config.ss_max_hits,
+            |d| accepts(records, filter, d),
+        );
+        (signature, hits)
     }
 
     /// Both phases at once, with a ready query vector or none.

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
-use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking, Weights};
+use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking};
 use crate::store::Memory;
 
 use super::value::{Reader, Writer};
@@ -463,7 +463,9 @@ pub fn config_from(bytes: &[u8]) -> Result<EngineConfig> {
             }
             "weights" => {
                 if !r.skip_null()? {
-                    read_weights(&mut r, &mut c.weights)?;
+                    for (name, v) in read_weights(&mut r)? {
+                        c.weights.set(&name, v)?;
+                    }
                 }
             }
             "fusion" => {
@@ -545,17 +547,18 @@ fn read_calibration(r: &mut Reader<'_>) -> Result<Calibration> {
     Ok(Calibration { sf, se, ss, ..d })
 }
 
-/// Reads `weights: { vector, keyword, … }` over `w`; an unknown name or a bad value is an
-/// error.
-fn read_weights(r: &mut Reader<'_>, w: &mut Weights) -> Result<()> {
+/// Reads `weights: { vector, keyword, … }` as (name, weight) pairs, null ones left out; the
+/// engine checks names and values (`Weights::set`).
+fn read_weights(r: &mut Reader<'_>) -> Result<Vec<(String, f64)>> {
     const W: &str = "weights";
     r.begin_obj(W)?;
+    let mut pairs = Vec::new();
     while let Some(key) = r.next_key()? {
         if let Some(v) = r.opt_num(W, key)? {
-            w.set(key, v)?;
+            pairs.push((key.to_string(), v));
         }
     }
-    Ok(())
+    Ok(pairs)
 }
 
 /// Reads `fusion: { lexicalWeight, … }` over `f` (parameters of the `recallkit` ranking, for
@@ -605,12 +608,7 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             }
             "weights" => {
                 if !r.skip_null()? {
-                    r.begin_obj("weights")?;
-                    while let Some(name) = r.next_key()? {
-                        if let Some(v) = r.opt_num("weights", name)? {
-                            o.weights.push((name.to_string(), v));
-                        }
-                    }
+                    o.weights = read_weights(&mut r)?;
                 }
             }
             "userId" => o.filter.user_id = r.opt_str(W, key)?,
