@@ -284,6 +284,44 @@ impl Engine {
         Ok(write(|w| shapes::write_output(w, &output)))
     }
 
+    /// Phase 2 for a host with a reranker: the other stages and the ranking, keeping the best
+    /// 30 candidates (or `limit`) for `finishRerank`. Consumes `pending`.
+    #[wasm_bindgen(js_name = rankForRerank)]
+    pub fn rank_for_rerank(
+        &mut self,
+        pending: PendingRecall,
+        embedding: Option<Vec<f32>>,
+        se_skip_reason: Option<String>,
+    ) -> Result<PendingRerank, JsError> {
+        let inner = self
+            .inner
+            .rank_for_rerank(
+                pending.inner,
+                embedding.as_deref(),
+                se_skip_reason.as_deref(),
+                &performance_now,
+            )
+            .map_err(to_js)?;
+        Ok(PendingRerank { inner })
+    }
+
+    /// Phase 3: orders `pending` by the reranker's `scores` (or keeps the fused order for
+    /// `reason` when there are none), cuts to the limit and tracks. Consumes `pending`.
+    #[wasm_bindgen(js_name = finishRerank)]
+    pub fn finish_rerank(
+        &mut self,
+        pending: PendingRerank,
+        scores: Option<Vec<f64>>,
+        reason: Option<String>,
+        ms: f64,
+    ) -> Result<Vec<u8>, JsError> {
+        let output = self
+            .inner
+            .finish_rerank(pending.inner, scores.as_deref(), reason.as_deref(), ms)
+            .map_err(to_js)?;
+        Ok(write(|w| shapes::write_output(w, &output)))
+    }
+
     /// Adds a note.
     #[wasm_bindgen(js_name = addNote)]
     pub fn add_note(&mut self, note: &[u8]) -> Result<(), JsError> {
@@ -410,6 +448,20 @@ impl PendingRecall {
     #[wasm_bindgen(getter, js_name = wantsEmbedding)]
     pub fn wants_embedding(&self) -> bool {
         self.inner.wants_embedding()
+    }
+}
+
+/// A ranked recall waiting for the host's reranker (see `Engine.rankForRerank`).
+#[wasm_bindgen]
+pub struct PendingRerank {
+    inner: engine::Ranked,
+}
+
+#[wasm_bindgen]
+impl PendingRerank {
+    /// The candidates' texts in fused order, encoded as one array of strings.
+    pub fn texts(&self) -> Vec<u8> {
+        write_list(self.inner.texts().iter(), |w, t| w.str(t))
     }
 }
 

@@ -121,6 +121,7 @@ const COMPONENTS = {
   relevance: ["unit", "the evidence fused: how well it answers the question"],
   prior: ["factor", "× trust, tier, recalls and emotion (fourth root)"],
   rrf: ["unit", "reciprocal rank fusion of the stages' lists"],
+  rerank: ["score", "the host reranker's score (results follow it)"],
 };
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 0.001 || v === 0 ? v.toFixed(3) : v.toExponential(2));

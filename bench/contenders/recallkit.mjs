@@ -1,5 +1,7 @@
 // recallkit itself, through its public JS API (js/dist, built by `npm run build`).
 // Variants:
+//   "default"   open({ storage: "memory" }): every other option at its default, as a user who
+//               writes MemoryStore.open() gets it (hybrid mode, no embedder, so no query vector).
 //   "lexical"   open({ storage: "memory", searchMode: "lexical" }) (plain open({ storage }) on
 //               builds without searchMode): Sf stage, porter BM25 + trigram typo tolerance.
 //   "hybrid"    open({ ..., dimensions, searchMode: "hybrid", similarityThreshold }), memories
@@ -81,11 +83,11 @@ const PERSISTENCE = {
 };
 
 function variant(name, mode, notes) {
-  const vectors = mode !== "lexical";
+  const vectors = mode !== "lexical" && mode !== "default";
   return {
     name,
     library: "recallkit (this repository)",
-    kind: mode === "lexical" ? "lexical" : mode === "semantic" ? "vector" : "hybrid",
+    kind: mode === "lexical" || mode === "default" ? "lexical" : mode === "semantic" ? "vector" : "hybrid",
     needsVectors: vectors,
     recallkit: true,
     notes,
@@ -95,7 +97,9 @@ function variant(name, mode, notes) {
       let glue = null;
       let store = null;
       let checkedStages = false;
-      const options = vectors ? { storage: "memory", dimensions: DIMS, searchMode: mode, similarityThreshold: VECTOR_SIMILARITY } : { storage: "memory", searchMode: "lexical" };
+      const options = mode === "default" ? { storage: "memory" }
+        : vectors ? { storage: "memory", dimensions: DIMS, searchMode: mode, similarityThreshold: VECTOR_SIMILARITY }
+          : { storage: "memory", searchMode: "lexical" };
       const recallOptions = (query, k) => {
         const o = { limit: k, trackRecalls: false, now: FIXED_NOW_MS };
         if (vectors) o.embedding = query.vector;
@@ -183,6 +187,7 @@ function variant(name, mode, notes) {
 }
 
 export const contenders = [
+  variant("recallkit-default", "default", "open({ storage: 'memory' }): what a user gets (hybrid mode, no embedder, the recallkit ranking); recall(q, { limit, trackRecalls: false, now })"),
   variant("recallkit-lexical", "lexical", "open({ storage: 'memory', searchMode: 'lexical' }); recall(q, { limit, trackRecalls: false, now })"),
   variant("recallkit-hybrid", "hybrid", `open({ dimensions: 384, searchMode: 'hybrid', similarityThreshold: ${VECTOR_SIMILARITY} }); recall(q, { embedding, ... })`),
   variant("recallkit-semantic", "semantic", `open({ dimensions: 384, searchMode: 'semantic', similarityThreshold: ${VECTOR_SIMILARITY} }); recall(q, { embedding, ... })`),

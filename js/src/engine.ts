@@ -5,14 +5,14 @@
  * Internal: not exported by the package.
  * @module
  */
-import { Engine as WasmEngine, PendingRecall } from "../../pkg/recallkit.js";
+import { Engine as WasmEngine, PendingRecall, PendingRerank } from "../../pkg/recallkit.js";
 import type {
   EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord,
   RecallOptionsJs, RecallOutputJs,
 } from "../../pkg/recallkit.js";
 import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
-export type { PendingRecall };
+export type { PendingRecall, PendingRerank };
 
 const decodeMaybe = <T>(bytes: Uint8Array | undefined): T | undefined =>
   bytes === undefined ? undefined : (decode(bytes) as T);
@@ -110,6 +110,21 @@ export class Engine {
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
   finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): RecallOutputJs {
     return decode(this.#inner.finishRecall(pending, embedding, reason)) as RecallOutputJs;
+  }
+
+  /** Phase 2 with a reranker: the other stages and the ranking, the best 30 kept; consumes `pending`. */
+  rankForRerank(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): PendingRerank {
+    return this.#inner.rankForRerank(pending, embedding, reason);
+  }
+
+  /** The texts of a ranked recall, for the reranker. */
+  rerankTexts(pending: PendingRerank): string[] {
+    return decode(pending.texts()) as string[];
+  }
+
+  /** Phase 3: the reranker's scores (or none, for `reason`), the cut and tracking; consumes `pending`. */
+  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): RecallOutputJs {
+    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as RecallOutputJs;
   }
 
   addNote(note: NoteRecord): void {

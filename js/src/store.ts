@@ -31,7 +31,7 @@ import {
 } from "./storage/layout.js";
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type {
-  Edge, EmbedFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
+  Edge, EmbedFunction, RerankFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
   MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
 } from "./types.js";
 import {
@@ -43,7 +43,7 @@ import { init } from "./wasm.js";
 const OPEN_FIELDS = new Set([
   "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshots", "snapshotEvery",
   "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
-  "embedTimeoutMs", "embedBatchSize", "searchMode", "shortCircuitFloor", "mmrLambda",
+  "embedTimeoutMs", "embedBatchSize", "rerank", "rerankTimeoutMs", "searchMode", "shortCircuitFloor", "mmrLambda",
   "ranking", "minScore", "weights", "fusion",
 ]);
 const STORAGE_KINDS: ReadonlySet<string> = new Set(["indexeddb", "file", "memory"]);
@@ -88,13 +88,21 @@ function randomId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-class EmbedTimeout extends Error {}
+/** Whether recalls under the store's ranking options read stage Ss (see `src/rank/model.rs`). */
+function readsSignatures(ranking: { ranking?: unknown; fusion?: unknown }): boolean {
+  if ((ranking.ranking ?? "recallkit") !== "recallkit") return true;
+  const weight = (ranking.fusion as { signatureWeight?: number } | undefined)?.signatureWeight;
+  return weight !== undefined && weight > 0;
+}
 
-/** Resolves as `promise`, or rejects with {@link EmbedTimeout} after `ms`. */
+/** A host function (embed, rerank) gave no answer in time. */
+class TimedOut extends Error {}
+
+/** Resolves as `promise`, or rejects with {@link TimedOut} after `ms`. */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EmbedTimeout(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new TimedOut(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -203,6 +211,8 @@ export class MemoryStore {
   readonly #clock: () => number;
   readonly #embed: EmbedFunction | undefined;
   readonly #embedTimeoutMs: number;
+  readonly #rerank: RerankFunction | undefined;
+  readonly #rerankTimeoutMs: number;
   readonly #embedBatchSize: number;
   readonly #searchMode: SearchMode;
   readonly #engineOptions: EngineConfigJs;
@@ -253,6 +263,8 @@ export class MemoryStore {
     this.#clock = options.clock ?? Date.now;
     this.#embed = options.embed;
     this.#embedTimeoutMs = options.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS;
+    this.#rerank = options.rerank;
+    this.#rerankTimeoutMs = options.rerankTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS;
     this.#embedBatchSize = options.embedBatchSize ?? DEFAULT_EMBED_BATCH_SIZE;
     this.#searchMode = options.searchMode ?? "hybrid";
     this.#engineOptions = {
@@ -260,10 +272,11 @@ export class MemoryStore {
       similarityThreshold: options.similarityThreshold, shortCircuitFloor: options.shortCircuitFloor,
       mmrLambda: options.mmrLambda,
       ...ranking,
-      // Signatures are read by stage Ss and persisted with each record: a lexical store that
-      // persists nothing computes them only if a recall (searchMode "hybrid") or
-      // getSignature asks.
-      lazySignatures: ephemeral && this.#searchMode === "lexical",
+      // Signatures are read by stage Ss and persisted with each record: a store that
+      // persists nothing and whose recalls do not read them (searchMode "lexical", or the
+      // "recallkit" ranking, which does not rank Ss's evidence) computes them only when a
+      // recall that reads them (another ranking) or getSignature asks.
+      lazySignatures: ephemeral && (this.#searchMode === "lexical" || !readsSignatures(ranking)),
     };
   }
 
@@ -287,7 +300,7 @@ export class MemoryStore {
         `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
     }
     const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
-    for (const key of ["clock", "embed"] as const) {
+    for (const key of ["clock", "embed", "rerank"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
         throw new RecallError("invalid_argument", `${key} must be a function, got ${typeof options[key]}`);
       }
@@ -306,6 +319,7 @@ export class MemoryStore {
     checkNumber(options, "dimensions", 1, 4096, true);
     checkNumber(options, "similarityThreshold", 0, 1);
     checkNumber(options, "embedTimeoutMs", 0, 3_600_000);
+    checkNumber(options, "rerankTimeoutMs", 0, 3_600_000);
     checkNumber(options, "embedBatchSize", 1, 100_000, true);
     checkNumber(options, "shortCircuitFloor", 0, 1);
     checkNumber(options, "mmrLambda", 0, 1);
@@ -931,7 +945,7 @@ export class MemoryStore {
     try {
       vectors = await withTimeout(Promise.resolve().then(() => embed(texts)), this.#embedTimeoutMs);
     } catch (e) {
-      if (e instanceof EmbedTimeout) throw new RecallError("embed_timeout", `embed() gave no answer within ${this.#embedTimeoutMs} ms`);
+      if (e instanceof TimedOut) throw new RecallError("embed_timeout", `embed() gave no answer within ${this.#embedTimeoutMs} ms`);
       throw new RecallError("embed_failed", `embed() failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
@@ -1094,14 +1108,18 @@ export class MemoryStore {
    * The query embedding (from `options.embedding`, or the host's `embed`) starts before stage
    * Sf runs. When Sf fills the limit, Se and Ss are skipped (`short_circuit`) and the embedding
    * promise is dropped without being awaited. A rejected or slow embed skips Se
-   * (`embed_failed`, `embed_timeout`); recall still answers. With recall tracking on (the
-   * default), it resolves once the returned memories' new counts are durable.
+   * (`embed_failed`, `embed_timeout`); recall still answers. With a reranker (`rerank` at
+   * open or here), the best 30 fused candidates go to it and the first `limit` come back in
+   * its order, each with `components.rerank`; if it fails, the fused order stands and the
+   * `rerank` stage report says why. With recall tracking on (the default), it resolves once
+   * the returned memories' new counts are durable.
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     const engine = this.#live();
     const text = checkQuery(query);
     const now = (options as { now?: unknown } | undefined)?.now === undefined ? this.#now() : 0;
-    const { options: opts, embedding } = toRecallOptions(options, now, this.#searchMode);
+    const { options: opts, embedding, rerank: rerankOption } = toRecallOptions(options, now, this.#searchMode);
+    const rerank = rerankOption === undefined ? this.#rerank : rerankOption || undefined;
     let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     let pendingEmbed: Promise<unknown> | undefined;
     if (vector === undefined && opts.searchMode !== "lexical" && this.#embed !== undefined && text.trim() !== "") {
@@ -1127,7 +1145,7 @@ export class MemoryStore {
           const first = Array.isArray(vectors) ? vectors[0] : undefined;
           vector = toVector(first, "embed() vector", "", engine.dimensions);
         } catch (e) {
-          reason = e instanceof EmbedTimeout ? "embed_timeout" : "embed_failed";
+          reason = e instanceof TimedOut ? "embed_timeout" : "embed_failed";
         }
       }
     }
@@ -1135,7 +1153,23 @@ export class MemoryStore {
       pending.free();
       throw new RecallError("closed", "the store was closed during recall");
     }
-    const out = this.#call(() => engine.finishRecall(pending, vector, reason)) as unknown as RecallResult;
+    let out: RecallResult;
+    if (rerank === undefined) {
+      out = this.#call(() => engine.finishRecall(pending, vector, reason)) as unknown as RecallResult;
+    } else {
+      const ranked = this.#call(() => engine.rankForRerank(pending, vector, reason));
+      const texts = engine.rerankTexts(ranked);
+      const started = performance.now();
+      const answer = texts.length === 0
+        ? { scores: new Float64Array(0), reason: null }
+        : await this.#rerankTexts(rerank, text, texts);
+      if (this.#engine === undefined) {
+        ranked.free();
+        throw new RecallError("closed", "the store was closed during recall");
+      }
+      const ms = performance.now() - started;
+      out = this.#call(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms)) as unknown as RecallResult;
+    }
     // The engine has updated the tracking; a "memory" store has nothing more to persist.
     if (opts.trackRecalls && !this.#ephemeral) {
       const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
@@ -1145,6 +1179,27 @@ export class MemoryStore {
       }
     }
     return out;
+  }
+
+  /**
+   * Asks the host's reranker for one finite score per text; on a throw, a rejection, a
+   * timeout or a malformed answer, no scores and the reason (recall keeps the fused order).
+   */
+  async #rerankTexts(
+    rerank: RerankFunction, query: string, texts: string[],
+  ): Promise<{ scores: Float64Array | null; reason: string | null }> {
+    let answer: unknown;
+    try {
+      answer = await withTimeout(Promise.resolve().then(() => rerank(query, texts)), this.#rerankTimeoutMs);
+    } catch (e) {
+      return { scores: null, reason: e instanceof TimedOut ? "rerank_timeout" : "rerank_failed" };
+    }
+    const ok = (Array.isArray(answer) || answer instanceof Float64Array || answer instanceof Float32Array)
+      && answer.length === texts.length;
+    if (!ok) return { scores: null, reason: "rerank_failed" };
+    const scores = Float64Array.from(answer as ArrayLike<number>);
+    if (!scores.every(Number.isFinite)) return { scores: null, reason: "rerank_failed" };
+    return { scores, reason: null };
   }
 
   /** Adds a consolidation note (searched by stage S6) and returns its id. */

@@ -96,6 +96,13 @@ export interface Memory {
 /** The host's embedding function: one vector per text, all of the store's dimension. */
 export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number[][]>;
 
+/**
+ * A host reranker (seed 003's cross-encoder): one relevance score per text, higher is more
+ * relevant, any finite scale. recall hands it the query and the texts of its best 30 fused
+ * candidates and returns the first `limit` in the reranker's order.
+ */
+export type RerankFunction = (query: string, texts: string[]) => Promise<number[] | Float64Array | Float32Array>;
+
 /** Which stages run: all, lexical only (no Se/Ss), or semantic only (no Sf). */
 export type SearchMode = "hybrid" | "lexical" | "semantic";
 
@@ -163,6 +170,16 @@ export interface OpenOptions {
   similarityThreshold?: number;
   /** How long a recall waits for the query embedding before skipping Se (default 5000 ms). */
   embedTimeoutMs?: number;
+  /**
+   * A reranker for every recall (unless a recall passes `rerank: false`): the best 30 fused
+   * candidates are re-scored by it and the first `limit` returned in its order. If it throws,
+   * rejects, times out or answers with anything but one finite number per text, recall keeps
+   * the fused order and its `rerank` stage report says why (`rerank_failed`,
+   * `rerank_timeout`).
+   */
+  rerank?: RerankFunction;
+  /** How long a recall waits for the reranker before keeping the fused order (default 5000 ms). */
+  rerankTimeoutMs?: number;
   /** Texts per `embed` call in rememberMany (default 64). */
   embedBatchSize?: number;
   /**
@@ -271,6 +288,8 @@ export interface RecallOptions {
   minScore?: number;
   /** Weights of the "weighted" ranking to change for this recall. */
   weights?: RankingWeights;
+  /** A reranker for this recall, or `false` for none (default: the store's `rerank`). */
+  rerank?: RerankFunction | false;
 }
 
 /** The caller's context (seed 000 `currentContext`). */
@@ -353,11 +372,17 @@ export interface RecallHit {
 
 /** What one stage did. */
 export interface StageReport {
-  name: "Sf" | "Se" | "Ss" | "S6" | "S8";
+  /** The stage; `rerank` is the host's reranker, reported when there is one. */
+  name: "Sf" | "Se" | "Ss" | "S6" | "S8" | "rerank";
+  /** Hits the stage found (for `rerank`: candidates it scored). */
   hits: number;
   ms: number;
   skipped?: boolean;
-  /** `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`, `embed_failed`, `embed_timeout`. */
+  /**
+   * Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
+   * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`; for `rerank`:
+   * `rerank_failed`, `rerank_timeout`.
+   */
   reason?: string;
 }
 

@@ -5,10 +5,10 @@
  * @module
  */
 import { RecallError } from "./errors.js";
-import type { MemoryInput, MemoryPatch, RecallOptions, TimeInput } from "./types.js";
+import type { MemoryInput, MemoryPatch, RecallOptions, RerankFunction, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
 
-type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights";
+type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
 
 /**
  * A table of the fields a record accepts, without a prototype: a lookup of a key the caller
@@ -32,7 +32,7 @@ const RECALL_FIELDS = fieldTable({
   limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
   topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
-  ranking: "ranking", minScore: "number", weights: "weights",
+  ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -132,6 +132,9 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
       if (typeof value !== "string" || !RANKINGS.has(value)) {
         throw invalid(where, field, '"recallkit", "abmind", "rrf", "composite" or "weighted"', value);
       }
+      return value;
+    case "reranker":
+      if (typeof value !== "function" && value !== false) throw invalid(where, field, "a function or false", value);
       return value;
     case "weights": {
       checkObject(value, field, where);
@@ -287,7 +290,7 @@ export function applyPatch(
 /** Validates recall options and fills in defaults; the query vector, if any, comes apart. */
 export function toRecallOptions(
   options: unknown, now: number, searchMode: string,
-): { options: RecallOptionsJs; embedding: Float32Array | undefined } {
+): { options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined } {
   if (options === undefined) options = {};
   checkObject(options, "recall options", "");
   const out: Record<string, unknown> = {};
@@ -306,7 +309,9 @@ export function toRecallOptions(
     throw invalid("", "context.dayOfWeek", "an integer 0 (Sunday)..6", context.dayOfWeek);
   }
   const embedding = out.embedding as Float32Array | undefined;
+  const rerank = out.rerank as RerankFunction | false | undefined;
   delete out.embedding;
+  delete out.rerank;
   const js = {
     ...out,
     limit: Math.min(limit, MAX_LIMIT),
@@ -315,7 +320,7 @@ export function toRecallOptions(
     includeExpired: (out.includeExpired as boolean | undefined) ?? false,
     searchMode: (out.searchMode as string | undefined) ?? searchMode,
   } as RecallOptionsJs;
-  return { options: js, embedding };
+  return { options: js, embedding, rerank };
 }
 
 const FUSION_FIELDS = fieldTable({

@@ -103,3 +103,79 @@ describe("the seeds' models", () => {
     await rejectsWith(store.recall("x", { ranking: "pagerank" }), "invalid_argument", /ranking/);
   });
 });
+
+describe("a host reranker", () => {
+  // Forty memories that all share the query's words; the reranker prefers one late in the
+  // fused order (it reads the number the fused ranking cannot weigh).
+  async function fortyNotes(options = {}) {
+    const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+    await store.rememberMany(Array.from({ length: 40 }, (_, i) => ({
+      id: `m${i}`, text: `meeting notes about the garden project, item ${i}`,
+    })));
+    return store;
+  }
+  const prefer = (n) => async (_query, texts) => texts.map((t) => (t.endsWith(`item ${n}`) ? 10 : -Number(t.split(" ").pop())));
+
+  test("reorders the best thirty fused candidates and returns the first limit in its order", async () => {
+    const seen = [];
+    const store = await fortyNotes({
+      rerank: async (query, texts) => { seen.push({ query, n: texts.length }); return prefer(7)(query, texts); },
+    });
+    const res = await store.recall("garden project meeting", { limit: 3 });
+    assert.deepEqual(seen, [{ query: "garden project meeting", n: 30 }]);
+    assert.deepEqual(res.results.map((r) => r.id), ["m7", "m0", "m1"]);
+    assert.equal(res.results[0].components.rerank, 10);
+    assert.equal(res.results[1].components.rerank, -0);
+    const report = res.stages.at(-1);
+    assert.equal(report.name, "rerank");
+    assert.ok(!report.skipped);
+    assert.equal(report.hits, 30);
+    // score stays the fused, calibrated score
+    for (const r of res.results) assert.ok(r.score > 0 && r.score <= 1, String(r.score));
+  });
+
+  test("a reranker given to one recall applies to it alone, and false turns the store's off", async () => {
+    const store = await fortyNotes({ rerank: prefer(5) });
+    const plain = await store.recall("garden project meeting", { limit: 2, rerank: false });
+    assert.equal(plain.stages.some((s) => s.name === "rerank"), false);
+    assert.equal(plain.results[0].components.rerank, undefined);
+    const other = await store.recall("garden project meeting", { limit: 2, rerank: prefer(9) });
+    assert.equal(other.results[0].id, "m9");
+    const bare = await fortyNotes();
+    const once = await bare.recall("garden project meeting", { limit: 2, rerank: prefer(12) });
+    assert.equal(once.results[0].id, "m12");
+  });
+
+  for (const [name, rerank, reason] of [
+    ["throws", () => { throw new Error("model not loaded"); }, "rerank_failed"],
+    ["rejects", async () => { throw new Error("503"); }, "rerank_failed"],
+    ["answers too few scores", async () => [1, 2], "rerank_failed"],
+    ["answers a non-number", async (_q, texts) => texts.map(() => "high"), "rerank_failed"],
+    ["answers NaN", async (_q, texts) => texts.map(() => NaN), "rerank_failed"],
+    ["never answers", () => new Promise(() => {}), "rerank_timeout"],
+  ]) {
+    test(`a reranker that ${name} leaves the fused order, and the report says ${reason}`, async () => {
+      const store = await fortyNotes({ rerank, rerankTimeoutMs: 50 });
+      const fused = await store.recall("garden project meeting", { limit: 5, rerank: false, trackRecalls: false });
+      const res = await store.recall("garden project meeting", { limit: 5, trackRecalls: false });
+      assert.deepEqual(res.results.map((r) => r.id), fused.results.map((r) => r.id));
+      const report = res.stages.at(-1);
+      assert.equal(report.name, "rerank");
+      assert.equal(report.skipped, true);
+      assert.equal(report.reason, reason);
+    });
+  }
+
+  test("reranked results are the ones tracked", async () => {
+    const store = await fortyNotes({ rerank: prefer(20) });
+    await store.recall("garden project meeting", { limit: 1 });
+    assert.equal((await store.get("m20")).recallCount, 1);
+    assert.equal((await store.get("m0")).recallCount, 0);
+  });
+
+  test("rejects a reranker that is not a function", async () => {
+    await rejectsWith(MemoryStore.open({ storage: "memory", rerank: "cross-encoder" }), "invalid_argument", /rerank/);
+    const store = await fortyNotes();
+    await rejectsWith(store.recall("garden", { rerank: 3 }), "invalid_argument", /rerank/);
+  });
+});

@@ -302,3 +302,40 @@ fn an_edge_found_through_an_alias_is_returned() {
     let edge = out.results.iter().find(|r| r.kind == HitKind::Edge);
     assert!(edge.is_some_and(|h| h.score > 0.5), "{:?}", ids(&out));
 }
+
+#[test]
+fn coverage_read_from_the_postings_equals_coverage_read_from_the_text() {
+    let texts = [
+        "Running runners ran; the runner's run was running late",
+        "We migrated the project database to SQLite with FTS5",
+        "Café Müller: cafés and CAFE au lait, naïve naivety",
+        "The the the and of a",
+        "deploy deployed deployment deploys redeploy",
+        "Généralement, the project's databases are generally SQLite-based",
+    ];
+    let memories: Vec<Memory> = (texts.iter().enumerate())
+        .map(|(i, t)| memory(&format!("m{i}"), t))
+        .collect();
+    let mut e = engine(memories);
+    for query in [
+        "running database",
+        "the cafe of naive runners",
+        "deployments project sqlite generally",
+        "what is the SQLite project's database",
+        "run run RUN runs",
+    ] {
+        let pending = e.begin_recall(query, options(), &|| 0.0).unwrap();
+        let terms = crate::rank::evidence::query_terms(query);
+        assert!(!pending.sf.is_empty(), "{query}");
+        for hit in &pending.sf {
+            let Some(got) = hit.coverage else { continue };
+            let text = e.memory(hit.doc).unwrap().text_en().to_string();
+            let want = crate::rank::evidence::coverage(&terms, &text);
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{query:?} in {text:?}: {got} vs {want}"
+            );
+        }
+        assert!(pending.sf.iter().any(|h| h.coverage.is_some()), "{query}");
+    }
+}

@@ -18,8 +18,10 @@
 
 use std::collections::HashMap;
 
-use super::output::{RecallOutput, StageReport};
-use super::recall::{accepts, memory_candidate, Found, PendingRecall, SearchMode, SE_OVERFETCH};
+use super::output::StageReport;
+use super::recall::{
+    accepts, memory_candidate, Found, PendingRecall, Ranked, SearchMode, SE_OVERFETCH,
+};
 use super::Engine;
 use crate::error::Result;
 use crate::rank::evidence::{self, SemanticScale};
@@ -36,13 +38,14 @@ const ACCESS_HORIZON_DAYS: f64 = 180.0;
 
 impl Engine {
     /// Phase 2 for the evidence-weighing rankings (module doc).
-    pub(super) fn finish_fused(
+    pub(super) fn rank_fused(
         &mut self,
         pending: PendingRecall,
         query_embedding: Option<&[f32]>,
         se_skip_reason: Option<&str>,
         clock: &dyn Fn() -> f64,
-    ) -> Result<RecallOutput> {
+        depth: usize,
+    ) -> Result<Ranked> {
         let PendingRecall {
             query,
             options,
@@ -63,6 +66,8 @@ impl Engine {
         // Sf, ranked by lexical evidence.
         let mut order = sort::order_by_key(sf.iter().map(|h| sort::desc_key(h.lexical)));
         sort::permute(&mut sf, &mut order);
+        // Pool slots whose coverage the porter postings already gave (`SfHit::coverage`).
+        let mut covered: Vec<bool> = Vec::new();
         for (rank, hit) in sf.iter().enumerate() {
             let Some(i) = pool.slot(self, hit.doc, hit.source.label(), hit.lexical) else {
                 continue;
@@ -72,6 +77,11 @@ impl Engine {
             e.trigram = hit.trigram;
             e.lexical = hit.lexical;
             e.sf_rank = Some(rank as u32 + 1);
+            if let Some(coverage) = hit.coverage {
+                e.exact = coverage;
+                covered.resize(covered.len().max(i + 1), false);
+                covered[i] = true;
+            }
         }
 
         // Se
@@ -224,11 +234,12 @@ impl Engine {
 
         // Facts and coverage of every memory candidate.
         let coverage_weight = self.config.fusion.coverage_weight;
-        for c in &mut pool.cands {
+        for (i, c) in pool.cands.iter_mut().enumerate() {
             if let CandidateKey::Memory(doc) = c.key {
                 if let Some(m) = self.memory(doc) {
                     c.facts = self.facts(m, &terms, &options, ranking);
-                    if ranking == Ranking::Weighted || coverage_weight > 0.0 {
+                    let wanted = ranking == Ranking::Weighted || coverage_weight > 0.0;
+                    if wanted && !covered.get(i).copied().unwrap_or(false) {
                         c.evidence.exact = evidence::coverage(&terms, m.text_en());
                     }
                     if ranking == Ranking::Recallkit && coverage_weight > 0.0 {
@@ -251,12 +262,16 @@ impl Engine {
             context: options.context.clone(),
             lambda: options.mmr_lambda,
             min_score,
-            limit,
+            limit: depth,
         };
         let ranked = fused::rank(pool.cands, &fused_options);
-        let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
-        let results = self.build_hits(ranked, &found, utc_offset, &options);
-        Ok(RecallOutput { results, stages })
+        Ok(Ranked {
+            ranked,
+            found,
+            stages,
+            options,
+            limit,
+        })
     }
 
     /// The facts the models read about memory `m` (see [`Facts`]).

@@ -35,7 +35,7 @@ pub mod output;
 pub mod recall;
 
 pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
-pub use recall::{PendingRecall, RecallOptions, SearchMode, DEFAULT_LIMIT, MAX_LIMIT};
+pub use recall::{PendingRecall, Ranked, RecallOptions, SearchMode, DEFAULT_LIMIT, MAX_LIMIT};
 
 /// Seed of the LSH hyperplanes when the host passes none. Fixed, so signatures of the same
 /// text agree across stores and survive export and import.

@@ -109,7 +109,7 @@ pub struct RecallHit {
 /// What one stage did during a recall.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageReport {
-    /// Stage name: `Sf`, `Se`, `Ss`, `S6`, `S8`.
+    /// Stage name: `Sf`, `Se`, `Ss`, `S6`, `S8`, and `rerank` when the host reranks.
     pub name: &'static str,
     /// Hits the stage found (before cross-stage dedup).
     pub hits: usize,
@@ -118,7 +118,8 @@ pub struct StageReport {
     /// Whether the stage was skipped.
     pub skipped: bool,
     /// Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
-    /// `embed_failed`, `embed_timeout`.
+    /// `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`; the reranker's:
+    /// `rerank_failed`, `rerank_timeout`.
     pub reason: Option<String>,
 }
 
@@ -151,6 +152,6 @@ impl StageReport {
 pub struct RecallOutput {
     /// Results, best first.
     pub results: Vec<RecallHit>,
-    /// One report per stage, in pipeline order (Sf, Se, Ss, S6, S8).
+    /// One report per stage, in pipeline order (Sf, Se, Ss, S6, S8, then `rerank` if any).
     pub stages: Vec<StageReport>,
 }

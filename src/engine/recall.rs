@@ -21,6 +21,7 @@ use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::error::{Error, Num, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
+use crate::rank::host::RERANK_DEPTH;
 use crate::rank::{self, Candidate, CandidateKey, Context, Ranking, RerankOptions, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
@@ -96,6 +97,32 @@ impl Default for RecallOptions {
             min_score: None,
             weights: Vec::new(),
         }
+    }
+}
+
+/// A recall ranked and waiting for the host's reranker (see [`Engine::rank_for_rerank`]).
+pub struct Ranked {
+    pub(super) ranked: Vec<Candidate>,
+    pub(super) found: Found,
+    pub(super) stages: Vec<StageReport>,
+    pub(super) options: RecallOptions,
+    pub(super) limit: usize,
+}
+
+impl Ranked {
+    /// The candidates' texts, in fused order, for the reranker.
+    pub fn texts(&self) -> Vec<String> {
+        self.ranked.iter().map(|c| c.text.clone()).collect()
+    }
+
+    /// The number of candidates.
+    pub fn len(&self) -> usize {
+        self.ranked.len()
+    }
+
+    /// Whether there is nothing to rerank.
+    pub fn is_empty(&self) -> bool {
+        self.ranked.is_empty()
     }
 }
 
@@ -239,8 +266,68 @@ impl Engine {
         se_skip_reason: Option<&str>,
         clock: &dyn Fn() -> f64,
     ) -> Result<RecallOutput> {
+        let depth = pending.limit;
+        let ranked = self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
+        Ok(self.deliver(ranked))
+    }
+
+    /// Phase 2 for a host with a reranker: like [`Engine::finish_recall`] but keeps the best
+    /// [`RERANK_DEPTH`] candidates (or `limit`, if more) and stops before tracking; the host
+    /// scores [`Ranked::texts`] and hands them to [`Engine::finish_rerank`].
+    pub fn rank_for_rerank(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Ranked> {
+        let depth = pending.limit.max(RERANK_DEPTH);
+        self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)
+    }
+
+    /// Phase 3 with a reranker: orders `ranked` by the host's `scores` (one finite number per
+    /// text of [`Ranked::texts`]; [`rank::host::apply`]) and returns the first `limit`, with a
+    /// `rerank` stage report that took `ms`. Without scores (the reranker failed, for
+    /// `skip_reason`), the fused order stands and the report says why. Either way the returned
+    /// memories are tracked as by [`Engine::finish_recall`].
+    pub fn finish_rerank(
+        &mut self,
+        mut ranked: Ranked,
+        scores: Option<&[f64]>,
+        skip_reason: Option<&str>,
+        ms: f64,
+    ) -> Result<RecallOutput> {
+        let report = match scores {
+            Some(scores) => {
+                let n = ranked.ranked.len();
+                rank::host::apply(&mut ranked.ranked, scores, ranked.limit).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "rerank scores must be {n} finite numbers, got {}",
+                        scores.len()
+                    ))
+                })?;
+                StageReport::ran("rerank", n, ms)
+            }
+            None => {
+                ranked.ranked.truncate(ranked.limit);
+                StageReport::skipped("rerank", skip_reason.unwrap_or("rerank_failed"))
+            }
+        };
+        ranked.stages.push(report);
+        Ok(self.deliver(ranked))
+    }
+
+    /// Every stage and the ranking, keeping the best `depth` candidates.
+    fn rank_recall(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Ranked> {
         if pending.ranking != Ranking::Abmind {
-            return self.finish_fused(pending, query_embedding, se_skip_reason, clock);
+            return self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth);
         }
         let PendingRecall {
             query,
@@ -382,13 +469,31 @@ impl Engine {
             se_ran_with_hits: found.se_hits > 0,
             context: options.context.clone(),
             lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
-            limit,
+            limit: depth,
         };
         let mut ranked = rank::rerank(cands, &rerank_options);
         ranked.retain(|c| c.score > 0.0 && c.score >= min_score);
-        let utc_offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
-        let results = self.build_hits(ranked, &found, utc_offset, &options);
-        Ok(RecallOutput { results, stages })
+        Ok(Ranked {
+            ranked,
+            found,
+            stages,
+            options,
+            limit,
+        })
+    }
+
+    /// Results of a ranked recall: tracking, metadata, timelines and conflicts.
+    pub(super) fn deliver(&mut self, r: Ranked) -> RecallOutput {
+        let utc_offset = r
+            .options
+            .context
+            .as_ref()
+            .map_or(0, |c| c.utc_offset_minutes);
+        let results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
+        RecallOutput {
+            results,
+            stages: r.stages,
+        }
     }
 
     /// Stage Ss's search: signs what is unsigned, then the memories passing `filter` whose

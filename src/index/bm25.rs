@@ -105,6 +105,9 @@ pub struct ScoredDoc {
     pub doc: DocId,
     /// Its score.
     pub score: f64,
+    /// The union of the `bits` of the query terms the document holds, for a search that
+    /// passed some ([`search_marking_terms`]); 0 otherwise.
+    pub terms: u32,
 }
 
 /// The corpus statistics BM25 needs, over the whole index.
@@ -278,14 +281,35 @@ pub fn search_gated(
     admits: &[bool],
     params: &Bm25Params,
     k: usize,
+    accept: impl FnMut(DocId) -> bool,
+) -> Vec<ScoredDoc> {
+    search_marking_terms(buffer, index, query_terms, admits, &[], params, k, accept)
+}
+
+/// [`search_gated`] that also tells which query terms each result holds: `bits[i]` (0 beyond
+/// its end) is or-ed into [`ScoredDoc::terms`] of every document holding `query_terms[i]`.
+/// Scores and order are those of [`search_gated`]. Recall gives each distinct content word a
+/// bit, and so learns what share of the question a memory holds without reading its text.
+#[allow(clippy::too_many_arguments)]
+pub fn search_marking_terms(
+    buffer: &mut SearchBuffer,
+    index: &impl Bm25Source,
+    query_terms: &[&str],
+    admits: &[bool],
+    bits: &[u32],
+    params: &Bm25Params,
+    k: usize,
     mut accept: impl FnMut(DocId) -> bool,
 ) -> Vec<ScoredDoc> {
     let stats = index.stats();
-    let phrases = resolve(index, query_terms, admits, stats.doc_count);
+    let phrases = resolve(index, query_terms, admits, bits, stats.doc_count);
     if k == 0 || !phrases.iter().any(|p| p.admits) {
         return Vec::new();
     }
     buffer.fit(index.doc_id_bound());
+    if bits.iter().any(|&b| b != 0) {
+        buffer.fit_terms();
+    }
     let gated = phrases.iter().any(|p| !p.admits);
     // Marks first, so that a non-admitting phrase earlier in the query already knows which
     // documents qualify; the scores are then added phrase by phrase, in query order.
@@ -307,6 +331,9 @@ pub fn search_gated(
         let norm = length_norm(doc_len, stats.avgdl, params);
         let tf = f64::from(posting.tf());
         buffer.add(doc, term_score(phrase.idf, tf, norm, params));
+        if phrase.bit != 0 {
+            buffer.add_term(doc, phrase.bit);
+        }
     };
     for phrase in &phrases {
         let postings = phrase.list.postings();
@@ -337,10 +364,10 @@ pub fn search_gated(
         }
     }
     let mut top = TopK::new(k);
-    buffer.drain(|doc, score| {
+    buffer.drain(|doc, score, terms| {
         // `accept` only for documents that would enter the top k: most matches of a common
         // term never get that far, and the filter is the costlier test.
-        let scored = ScoredDoc { doc, score };
+        let scored = ScoredDoc { doc, score, terms };
         if top.admits(scored) && accept(doc) {
             top.push(scored);
         }
@@ -357,7 +384,7 @@ pub fn count_matches(
     mut accept: impl FnMut(DocId) -> bool,
 ) -> usize {
     let mut seen = vec![0u64; index.doc_id_bound().div_ceil(64)];
-    for phrase in resolve(index, query_terms, &[], index.doc_count()) {
+    for phrase in resolve(index, query_terms, &[], &[], index.doc_count()) {
         for posting in phrase.list.postings().filter(|p| index.contains(p.doc())) {
             let doc = posting.doc().0 as usize;
             seen[doc / 64] |= 1 << (doc % 64);
@@ -377,6 +404,8 @@ pub fn count_matches(
 pub struct SearchBuffer {
     scores: Vec<f64>,
     seen: Vec<u64>,
+    /// Query-term bits per document ([`search_marking_terms`]); empty until a search asks.
+    terms: Vec<u32>,
 }
 
 impl SearchBuffer {
@@ -390,6 +419,20 @@ impl SearchBuffer {
         if self.scores.len() < doc_id_bound {
             self.scores.resize(doc_id_bound, 0.0);
             self.seen.resize(doc_id_bound.div_ceil(64), 0);
+        }
+    }
+
+    /// Grows the term bits to the scores' length.
+    fn fit_terms(&mut self) {
+        if self.terms.len() < self.scores.len() {
+            self.terms.resize(self.scores.len(), 0);
+        }
+    }
+
+    /// Ors `bit` into `doc`'s term bits (after [`fit_terms`](Self::fit_terms)).
+    fn add_term(&mut self, doc: DocId, bit: u32) {
+        if let Some(t) = self.terms.get_mut(doc.0 as usize) {
+            *t |= bit;
         }
     }
 
@@ -431,10 +474,11 @@ impl SearchBuffer {
 
     /// Visits every touched document in ascending order with its score, resetting the
     /// buffer to its idle state (all slots 0.0, all bits clear) as it goes.
-    fn drain(&mut self, mut visit: impl FnMut(DocId, f64)) {
-        let scores = &mut self.scores;
+    fn drain(&mut self, mut visit: impl FnMut(DocId, f64, u32)) {
+        let (scores, terms) = (&mut self.scores, &mut self.terms);
         for_each_set_bit(&mut self.seen, |slot| {
-            visit(DocId(slot as u32), std::mem::take(&mut scores[slot]));
+            let t = terms.get_mut(slot).map_or(0, std::mem::take);
+            visit(DocId(slot as u32), std::mem::take(&mut scores[slot]), t);
         });
     }
 }
@@ -562,6 +606,8 @@ struct Phrase<'a> {
     idf: f64,
     /// Whether a document containing this phrase qualifies (see [`search_gated`]).
     admits: bool,
+    /// Or-ed into the term bits of every document holding it ([`search_marking_terms`]).
+    bit: u32,
 }
 
 /// The query terms that occur in the index, in query order, with whether they admit a
@@ -571,6 +617,7 @@ fn resolve<'a>(
     index: &'a impl Bm25Source,
     query_terms: &[&str],
     admits: &[bool],
+    bits: &[u32],
     doc_count: u32,
 ) -> Vec<Phrase<'a>> {
     query_terms
@@ -583,6 +630,7 @@ fn resolve<'a>(
                 idf: idf(doc_count, doc_freq),
                 list,
                 admits: admits.get(i).copied().unwrap_or(true),
+                bit: bits.get(i).copied().unwrap_or(0),
             })
         })
         .collect()
@@ -864,6 +912,7 @@ mod tests {
                 ScoredDoc {
                     doc: DocId(doc),
                     score,
+                    terms: 0,
                 }
             })
             .collect();

@@ -308,6 +308,7 @@ fn top_accepted_keys(
                 kept.push(ScoredDoc {
                     doc: DocId(doc),
                     score: sort::from_desc_key(key),
+                    terms: 0,
                 });
             }
         }
@@ -336,6 +337,7 @@ mod tests {
                 .map(|i| ScoredDoc {
                     doc: DocId(i as u32),
                     score: f64::from(rng.below(50) as u32),
+                    terms: 0,
                 })
                 .collect();
             let modulus = 1 + rng.below(7);

@@ -19,7 +19,9 @@
 //! | 7. truncate | [`take_in_order`] | keeps the first `limit` | |
 //! | 8. enrich | [`enrich::timeline`], [`enrich::conflicts`] | none: adds timelines and conflict warnings | |
 //!
-//! [`rerank`] runs steps 1–7 in this order; enrichment runs on its output. [`fusion::rrf`]
+//! [`rerank`] runs steps 1–7 in this order; enrichment runs on its output. With a host
+//! reranker, step 7 keeps [`host::RERANK_DEPTH`] candidates and [`host::apply`] reorders and
+//! cuts them before enrichment. [`fusion::rrf`]
 //! (Reciprocal Rank Fusion, k = 60) is the alternative way to merge ranked lists (seed 003).
 //!
 //! # Invariants
@@ -53,6 +55,7 @@ pub mod enrich;
 pub mod evidence;
 pub mod fused;
 pub mod fusion;
+pub mod host;
 pub mod mmr;
 pub mod model;
 

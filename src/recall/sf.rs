@@ -79,6 +79,10 @@ pub struct SfHit {
     /// divided by that sub-query's query weight ([`bm25::query_weight`],
     /// [`FuzzyIndex::search_weighted`]), the better of the two, at most 1.
     pub lexical: f64,
+    /// The share of the query's distinct content words the memory's `textEn` holds (as
+    /// `rank::evidence::coverage` counts them), read from the porter postings; `None` when
+    /// the porter sub-query did not return the memory or the query has more than 32 such words.
+    pub coverage: Option<f64>,
 }
 
 /// The indexes stage Sf reads.
@@ -139,6 +143,29 @@ pub fn run<'m>(
     if content.is_empty() {
         return Vec::new(); // only stopwords (or nothing): a trivial query
     }
+    // A bit per distinct content stem, in order: `ScoredDoc::terms` then says which of them a
+    // memory holds (`rank::evidence::query_terms` lists the same stems).
+    let mut distinct: Vec<&str> = Vec::new();
+    let bits: Vec<u32> = stems
+        .iter()
+        .zip(&admits)
+        .map(|(&stem, &admit)| {
+            if !admit {
+                return 0;
+            }
+            let at = distinct.iter().position(|&d| d == stem).unwrap_or_else(|| {
+                distinct.push(stem);
+                distinct.len() - 1
+            });
+            u32::try_from(at)
+                .ok()
+                .and_then(|i| 1u32.checked_shl(i))
+                .unwrap_or(0)
+        })
+        .collect();
+    let share_of = |terms: u32| {
+        (distinct.len() <= 32).then(|| f64::from(terms.count_ones()) / distinct.len() as f64)
+    };
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
     let keep =
@@ -160,7 +187,11 @@ pub fn run<'m>(
                     porter: None,
                     trigram: None,
                     lexical: 0.0,
+                    coverage: None,
                 });
+                if source == SfSource::Porter {
+                    entry.coverage = share_of(hit.terms);
+                }
                 // First sub-query wins the label; the memory keeps its best score.
                 if score > entry.score {
                     entry.score = score;
@@ -178,24 +209,29 @@ pub fn run<'m>(
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
     let porter = indexes.porter.view(indexes.trigram_en.terms());
-    let found = bm25::search_gated(
+    let found = bm25::search_marking_terms(
         &mut scratch.bm25,
         &porter,
         &stems,
         &admits,
+        &bits,
         &bm25_params,
         k,
         accept,
     );
-    let weight = bm25::query_weight(&porter, &stems, &admits);
-    keep(&mut best, SfSource::Porter, found, weight);
+    let porter_weight = bm25::query_weight(&porter, &stems, &admits);
 
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
-    let (found, weight) =
+    let (fuzzy, trigram_weight) =
         indexes
             .trigram_en
             .search_weighted(&words, &bm25_params, k, scratch, accept);
-    keep(&mut best, SfSource::TrigramEn, found, weight);
+    // One measure of the query for both readings: a misspelt word is unknown to the porter
+    // index but read by the trigram one, and a memory matching only the query's other words
+    // must not get the whole of it.
+    let weight = porter_weight.max(trigram_weight);
+    keep(&mut best, SfSource::Porter, found, weight);
+    keep(&mut best, SfSource::TrigramEn, fuzzy, weight);
 
     if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {
         let (found, weight) =
