@@ -139,6 +139,12 @@ impl Engine {
         self.inner.dims()
     }
 
+    /// Sets the embedding dimension back (after an undone write); only while no vector is stored.
+    #[wasm_bindgen(js_name = resetDimensions)]
+    pub fn reset_dimensions(&mut self, dims: Option<usize>) -> Result<(), JsError> {
+        self.inner.reset_dims(dims).map_err(to_js)
+    }
+
     /// Adds one memory, with its embedding if any.
     pub fn insert(&mut self, memory: &[u8], embedding: Option<Vec<f32>>) -> Result<(), JsError> {
         let memory = shapes::memory_from(memory).map_err(to_js)?;

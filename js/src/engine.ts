@@ -59,6 +59,11 @@ export class Engine {
     return this.#inner.dimensions;
   }
 
+  /** Sets the dimension back after an undone write; only while no vector is stored. */
+  resetDimensions(dims: number | undefined): void {
+    this.#inner.resetDimensions(dims);
+  }
+
   insert(memory: MemoryRecord, embedding?: Float32Array | null): void {
     this.#inner.insert(encodeView(memory), embedding);
   }

@@ -25,7 +25,7 @@ import type { RecordKind, StoredRecord } from "./storage/codec.js";
 import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
 import {
-  CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX,
+  CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MAX_DIMENSIONS, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX,
   SEQ_PREFIX, SNAPSHOT_PREFIX, STORE_FORMAT, checkConfig, decodeConfig, decodeJournal, decodeSeq, encodeConfig, encodeJournal,
   encodeSeq, joinChunks, journalKey, newWriterId, parseJournalKey, planReplay, seedToHex, seqKey, snapshotChunks, snapshotKey,
 } from "./storage/layout.js";
@@ -316,7 +316,7 @@ export class MemoryStore {
     checkNumber(options, "decayDays", Number.MIN_VALUE, Number.MAX_VALUE);
     checkNumber(options, "decayFloor", 0, 1);
     checkNumber(options, "emotionBoost", 0, Number.MAX_VALUE);
-    checkNumber(options, "dimensions", 1, 4096, true);
+    checkNumber(options, "dimensions", 1, MAX_DIMENSIONS, true);
     checkNumber(options, "similarityThreshold", 0, 1);
     checkNumber(options, "embedTimeoutMs", 0, 3_600_000);
     checkNumber(options, "rerankTimeoutMs", 0, 3_600_000);
@@ -605,17 +605,37 @@ export class MemoryStore {
    */
   #write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
     return this.#enqueue(async () => {
-      const step = await apply(this.#alive());
+      // One rule for every write: a rejected one changes nothing, in memory or on disk. The
+      // engine undoes its records; the dimension a first vector fixed goes back too.
+      let step: Step<T>;
+      try {
+        step = await apply(this.#alive());
+      } catch (e) {
+        this.#restoreDimensions();
+        throw e;
+      }
       try {
         const ops = this.#ephemeral ? [] : step.ops();
         if (ops.length > 0) await this.#commit(ops);
       } catch (e) {
         step.undo?.();
+        this.#restoreDimensions();
         throw e;
       }
       step.after?.();
       return step.result;
     });
+  }
+
+  /** Puts the engine's dimension back to the committed one when a failed write fixed it. */
+  #restoreDimensions(): void {
+    const engine = this.#engine;
+    if (engine === undefined || engine.dimensions === this.#config.dimensions) return;
+    try {
+      engine.resetDimensions(this.#config.dimensions);
+    } catch {
+      // Vectors of that dimension are stored: it was not this write that fixed it.
+    }
   }
 
   /**
@@ -1435,6 +1455,8 @@ export class MemoryStore {
     engine: Engine, items: ImportItem[], onConflict: string,
   ): Step<{ stored: number; skipped: number }> {
     const undo: (() => void)[] = [];
+    /** Engines an import's configuration line replaced, freed once the batch has landed. */
+    const replaced: Engine[] = [];
     const memoryIds: string[] = [];
     const noteIds: string[] = [];
     let graphBefore: GraphState | undefined;
@@ -1445,7 +1467,18 @@ export class MemoryStore {
     };
     try {
       for (const { line, record } of items.filter((i) => i.record.kind === "meta")) {
-        engine = this.#importConfig(engine, record.data, line);
+        const before = { engine, config: this.#config, dirty: this.#configDirty };
+        const next = this.#importConfig(engine, record.data, line);
+        if (next === engine) continue;
+        // The new engine replaces the old one only if the whole batch lands.
+        engine = next;
+        undo.push(() => {
+          next.free();
+          this.#engine = before.engine;
+          this.#config = before.config;
+          this.#configDirty = before.dirty;
+        });
+        replaced.push(before.engine);
       }
       // Memories: new ones in one insertMany; existing ones per onConflict.
       const fresh: ImportItem[] = [];
@@ -1548,6 +1581,9 @@ export class MemoryStore {
         ...(before === undefined ? [] : this.#graphOps(before, this.#graphState(engine))),
       ],
       undo: rollback,
+      after: () => {
+        for (const old of replaced) old.free();
+      },
     };
   }
 
@@ -1563,10 +1599,16 @@ export class MemoryStore {
       throw new RecallError("dimension_mismatch", `line ${line}: the file holds ${config.dimensions}-dimensional embeddings, the store ${dims}`);
     }
     if (!empty || (config.signatureSeed === this.#config.signatureSeed && (config.dimensions ?? dims) === dims)) return engine;
+    const before = this.#config;
     this.#config = { ...this.#config, signatureSeed: config.signatureSeed, dimensions: config.dimensions ?? dims };
+    let next: Engine;
+    try {
+      next = this.#newEngine();
+    } catch (e) {
+      this.#config = before;
+      throw located(e, `line ${line}`);
+    }
     this.#configDirty = true;
-    const next = this.#newEngine();
-    engine.free();
     this.#engine = next;
     return next;
   }

@@ -411,6 +411,12 @@ impl Engine {
         self.vectors.dims()
     }
 
+    /// Sets the embedding dimension back to `dims` after an undone write fixed it; only
+    /// while no memory has a vector (see [`VectorStore::reset_dims`]).
+    pub fn reset_dims(&mut self, dims: Option<usize>) -> Result<()> {
+        self.vectors.reset_dims(dims)
+    }
+
     /// Removes a memory and returns it. Fails with `not_found`.
     pub fn remove(&mut self, id: &str) -> Result<Memory> {
         let doc = self

@@ -112,6 +112,22 @@ impl VectorStore {
         self.dims
     }
 
+    /// Sets the dimension back to `dims` (e.g. after a write that fixed it was undone):
+    /// allowed while no vector is stored, or when it is already `dims`; `invalid_argument`
+    /// otherwise, changing nothing.
+    pub fn reset_dims(&mut self, dims: Option<usize>) -> Result<()> {
+        if dims == self.dims {
+            return Ok(());
+        }
+        if !self.slot_docs.is_empty() {
+            return Err(Error::InvalidArgument(
+                "the dimension cannot change while vectors are stored".into(),
+            ));
+        }
+        *self = Self::new(dims)?;
+        Ok(())
+    }
+
     /// Checks a vector without storing it: `dimension_mismatch` when the dimension is fixed
     /// and differs; `invalid_embedding` when the length is outside `1..=MAX_DIMS` (dimension
     /// not yet fixed), when a component is NaN or ±Inf (the message names its index), or when
@@ -528,6 +544,19 @@ mod tests {
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         all
+    }
+
+    #[test]
+    fn the_dimension_can_be_reset_only_while_no_vector_is_stored() {
+        let mut store = VectorStore::new(None).unwrap();
+        store.set(DocId(0), &[1.0, 0.0, 0.0]).unwrap();
+        assert!(store.reset_dims(None).is_err());
+        assert_eq!(store.dims(), Some(3));
+        store.remove(DocId(0));
+        store.reset_dims(None).unwrap();
+        assert_eq!(store.dims(), None);
+        store.set(DocId(1), &[1.0, 0.0]).unwrap();
+        assert_eq!(store.dims(), Some(2));
     }
 
     #[test]

@@ -36,6 +36,8 @@ import { decodeRecord, encodeRecord } from "./codec.js";
 
 /** The layout version in `meta/config`; an unknown version fails the open with `corrupt`. */
 export const STORE_FORMAT = 1;
+/** Largest embedding dimension (the engine's `MAX_DIMS`, `src/vector/dense.rs`). */
+export const MAX_DIMENSIONS = 4096;
 /** Memory records: `m/<id>`. */
 export const MEMORY_PREFIX = "m/";
 /** Note records: `n/<id>`. */
@@ -93,8 +95,8 @@ export function checkConfig(data: Record<string, unknown>, where: string): Store
     throw corrupt(`${where}: store format ${JSON.stringify(data.format)} is not supported (this recallkit reads format ${STORE_FORMAT})`);
   }
   const dims = data.dimensions;
-  if (dims !== undefined && (!Number.isInteger(dims) || (dims as number) < 1)) {
-    throw corrupt(`${where}: dimensions must be a positive integer, got ${JSON.stringify(dims)}`);
+  if (dims !== undefined && (!Number.isInteger(dims) || (dims as number) < 1 || (dims as number) > MAX_DIMENSIONS)) {
+    throw corrupt(`${where}: dimensions must be an integer in 1..${MAX_DIMENSIONS}, got ${JSON.stringify(dims)}`);
   }
   const seed = data.signatureSeed;
   if (typeof seed !== "string" || !/^[0-9a-f]{16}$/.test(seed)) {

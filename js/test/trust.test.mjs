@@ -1,0 +1,197 @@
+// A rejected write changes nothing, in memory or on disk, configuration included: the exact
+// reproductions of the tester's findings, then a seeded property test of random operations
+// against a model with random failures injected into a real file store's writes.
+import { test, describe, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryStore } from "../dist/index.js";
+import { FileAdapter } from "../dist/storage/file.js";
+
+const root = mkdtempSync(join(tmpdir(), "recallkit-trust-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => join(root, `s${dirs++}`);
+
+const line = (o) => JSON.stringify({ v: 1, ...o });
+const file = (...lines) => `${lines.join("\n")}\n`;
+const meta = (data) => line({ kind: "meta", data: { format: 1, signatureSeed: "0000000000000001", ...data } });
+
+describe("a rejected import changes nothing", () => {
+  test("an import rejected for its dimension leaves a store that takes writes and reopens", async () => {
+    const path = freshDir();
+    let store = await MemoryStore.open({ storage: "file", path });
+    await assert.rejects(store.import(file(meta({ dimensions: 5000 }))), (e) => e.code === "corrupt" && /line 1/.test(e.message));
+    assert.equal(store.dimensions, undefined);
+    await store.remember({ text: "x" });
+    await store.close();
+    store = await MemoryStore.open({ storage: "file", path });
+    assert.equal(store.size, 1);
+    assert.equal(store.dimensions, undefined);
+    await store.remember({ text: "y", embedding: [1, 2, 3] });
+    assert.equal(store.dimensions, 3);
+    await store.close();
+  });
+
+  test("an import batch rejected for a bad memory line keeps the store's dimension and seed, durably", async () => {
+    const path = freshDir();
+    let store = await MemoryStore.open({ storage: "file", path });
+    const seed = Buffer.from(await (async () => {
+      await store.remember({ id: "probe", text: "probe" });
+      return store.getSignature("probe");
+    })()).toString("hex");
+    await store.forget("probe");
+    await assert.rejects(store.import(file(
+      meta({ dimensions: 8, signatureSeed: "00000000000000ff" }),
+      line({ kind: "memory", data: { id: "bad", text: 5 } }),
+    )), (e) => e.code === "invalid_argument");
+    assert.equal(store.dimensions, undefined);
+    await store.remember({ id: "three", text: "three dims", embedding: [1, 0, 0] });
+    await store.remember({ id: "probe", text: "probe" });
+    assert.equal(Buffer.from(await store.getSignature("probe")).toString("hex"), seed, "the signature seed is unchanged");
+    await store.close();
+    store = await MemoryStore.open({ storage: "file", path });
+    assert.equal(store.dimensions, 3);
+    assert.equal(Buffer.from(await store.getSignature("probe")).toString("hex"), seed);
+    assert.deepEqual((await store.ids()).sort(), ["probe", "three"]);
+    await store.close();
+  });
+
+  test("an import that lands takes the file's dimension and seed", async () => {
+    const path = freshDir();
+    let store = await MemoryStore.open({ storage: "file", path });
+    await store.import(file(meta({ dimensions: 2 }), line({ kind: "memory", data: { id: "a", text: "alpha" }, embedding: [1, 0] })));
+    assert.equal(store.dimensions, 2);
+    await store.close();
+    store = await MemoryStore.open({ storage: "file", path });
+    assert.equal(store.dimensions, 2);
+    assert.equal((await store.get("a")).text, "alpha");
+    await store.close();
+  });
+});
+
+/** A real file store whose writes fail on demand, before anything reaches the file. */
+class FlakyFiles {
+  constructor(inner) {
+    this.inner = inner;
+    this.failNext = false;
+  }
+  get(key) { return this.inner.get(key); }
+  keys(prefix) { return this.inner.keys(prefix); }
+  entries(prefix) { return this.inner.entries(prefix); }
+  close() { return this.inner.close(); }
+  async write(ops) {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error("injected: disk full");
+    }
+    return this.inner.write(ops);
+  }
+}
+
+test("a first vector whose write fails leaves the dimension free", async () => {
+  const flaky = new FlakyFiles(await FileAdapter.open({ path: freshDir() }));
+  const store = await MemoryStore.open({ storage: flaky });
+  flaky.failNext = true;
+  await assert.rejects(store.remember({ id: "a", text: "a", embedding: [1, 0, 0] }), (e) => e.code === "storage_failed");
+  assert.equal(store.dimensions, undefined);
+  assert.equal(store.size, 0);
+  await store.remember({ id: "b", text: "b", embedding: [1, 0, 0, 0, 0, 0, 0, 0] });
+  assert.equal(store.dimensions, 8);
+  await store.close();
+});
+
+/** SplitMix32-style seeded generator: reproducible runs. */
+function rng(seed) {
+  let s = seed >>> 0;
+  const next = () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
+  };
+  return { next, int: (n) => Math.floor(next() * n), pick: (a) => a[Math.floor(next() * a.length)] };
+}
+
+const WORDS = ["garden", "invoice", "paris", "meeting", "sqlite", "deploy", "friday", "coffee", "budget", "tram"];
+
+describe("random writes with random failures against a model", () => {
+  // Many short runs: each starts empty, where a failed first vector or import can leak a
+  // dimension or seed.
+  for (let seed = 1; seed <= 24; seed++) {
+    test(`seed ${seed}: the store equals the model after every operation and after reopening`, async () => {
+      const r = rng(seed);
+      const path = freshDir();
+      const flaky = new FlakyFiles(await FileAdapter.open({ path }));
+      let store = await MemoryStore.open({ storage: flaky, clock: () => 1_800_000_000_000 });
+      /** id → { text, dims } of what the store must hold. */
+      const model = new Map();
+      let dims; // the model's dimension, fixed by the first vector that landed
+      const vector = (n) => Array.from({ length: n }, (_, i) => (i === 0 ? 1 : r.next()));
+      const text = () => Array.from({ length: 2 + r.int(4) }, () => r.pick(WORDS)).join(" ");
+      for (let step = 0; step < 40; step++) {
+        const fail = r.next() < 0.25;
+        flaky.failNext = fail;
+        const op = r.int(6);
+        const id = `m${r.int(25)}`;
+        const n = r.pick([3, 4]);
+        const withVector = r.next() < 0.5;
+        let expected;
+        let ok = true;
+        try {
+          if (op === 0) {
+            const t = text();
+            expected = !fail && !model.has(id) && (!withVector || dims === undefined || dims === n);
+            await store.remember({ id, text: t, ...(withVector ? { embedding: vector(n) } : {}) });
+            model.set(id, t);
+            if (withVector) dims ??= n;
+          } else if (op === 1) {
+            const items = [id, `m${r.int(25)}`].filter((x, i, a) => a.indexOf(x) === i).map((x) => ({ id: x, text: text(), embedding: vector(n) }));
+            expected = !fail && items.every((i) => !model.has(i.id)) && (dims === undefined || dims === n);
+            await store.rememberMany(items);
+            for (const i of items) model.set(i.id, i.text);
+            dims ??= n;
+          } else if (op === 2) {
+            const t = text();
+            expected = !fail && model.has(id);
+            await store.update(id, { text: t });
+            model.set(id, t);
+          } else if (op === 3) {
+            expected = !fail && model.has(id);
+            await store.forget(id);
+            model.delete(id);
+          } else if (op === 4) {
+            const empty = model.size === 0 && (await store.notes()).length === 0 && (await store.entities()).length === 0;
+            const t = text();
+            expected = !fail && !model.has(id) && (empty || dims === undefined || dims === n);
+            await store.import(file(meta({ dimensions: n }), line({ kind: "memory", data: { id, text: t }, embedding: vector(n) })));
+            model.set(id, t);
+            if (empty || dims === undefined) dims = n;
+          } else {
+            expected = false;
+            await store.import(file(meta({ dimensions: n }), line({ kind: "memory", data: { id, text: 5 } })));
+          }
+        } catch (e) {
+          ok = false;
+          assert.equal(typeof e.code, "string", `step ${step}: ${e.stack}`);
+        }
+        flaky.failNext = false;
+        assert.equal(ok, expected, `step ${step}: op ${op} ${ok ? "succeeded" : "failed"}`);
+        assert.equal(store.dimensions, dims, `step ${step}: dimension`);
+        assert.equal(store.size, model.size, `step ${step}`);
+      }
+      const check = async (s, when) => {
+        assert.deepEqual((await s.ids()).sort(), [...model.keys()].sort(), when);
+        for (const [id, t] of model) assert.equal((await s.get(id)).text, t, `${when}: ${id}`);
+      };
+      await check(store, "before reopening");
+      await store.close();
+      store = await MemoryStore.open({ storage: "file", path });
+      await check(store, "after reopening");
+      if (dims !== undefined) assert.equal(store.dimensions, dims);
+      await store.close();
+    });
+  }
+});
