@@ -121,8 +121,7 @@ function storageError(e: unknown, doing: string): RecallError {
 /** Prefixes an error's message with where it happened, keeping its code. */
 function located(e: unknown, where: string): RecallError {
   const err = fromEngineError(e);
-  const detail = err.message.startsWith(`${err.code}: `) ? err.message.slice(err.code.length + 2) : err.message;
-  return new RecallError(err.code, `${where}: ${detail}`, { cause: e });
+  return new RecallError(err.code, `${where}: ${err.message}`, { cause: e });
 }
 
 /** A decoded stored record of the expected kind; anything else is `corrupt`, naming the key. */
@@ -162,7 +161,7 @@ function flatten(vectors: readonly (Float32Array | undefined)[]): { flat: Float3
 /** Maps `insertMany`'s "item i" in an error to a name for that item (a key, a line). */
 function itemError(e: unknown, name: (index: number) => string, code?: RecallError["code"]): RecallError {
   const err = fromEngineError(e);
-  const match = /^(?:[a-z_]+: )?item (\d+): (.*)$/s.exec(err.message);
+  const match = /^item (\d+): (.*)$/s.exec(err.message);
   if (match === null) return err;
   return new RecallError(code ?? err.code, `${name(Number(match[1]))}: ${match[2]}`, { cause: e });
 }

@@ -301,6 +301,26 @@ describe("errors", () => {
     assert.equal(store.size, 0);
   });
 
+  test("an error's message names the bad value without repeating its code", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "x" });
+    const failures = [
+      [store.remember({ id: "b".repeat(2000), text: "x" }), "too_large"], // the engine's error
+      [store.remember({ text: 5 }), "invalid_argument"], // the wrapper's
+      [store.update("missing", { text: "y" }), "not_found"],
+      [store.import('{"v":1,"kind":"memory","data":{"id":"a","text":"x"}}\n'), "already_exists"], // located on a line
+    ];
+    for (const [promise, code] of failures) {
+      await assert.rejects(promise, (e) => {
+        assert.ok(e instanceof RecallError);
+        assert.equal(e.code, code, e.message);
+        assert.ok(!e.message.includes(`${code}:`), `the code is not in the message: ${e.message}`);
+        return true;
+      });
+    }
+    assert.equal(new RecallError("corrupt", "bad bytes").message, "bad bytes");
+  });
+
   test("a field named like an Object.prototype member is unknown, not silently dropped", async () => {
     // Regression: the field tables were plain objects, so `constructor`, `toString` or
     // `__proto__` found Object.prototype's member and the field was accepted and ignored.

@@ -79,7 +79,7 @@ describe("help and bad arguments", { concurrency: true }, () => {
       const r = await run(["--db", join(tempDir(), "db"), ...args]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, message);
-      assert.match(r.stderr, /^recallkit: /);
+      assert.match(r.stderr, /^recallkit: invalid_argument: /);
       assert.equal(r.stdout, "");
     });
   }
@@ -100,6 +100,22 @@ describe("help and bad arguments", { concurrency: true }, () => {
     });
   }
 
+  test("an error prints code: message once, and its stack trace only with --debug", async () => {
+    const db = join(tempDir(), "db");
+    const long = "a".repeat(2000);
+    const r = await run(["--db", db, "remember", "x", "--id", long]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, "recallkit: too_large: id is 2000 bytes, more than 1024\n");
+    const usage = await run(["--db", db, "recall", "x", "--bogus"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /^recallkit: invalid_argument: unknown option --bogus\n/);
+    assert.doesNotMatch(usage.stderr, /\n\s+at /);
+    const debug = await run(["--db", db, "--debug", "remember", "x", "--id", long]);
+    assert.equal(debug.code, 1);
+    assert.match(debug.stderr, /^recallkit: too_large: id is 2000 bytes, more than 1024\n/);
+    assert.match(debug.stderr, /\n\s+at /, "--debug prints the stack");
+  });
+
   test("SIGNATURE_BITS=256 is accepted", async () => {
     const db = join(tempDir(), "db");
     await ok(["--db", db, "remember", "signature width check"], { env: { SIGNATURE_BITS: "256" } });
@@ -112,7 +128,7 @@ describe("a missing store", { concurrency: true }, () => {
       const db = join(tempDir(), "nowhere");
       const r = await run(["--db", db, ...args]);
       assert.equal(r.code, 1, r.stderr);
-      assert.match(r.stderr, /recallkit: no store at .*nowhere; create one with/);
+      assert.match(r.stderr, /^recallkit: not_found: no store at .*nowhere; create one with/);
       assert.equal(existsSync(db), false);
     });
   }
