@@ -20,7 +20,7 @@ import type { EdgeRecord, EngineConfigJs, EntityRecord, MemoryRecord, NoteRecord
 import { RecallError, fromEngineError } from "./errors.js";
 import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.js";
-import { decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
+import { checkLineSource, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
 import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
@@ -35,8 +35,8 @@ import type {
   MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
 } from "./types.js";
 import {
-  SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
-  checkDimensions, toRankingConfig, toVector,
+  SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation,
+  toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
 import { init } from "./wasm.js";
 
@@ -273,10 +273,8 @@ export class MemoryStore {
    * configuration has an unknown format version or cannot be read; `dimension_mismatch` when
    * `dimensions` disagrees with the stored dimension.
    */
-  static async open(options: OpenOptions = {}): Promise<MemoryStore> {
-    if (typeof options !== "object" || options === null) {
-      throw new RecallError("invalid_argument", `open options must be an object, got ${String(options)}`);
-    }
+  static async open(options?: OpenOptions): Promise<MemoryStore> {
+    options = checkOptions(options, "open options") as OpenOptions;
     for (const key of Object.keys(options)) {
       if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
     }
@@ -285,7 +283,7 @@ export class MemoryStore {
       throw new RecallError("invalid_argument",
         `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
     }
-    const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
+    const name = checkStoreName(options.name === undefined ? DEFAULT_STORE_NAME : options.name);
     for (const key of ["clock", "embed"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
         throw new RecallError("invalid_argument", `${key} must be a function, got ${typeof options[key]}`);
@@ -1321,11 +1319,10 @@ export class MemoryStore {
    * before an error stay stored. Signatures are recomputed, not read: they follow from the
    * text and the store's seed. An empty store takes the file's dimension and seed.
    */
-  async import(source: ImportSource, options: ImportOptions = {}): Promise<ImportProgress> {
+  async import(source: ImportSource, options?: ImportOptions): Promise<ImportProgress> {
     this.#live();
-    if (typeof options !== "object" || options === null) {
-      throw new RecallError("invalid_argument", `import options must be an object, got ${String(options)}`);
-    }
+    options = checkOptions(options, "import options") as ImportOptions;
+    checkLineSource(source, "import source");
     for (const key of Object.keys(options)) {
       if (!["onConflict", "onProgress", "batchSize"].includes(key)) {
         throw new RecallError("invalid_argument", `unknown import option ${JSON.stringify(key)}`);

@@ -73,7 +73,16 @@ function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean" || value == null) return String(value);
   if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") {
+    const tag = objectTag(value);
+    return tag === "Object" ? "an object" : `a ${tag}`;
+  }
   return `a ${typeof value}`;
+}
+
+/** `"Object"` for records (any realm, any class), `"Array"`, `"Map"`, `"Date"`, `"Promise"`… for the rest. */
+function objectTag(value: object): string {
+  return Object.prototype.toString.call(value).slice(8, -1);
 }
 
 function invalid(where: Where, field: string, expected: string, value: unknown): RecallError {
@@ -145,10 +154,22 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
   }
 }
 
-function checkObject(value: unknown, what: string, where: Where): asserts value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+/**
+ * The one check of an object argument (a memory, a patch, an option bag): a plain record of
+ * fields, not `null`, an array, a `Map`, a `Date` or a promise, whose keys would be read as
+ * fields or silently found to be none. Records of any class or realm pass.
+ */
+function checkObject(value: unknown, what: string, where: Where = ""): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || objectTag(value) !== "Object") {
     throw new RecallError("invalid_argument", `${prefixOf(where)}${what} must be an object, got ${describe(value)}`);
   }
+}
+
+/** An option bag: `undefined` (no options) or an object ({@link checkObject}). */
+export function checkOptions(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  checkObject(value, what);
+  return value;
 }
 
 function convertFields(
@@ -288,10 +309,8 @@ export function applyPatch(
 export function toRecallOptions(
   options: unknown, now: number, searchMode: string,
 ): { options: RecallOptionsJs; embedding: Float32Array | undefined } {
-  if (options === undefined) options = {};
-  checkObject(options, "recall options", "");
   const out: Record<string, unknown> = {};
-  convertFields(options, RECALL_FIELDS, "", out);
+  convertFields(checkOptions(options, "recall options"), RECALL_FIELDS, "", out);
   const limit = (out.limit as number | undefined) ?? DEFAULT_LIMIT;
   if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
   const lambda = out.mmrLambda as number | undefined;

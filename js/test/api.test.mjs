@@ -321,6 +321,34 @@ describe("errors", () => {
     assert.equal(new RecallError("corrupt", "bad bytes").message, "bad bytes");
   });
 
+  test("every call rejects a missing or non-object argument with invalid_argument", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "x" });
+    const note = await store.addNote({ period: "daily", start: NOW, text: "n" });
+    const notObjects = [null, undefined, 5, "text", [], [{ text: "x" }], new Map([["text", "x"]]), new Date(), Promise.resolve({ text: "x" })];
+    for (const bad of notObjects) {
+      const optional = bad === undefined; // option bags may be left out
+      await rejectsWith(store.remember(bad), "invalid_argument", /memory must be an object/);
+      await rejectsWith(store.update("a", bad), "invalid_argument", /patch must be an object/);
+      await rejectsWith(store.addNote(bad), "invalid_argument", /note must be an object/);
+      await rejectsWith(store.updateNote(note, bad), "invalid_argument", /note patch must be an object/);
+      await rejectsWith(store.addEntity(bad), "invalid_argument", /entity must be an object/);
+      await rejectsWith(store.relate(bad), "invalid_argument", /relation must be an object/);
+      await rejectsWith(store.unrelate(bad), "invalid_argument", /relation must be an object/);
+      if (!optional) {
+        await rejectsWith(store.recall("x", bad), "invalid_argument", /recall options must be an object/);
+        await rejectsWith(store.import("", bad), "invalid_argument", /import options must be an object/);
+        await rejectsWith(MemoryStore.open(bad), "invalid_argument", /open options must be an object/);
+      }
+    }
+    for (const bad of [null, undefined, 5, {}, [], [""], { getReader: 1 }]) {
+      await rejectsWith(store.import(bad), "invalid_argument", /^import source must be a string, a ReadableStream or an async iterable/);
+    }
+    await rejectsWith(MemoryStore.open({ storage: "memory", name: null }), "invalid_argument", /store name .*got null/);
+    assert.equal(store.size, 1);
+    assert.equal((await store.get("a")).text, "x");
+  });
+
   test("a field named like an Object.prototype member is unknown, not silently dropped", async () => {
     // Regression: the field tables were plain objects, so `constructor`, `toString` or
     // `__proto__` found Object.prototype's member and the field was accepted and ignored.

@@ -611,6 +611,20 @@ export function fromJsonLine(line: string): StoredRecord {
 /** Anything {@link readLines} can split: a whole string, a web `ReadableStream`, or an async iterable of chunks. */
 export type LineSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
 
+function isReadableStream(source: object): source is ReadableStream<string | Uint8Array> {
+  return typeof (source as { getReader?: unknown }).getReader === "function";
+}
+
+/** Throws `invalid_argument` unless `source` is a {@link LineSource}; `what` names it. */
+export function checkLineSource(source: unknown, what: string): asserts source is LineSource {
+  if (typeof source === "string") return;
+  if (typeof source === "object" && source !== null
+    && (isReadableStream(source) || typeof (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function")) return;
+  const got = source === null || typeof source !== "object" ? String(source) : Array.isArray(source) ? "an array" : "an object";
+  throw new RecallError("invalid_argument",
+    `${what} must be a string, a ReadableStream or an async iterable of strings or bytes, got ${typeof source === "function" ? "a function" : got}`);
+}
+
 async function* chunksOf(source: ReadableStream<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
   const reader = source.getReader();
   let finished = false;
@@ -649,6 +663,7 @@ function trimLine(line: string, first: boolean): string {
  * every line, blank ones included, except the empty piece after a final newline.
  */
 export async function* readLines(source: LineSource): AsyncGenerator<string> {
+  checkLineSource(source, "readLines' source");
   let first = true;
   if (typeof source === "string") {
     for (const line of linesOf(source)) {
@@ -657,13 +672,9 @@ export async function* readLines(source: LineSource): AsyncGenerator<string> {
     }
     return;
   }
-  const chunks: AsyncIterable<string | Uint8Array> =
-    typeof (source as ReadableStream).getReader === "function"
-      ? chunksOf(source as ReadableStream<string | Uint8Array>)
-      : (source as AsyncIterable<string | Uint8Array>);
-  if (chunks === null || typeof chunks !== "object" || typeof chunks[Symbol.asyncIterator] !== "function") {
-    throw new RecallError("invalid_argument", "readLines expects a string, a ReadableStream or an async iterable");
-  }
+  const chunks: AsyncIterable<string | Uint8Array> = isReadableStream(source)
+    ? chunksOf(source)
+    : source;
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const decode = (chunk: Uint8Array | undefined): string => {
     try {
