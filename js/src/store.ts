@@ -38,6 +38,7 @@ import {
   SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation,
   toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
+import type { RecordInput } from "./validate.js";
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
@@ -935,7 +936,8 @@ export class MemoryStore {
       throw new RecallError("embed_failed", `embed() must return one vector per text (${texts.length}), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`);
     }
     const dims = this.#alive().dimensions;
-    return vectors.map((v, i) => toVector(v, `embed() vector ${i}`, "", dims ?? (vectors[0] as ArrayLike<number>)?.length));
+    // Array.from visits the holes of a sparse answer, which map() would leave as missing vectors.
+    return Array.from(vectors, (v, i) => toVector(v, `embed() vector ${i}`, "", dims ?? (vectors[0] as ArrayLike<number>)?.length));
   }
 
   /**
@@ -977,7 +979,9 @@ export class MemoryStore {
       throw new RecallError("invalid_argument", "rememberMany expects an array of memories");
     }
     const now = this.#now();
-    const items = memories.map((m, i) => toRecord(m, now, randomId, i));
+    // Index by index: map() skips the holes of a sparse array, which must fail as items too.
+    const items: RecordInput[] = new Array(memories.length);
+    for (let i = 0; i < memories.length; i++) items[i] = toRecord(memories[i], now, randomId, i);
     let dims = engine.dimensions;
     const vectors: (Float32Array | undefined)[] = items.map(({ embedding }, i) => {
       if (embedding === undefined) return undefined;

@@ -105,11 +105,14 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
     case "string":
       if (typeof value !== "string") throw invalid(where, field, "a string", value);
       return value;
-    case "strings":
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-        throw invalid(where, field, "an array of strings", value);
+    case "strings": {
+      if (!Array.isArray(value)) throw invalid(where, field, "an array of strings", value);
+      // Index by index: every() and map() skip the holes of a sparse array.
+      for (let i = 0; i < value.length; i++) {
+        if (typeof value[i] !== "string") throw invalid(where, `${field}[${i}]`, "a string", value[i]);
       }
       return [...value];
+    }
     case "keywords":
       if (typeof value === "string") return [value];
       return convert("strings", value, field, where);
@@ -204,7 +207,7 @@ function convertFields(
 export function toVector(value: unknown, field: string, where: Where = "", dims?: number): Float32Array {
   let v: Float32Array;
   if (value instanceof Float32Array) v = new Float32Array(value);
-  else if (Array.isArray(value) && value.every((x) => typeof x === "number")) v = Float32Array.from(value as number[]);
+  else if (Array.isArray(value) && isNumberArray(value)) v = Float32Array.from(value as number[]);
   else if (value instanceof Float64Array) v = Float32Array.from(value);
   else throw invalid(where, field, "a Float32Array or an array of numbers", value);
   let bad = -1;
@@ -221,6 +224,12 @@ export function toVector(value: unknown, field: string, where: Where = "", dims?
   }
   if (v.length === 0) throw new RecallError("invalid_embedding", `${prefixOf(where)}${field} is empty`);
   return checkDimensions(v, field, where, dims);
+}
+
+/** Whether every index of `values` holds a number (a hole does not; every() skips holes). */
+function isNumberArray(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== "number") return false;
+  return true;
 }
 
 /**

@@ -114,6 +114,23 @@ describe("rememberMany is atomic", () => {
     assert.equal(store.size, 0);
   });
 
+  test("a missing item (an array hole) fails with invalid_argument naming its index", async () => {
+    const store = await open();
+    await rejectsWith(store.rememberMany([, { text: "a" }]), "invalid_argument", /^item 0: a memory must be an object, got undefined$/);
+    await rejectsWith(store.rememberMany([{ text: "a" }, , { text: "c" }]), "invalid_argument", /^item 1: /);
+    await rejectsWith(store.rememberMany(new Array(3)), "invalid_argument", /^item 0: /);
+    // Holes in string lists are missing strings too.
+    await rejectsWith(store.remember({ text: "a", tags: [, "x"] }), "invalid_argument", /^tags\[0\] must be a string, got undefined$/);
+    await rejectsWith(store.relate({ from: "a", relation: "r", to: "b", memoryIds: ["m", , "n"] }), "invalid_argument", /^memoryIds\[1\] must be a string/);
+    await rejectsWith(store.addEntity({ name: "x", aliases: [, "y"] }), "invalid_argument", /^aliases\[0\]/);
+    assert.equal(store.size, 0);
+    assert.deepEqual(await store.edges(), []);
+    // A host embed() answering with a hole is a missing vector, not a memory stored without one.
+    const sparse = await open({ embed: async (texts) => Object.assign(new Array(texts.length), { 1: [1, 0] }) });
+    await rejectsWith(sparse.rememberMany([{ text: "a" }, { text: "b" }]), "invalid_argument", /embed\(\) vector 0/);
+    assert.equal(sparse.size, 0);
+  });
+
   test("an id already in the store fails the whole batch", async () => {
     const store = await open();
     await store.remember({ id: "x", text: "first" });
