@@ -1041,9 +1041,10 @@ export class MemoryStore {
   }
 
   /**
-   * Changes fields of a memory (`null` clears an optional field) and returns it. `embedding`
-   * sets a new vector (`null` removes it). When the text changes without a new vector, the
-   * store re-embeds it with the host's `embed`, or drops the old vector, which no longer fits.
+   * Changes fields of a memory (`null` clears an optional field; see {@link MemoryPatch}) and
+   * returns it. `embedding` sets a new vector (`null` removes it). When the text changes
+   * without a new vector, the store re-embeds it with the host's `embed`, or drops the old
+   * vector, which no longer fits.
    */
   async update(id: string, patch: MemoryPatch): Promise<Memory> {
     this.#live();
@@ -1162,7 +1163,10 @@ export class MemoryStore {
     });
   }
 
-  /** Changes fields of a note and returns it. */
+  /**
+   * Changes fields of a note and returns it. `end: null` (or a new `start` without `end`)
+   * gives the period's default end; `period`, `start` and `text` cannot be cleared.
+   */
   async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
     this.#live();
     checkId(id);

@@ -99,7 +99,11 @@ export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number
 /** Which stages run: all, lexical only (no Se/Ss), or semantic only (no Sf). */
 export type SearchMode = "hybrid" | "lexical" | "semantic";
 
-/** Fields {@link MemoryStore.update} may change; `null` clears an optional field. */
+/**
+ * Fields {@link MemoryStore.update} may change; `null` clears an optional field. `text` and
+ * `createdAt` cannot be cleared (`invalid_argument`); `updatedAt: null` stamps the update
+ * time, as leaving it out does.
+ */
 export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
 
 /**

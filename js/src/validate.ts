@@ -15,8 +15,8 @@ type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | 
  * chose (`constructor`, `toString`, `__proto__`) must miss, so that it is rejected as an
  * unknown field instead of finding `Object.prototype`'s member and being silently dropped.
  */
-function fieldTable(kinds: Record<string, Kind>): Readonly<Record<string, Kind>> {
-  return Object.freeze(Object.assign(Object.create(null) as Record<string, Kind>, kinds));
+function fieldTable<T extends string = Kind>(kinds: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, kinds));
 }
 
 const MEMORY_FIELDS = fieldTable({
@@ -288,9 +288,15 @@ export function blankRecord(): Record<string, unknown> {
 /** The fields a memory accepts, in the order of {@link MEMORY_FIELDS}. */
 export const MEMORY_FIELD_NAMES: readonly string[] = Object.keys(MEMORY_FIELDS);
 
+/** Fields a patch cannot clear with `null`, and what they must be instead. */
+const REQUIRED_IN_PATCH: Readonly<Record<string, string>> = fieldTable<string>({
+  text: "a string", createdAt: "a time (ms number, Date or ISO string)",
+});
+
 /**
- * Applies a patch to a stored record: `null` clears a field; `id` cannot change. `embedding`
- * is a new vector, `null` (remove it) or `undefined` (not in the patch).
+ * Applies a patch to a stored record: `null` clears an optional field; `updatedAt: null`
+ * stamps `now`, as when absent; `text` and `createdAt` cannot be cleared; `id` cannot change.
+ * `embedding` is a new vector, `null` (remove it) or `undefined` (not in the patch).
  */
 export function applyPatch(
   record: MemoryRecord, patch: unknown, now: number,
@@ -304,7 +310,8 @@ export function applyPatch(
   convertFields(rest, MEMORY_FIELDS, "", out);
   for (const [field, value] of Object.entries(rest)) {
     if (value === null) {
-      if (field === "text") throw invalid("", "text", "a string", null);
+      const required = REQUIRED_IN_PATCH[field];
+      if (required !== undefined) throw invalid("", field, required, null);
       delete out[field];
     }
   }
@@ -414,12 +421,15 @@ export function toNote(input: unknown, now: number, newId: () => string, base?: 
   if (base && input.id !== undefined && input.id !== base.id) {
     throw new RecallError("invalid_argument", `the id of a note cannot change (got ${describe(input.id)})`);
   }
-  if (typeof out.period !== "string" || !PERIODS.has(out.period)) {
-    throw invalid("", "period", '"daily", "weekly" or "quarterly"', out.period);
-  }
+  // A patch's null clears a field: end, never period, start or text.
+  const period = input.period === null ? null : out.period;
+  if (typeof period !== "string" || !PERIODS.has(period)) throw invalid("", "period", '"daily", "weekly" or "quarterly"', period);
   required(out, "start", "a time", input);
   required(out, "text", "a string", input);
-  if (base && "start" in input && !("end" in input)) delete out.end;
+  if (input.start === null) throw invalid("", "start", "a time", null);
+  if (input.text === null) throw invalid("", "text", "a string", null);
+  // Moving start without a new end, or end: null, gives the period's default end again.
+  if (base && (input.end === null || ("start" in input && input.end === undefined))) delete out.end;
   out.id ??= newId();
   out.createdAt ??= now;
   out.updatedAt = now;

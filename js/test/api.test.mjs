@@ -79,6 +79,21 @@ describe("remember, get, update, forget", () => {
     assert.equal((await store.recall("bananas")).results[0].id, "a");
   });
 
+  test("update cannot remove createdAt; null clears the optional times and stamps updatedAt", async () => {
+    let now = NOW;
+    const store = await open({ clock: () => now });
+    await store.remember({ id: "a", text: "x", createdAt: NOW - DAY, validFrom: NOW - DAY, validTo: NOW + DAY, expiresAt: NOW + 2 * DAY });
+    await rejectsWith(store.update("a", { createdAt: null }), "invalid_argument", /createdAt must be a time .*got null/);
+    await rejectsWith(store.update("a", { createdAt: null, topic: "t" }), "invalid_argument", /createdAt/);
+    assert.equal((await store.get("a")).createdAt, NOW - DAY, "not 0 (1970)");
+    assert.equal((await store.get("a")).topic, undefined, "a rejected patch changes nothing");
+    now += 1000;
+    const m = await store.update("a", { validFrom: null, validTo: null, expiresAt: null, updatedAt: null });
+    assert.deepEqual([m.validFrom, m.validTo, m.expiresAt], [undefined, undefined, undefined]);
+    assert.equal(m.updatedAt, NOW + 1000);
+    assert.equal(m.createdAt, NOW - DAY);
+  });
+
   test("forget removes the memory from get and recall", async () => {
     const store = await open();
     await store.remember({ id: "a", text: "the quick brown fox" });
