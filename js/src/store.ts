@@ -20,6 +20,7 @@ import type { EdgeRecord, EngineConfigJs, EntityRecord, MemoryRecord, NoteRecord
 import { RecallError, fromEngineError } from "./errors.js";
 import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.js";
+import { checkedAdapter } from "./storage/checked.js";
 import { checkLineSource, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
 import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
@@ -315,7 +316,7 @@ export class MemoryStore {
     }
     await init();
     const kind: StorageKind | "adapter" = isAdapter(storage) ? "adapter" : (storage ?? defaultStorageKind()) as StorageKind;
-    const adapter = isAdapter(storage) ? storage : await openAdapter(kind as StorageKind, {
+    const adapter = isAdapter(storage) ? checkedAdapter(storage) : await openAdapter(kind as StorageKind, {
       name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
     });
     const snapshots = kind !== "memory" && (options.snapshots ?? kind !== "file");
