@@ -1322,8 +1322,9 @@ export class MemoryStore {
    * Reads JSON Lines written by {@link export} (a string, a `ReadableStream`, or an async
    * iterable of strings or bytes) and stores every record, in batches of `batchSize` records,
    * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
-   * Errors name the line: `corrupt` for a line that is not a record (or an unknown format
-   * version), the engine's code for an invalid record, `already_exists` for a memory or note
+   * Errors name the line (`line 12: …`): `corrupt` for a line that is not a record (not UTF-8,
+   * not JSON, an unknown format version), `dimension_mismatch` for an embedding of another
+   * length, the engine's code for an invalid record, `already_exists` for a memory or note
    * id the store holds (unless `onConflict` is `"skip"` or `"replace"`). Batches stored
    * before an error stay stored. Signatures are recomputed, not read: they follow from the
    * text and the store's seed. An empty store takes the file's dimension and seed.
@@ -1400,6 +1401,8 @@ export class MemoryStore {
       // Memories: new ones in one insertMany; existing ones per onConflict.
       const fresh: ImportItem[] = [];
       const seen = new Map<string, number>();
+      // Checked here, per line: insertMany's flat vectors cannot tell which row is short.
+      let dims = engine.dimensions;
       for (const item of items.filter((i) => i.record.kind === "memory")) {
         const { record } = splitMemory(item.record.data);
         if (typeof record.id !== "string" || record.id === "") {
@@ -1412,6 +1415,8 @@ export class MemoryStore {
         seen.set(record.id, item.line);
         const current = engine.get(record.id);
         if (current === undefined) {
+          const embedding = item.record.embedding;
+          if (embedding !== undefined) dims = checkDimensions(embedding, "embedding", `line ${item.line}: `, dims).length;
           fresh.push(item);
         } else if (onConflict === "skip") {
           skipped++;

@@ -308,6 +308,60 @@ describe("recall", () => {
   });
 });
 
+describe("import errors", () => {
+  const META = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+  const line = (kind, data, extra = "") => `{"v":1,"kind":"${kind}","data":${JSON.stringify(data)}${extra}}`;
+  const memory = (data, extra) => line("memory", { id: "m", text: "x", createdAt: 1, updatedAt: 1, ...data }, extra);
+  const note = (data) => line("note", { id: "n", period: "daily", start: 1, text: "x", ...data });
+
+  test("every bad import line is an error naming its line number", async () => {
+    // Each bad line is line 4: a meta line, a blank line and a good memory come first.
+    const bad = [
+      [memory({ text: 5 }), "invalid_argument", /memory\.text must be a string/],
+      [memory({ text: "" }), "invalid_argument", /text .*must not be empty/],
+      [memory({ id: 5 }), "invalid_argument", /a memory needs a string id/],
+      [memory({ id: "b".repeat(2000) }), "too_large", /id is 2000 bytes/],
+      [memory({ topic: 5 }), "invalid_argument", /memory\.topic must be a string/],
+      [memory({ tags: "t" }), "invalid_argument", /memory\.tags must be an array of strings/],
+      [memory({ createdAt: "2026-01-01" }), "invalid_argument", /memory\.createdAt must be a number/],
+      [memory({ emotion: "x" }), "invalid_argument", /memory\.emotion must be a number/],
+      [memory({ emotion: 9 }), "invalid_argument", /emotion must be between -5 and 5/],
+      [memory({ classification: 1.5 }), "invalid_argument", /memory\.classification must be an integer/],
+      [memory({ recallCount: "x" }), "invalid_argument", /memory\.recallCount must be a number/],
+      [memory({ recallTimestamps: "x" }), "invalid_argument", /memory\.recallTimestamps must be an array of numbers/],
+      [memory({}, ',"embedding":["x"]'), "corrupt", /embedding must be an array of numbers/],
+      [memory({}, ',"embedding":[]'), "corrupt", /embedding is empty/],
+      [memory({}, ',"embedding":[1e39]'), "corrupt", /outside float32 range/],
+      [memory({}, ',"embedding":[1,2,3]'), "dimension_mismatch", /embedding: expected 2, got 3/],
+      [memory({}, ',"signature":"zz"'), "corrupt", /not hex/],
+      [memory({ id: "good" }), "already_exists", /memory id "good" repeats line 3/],
+      [note({ text: 5 }), "invalid_argument", /note\.text must be a string/],
+      [note({ period: undefined }), "invalid_argument", /missing field `period`/],
+      [line("entity", { name: 5 }), "invalid_argument", /entity\.name must be a string/],
+      [line("edge", { id: "e", from: "a", to: "b", relation: "r", strength: "x" }), "invalid_argument", /edge\.strength must be a number/],
+      [line("meta", { format: 99 }), "corrupt", /store format 99 is not supported/],
+      ['{"v":1,"kind":"memory"', "corrupt", /not a JSON line/],
+      ['{"v":2,"kind":"memory","data":{}}', "corrupt", /format version 2 is not supported/],
+      ['{"v":1,"kind":"thought","data":{}}', "corrupt", /unknown record kind "thought"/],
+    ];
+    for (const [text, code, pattern] of bad) {
+      const store = await open();
+      const good = memory({ id: "good" }, ',"embedding":[1,0]');
+      await rejectsWith(store.import(`${META}\n\n${good}\n${text}\n`), code, new RegExp(`^line 4: .*${pattern.source}`));
+      await store.close();
+    }
+  });
+
+  test("line numbers count across batches and blank lines, and invalid UTF-8 names its line", async () => {
+    const store = await open();
+    const lines = [META, "", memory({ id: "a" }), memory({ id: "b" }), "", memory({ id: "c", text: 5 })];
+    await rejectsWith(store.import(`${lines.join("\n")}\n`, { batchSize: 1 }), "invalid_argument", /^line 6: memory\.text/);
+    assert.deepEqual(await store.ids(), ["a", "b"], "earlier batches stay stored");
+    const bytes = Buffer.concat([Buffer.from(`${memory({ id: "d" })}\n${memory({ id: "e", text: "caf" })}`), Buffer.from([0xc3]), Buffer.from("\n")]);
+    await rejectsWith(store.import((async function* () { yield bytes; })()), "corrupt", /^line 2: the input is not valid UTF-8$/);
+  });
+});
+
 describe("errors", () => {
   test("invalid_argument names the bad value", async () => {
     const store = await open();
