@@ -13,6 +13,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore, RecallError } from "../js/dist/index.js";
+import { readLines } from "../js/dist/storage/codec.js";
 
 const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
 const DAY_MS = 86_400_000;
@@ -355,6 +356,17 @@ function plainMemory(line, where) {
   return value;
 }
 
+/** `rememberMany(memories)`, its "item i" errors naming the line `lineNos[i]` instead. */
+async function rememberLines(store, memories, lineNos) {
+  try {
+    await store.rememberMany(memories);
+  } catch (e) {
+    const item = e instanceof RecallError ? /^item (\d+): (.*)$/s.exec(e.message) : null;
+    if (item === null) throw e;
+    throw new CliError(e.code, `line ${lineNos[Number(item[1])]}: ${item[2]}`, { cause: e });
+  }
+}
+
 /**
  * Reads the start of `chunks` until its first non-blank line is complete and tells whether it
  * is a recallkit record (`{"v":…,"kind":…,"data":…}`). Resolves to `{ records, chunks }`, where
@@ -562,19 +574,6 @@ async function* readChunks(file, onBytes) {
   }
 }
 
-/** Lines of byte chunks (UTF-8), without their line ends. */
-async function* linesOf(chunks) {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let rest = "";
-  for await (const chunk of chunks) {
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
-    rest = lines.pop();
-    for (const line of lines) yield line.replace(/\r$/, "");
-  }
-  rest += decoder.decode();
-  if (rest !== "") yield rest;
-}
-
 /** Codes of errors an import file's content causes (the rest come from storage or the embedder). */
 const INPUT_CODES = new Set(["invalid_argument", "corrupt", "already_exists", "too_large", "dimension_mismatch", "invalid_embedding"]);
 
@@ -607,19 +606,24 @@ async function cmdImport(ctx) {
       });
       skipped = result.skipped;
     } else {
+      // The lines as store.import reads them (one splitter: invalid UTF-8 names its line too).
       let batch = [];
+      let lineNos = [];
       let lineNo = 0;
-      for await (const line of linesOf(chunks)) {
+      const flush = async () => {
+        await rememberLines(store, batch, lineNos);
+        bar.records(store.size - before.memories);
+        batch = [];
+        lineNos = [];
+      };
+      for await (const line of readLines(chunks)) {
         lineNo += 1;
         if (line.trim() === "") continue;
-        batch.push(plainMemory(lineNo === 1 ? line.replace(/^\uFEFF/, "") : line, `${file}:${lineNo}`));
-        if (batch.length >= IMPORT_BATCH) {
-          await store.rememberMany(batch);
-          bar.records(store.size - before.memories);
-          batch = [];
-        }
+        batch.push(plainMemory(line, `line ${lineNo}`));
+        lineNos.push(lineNo);
+        if (batch.length >= IMPORT_BATCH) await flush();
       }
-      if (batch.length) await store.rememberMany(batch);
+      if (batch.length) await flush();
     }
   } catch (e) {
     bar.done(bytesRead);

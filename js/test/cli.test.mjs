@@ -295,7 +295,7 @@ describe("import, export, stats", () => {
     writeFileSync(bad, '{"text":"ok"}\nnot json\n');
     const failed = await run(["--db", db, "import", bad]);
     assert.equal(failed.code, 1);
-    assert.match(failed.stderr, /bad\.jsonl:2: not JSON/);
+    assert.match(failed.stderr, /^recallkit: corrupt: .*bad\.jsonl: line 2: not JSON/);
     const corrupt = join(tempDir(), "corrupt.jsonl");
     writeFileSync(corrupt, '{"v":1,"kind":"memory","data":{"id":"x","text":"fine"}}\n{"v":7,"kind":"memory","data":{}}\n');
     const failed2 = await run(["--db", db, "import", corrupt]);
@@ -304,6 +304,28 @@ describe("import, export, stats", () => {
     const missing = await run(["--db", db, "import", join(tempDir(), "nope.jsonl")]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no such file/);
+  });
+
+  test("every bad import line names its line, in both formats, invalid UTF-8 included", async () => {
+    const db = join(tempDir(), "db");
+    const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+    const record = (data) => `{"v":1,"kind":"memory","data":${JSON.stringify({ createdAt: 1, updatedAt: 1, ...data })}}`;
+    const cases = [
+      ['{"text":"ok"}\n\n{"text":"x","topic":5}\n', /^recallkit: invalid_argument: .*\.jsonl: line 3: topic must be a string, got 5\n$/],
+      [Buffer.concat([Buffer.from('{"text":"ok"}\n{"text":"b'), Buffer.from([0xff]), Buffer.from('"}\n')]),
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+      [`${meta}\n${record({ id: "a", text: "fine" })}\n${record({ id: "b", text: 5 })}\n`,
+        /^recallkit: invalid_argument: .*\.jsonl: line 3: memory\.text must be a string, got a number\n$/],
+      [Buffer.concat([Buffer.from(`${meta}\n${record({ id: "a", text: "b" })}`), Buffer.from([0xff]), Buffer.from("\n")]),
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+    ];
+    for (const [content, message] of cases) {
+      const file = join(tempDir(), "bad.jsonl");
+      writeFileSync(file, content);
+      const r = await run(["--db", db, "import", file]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
   });
 
   test("commands on one store at the same time wait for each other", async () => {
