@@ -82,8 +82,27 @@ class CliError extends RecallError {
 const usageError = (message) => new CliError("invalid_argument", `${message}\nRun "recallkit --help" for usage.`, { exitCode: 2 });
 const envError = (message) => new CliError("invalid_argument", message, { exitCode: 2 });
 
-const out = (text) => process.stdout.write(`${text}\n`);
-const warn = (text) => process.stderr.write(`recallkit: warning: ${text}\n`);
+/**
+ * Whether `stream` failed (EPIPE: its reader, such as `head`, has gone). Known at once: the
+ * stream records a failed write synchronously, while its 'error' event comes later.
+ */
+const failed = (stream) => stream.writableErrored != null || stream.destroyed;
+
+/** Writes `text` to stdout; resolves false once stdout has failed, waiting while it is full. */
+function write(text) {
+  if (failed(process.stdout)) return Promise.resolve(false);
+  if (process.stdout.write(text)) return Promise.resolve(!failed(process.stdout));
+  return new Promise((resolve) => {
+    const settle = () => {
+      for (const event of ["drain", "error", "close"]) process.stdout.off(event, settle);
+      resolve(!failed(process.stdout));
+    };
+    for (const event of ["drain", "error", "close"]) process.stdout.once(event, settle);
+  });
+}
+
+const out = (text) => { if (!failed(process.stdout)) process.stdout.write(`${text}\n`); };
+const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`recallkit: warning: ${text}\n`); };
 
 // ── arguments ─────────────────────────────────────────────────────────────────────────────
 
@@ -643,7 +662,8 @@ async function cmdImport(ctx) {
 async function cmdExport(ctx) {
   const store = await ctx.open({ mustExist: true });
   for await (const line of store.export()) {
-    if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once("drain", r));
+    // The reader has gone (`recallkit export | head`): stop; main closes the store.
+    if (!(await write(line))) return;
   }
 }
 
@@ -737,6 +757,16 @@ function reportError(e, debug) {
 }
 
 if (isMain()) {
+  // A reader that stops early (`| head`) is no error: output stops quietly (write, out and
+  // warn check failed()), the command finishes and closes the store, and the exit code is
+  // the command's. Any other output error is reported.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e) => {
+      if (e?.code === "EPIPE") return;
+      process.exitCode = 1;
+      if (stream !== process.stderr && !failed(process.stderr)) process.stderr.write(`recallkit: storage_failed: cannot write the output: ${e?.message ?? e}\n`);
+    });
+  }
   const argv = process.argv.slice(2);
   main(argv).catch((e) => reportError(e, argv.includes("--debug")));
 }

@@ -1,7 +1,7 @@
 // The recallkit CLI (bin/recallkit.mjs), run as a real process against temporary stores.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -270,6 +270,30 @@ describe("import, export, stats", () => {
     const viaStdin = join(tempDir(), "c");
     await ok(["--db", viaStdin, "import", "-"], { input: exported });
     assert.equal((await ok(["--db", viaStdin, "export"])).stdout, exported);
+  });
+
+  test("export into a reader that stops early (| head -1) exits 0 quietly and releases the store", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]); // an export of ~190 KB: more than a pipe holds
+    const child = spawn(process.execPath, [BIN, "--db", db, "export"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => { stderr += d; });
+    const first = await new Promise((resolve) => {
+      let text = "";
+      child.stdout.on("data", (d) => {
+        text += d;
+        if (text.includes("\n")) {
+          child.stdout.destroy(); // what head does after its first line
+          resolve(text.slice(0, text.indexOf("\n")));
+        }
+      });
+    });
+    const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+    assert.match(first, /^\{"v":1,"kind":"meta"/);
+    assert.equal(stderr, "", "no stack trace");
+    assert.equal(code, 0);
+    assert.ok(!existsSync(join(db, "lock")), "the lock file is released");
+    assert.match((await ok(["--db", db, "stats"])).stdout, /memories +330/);
   });
 
   test("importing ids the store holds: an error, or --on-conflict skip / replace", async () => {
