@@ -101,8 +101,21 @@ function write(text) {
   });
 }
 
-const out = (text) => { if (!failed(process.stdout)) process.stdout.write(`${text}\n`); };
-const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`recallkit: warning: ${text}\n`); };
+/** C0 controls but tab and newline, DEL, and C1 controls (ESC, BEL, CR, CSI…). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` safe for a terminal: each control character written as a `\u001b` escape, so stored
+ * text cannot move the cursor, clear the screen, retitle the window or ring the bell. In
+ * JSON output the characters it escapes only occur inside strings (JSON.stringify escapes C0
+ * but leaves DEL and C1 raw), so the JSON stays equivalent. `export` writes its lines exactly.
+ */
+function printable(text) {
+  return String(text).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const out = (text) => { if (!failed(process.stdout)) process.stdout.write(`${printable(text)}\n`); };
+const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`recallkit: warning: ${printable(text)}\n`); };
 
 // ── arguments ─────────────────────────────────────────────────────────────────────────────
 
@@ -429,7 +442,7 @@ function progressBar(enabled, label) {
     const width = 30;
     const filled = Math.round(fraction * width);
     const count = stored ? ` ${stored.toLocaleString("en")} records` : "";
-    process.stderr.write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
+    process.stderr.write(`\r${printable(label)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
   };
   return {
     update(done, total) {
@@ -751,8 +764,8 @@ function isMain() {
  */
 function reportError(e, debug) {
   const err = e instanceof RecallError ? e : new RecallError("internal", e instanceof Error ? e.message : String(e), { cause: e });
-  process.stderr.write(`recallkit: ${err.code}: ${err.message}\n`);
-  if (debug) process.stderr.write(`${inspect(e)}\n`);
+  process.stderr.write(`recallkit: ${err.code}: ${printable(err.message)}\n`);
+  if (debug) process.stderr.write(`${printable(inspect(e))}\n`);
   process.exitCode = err.exitCode ?? (err.code === "invalid_argument" ? 2 : 1);
 }
 

@@ -215,6 +215,31 @@ describe("remember, recall, forget", () => {
   });
 });
 
+describe("stored control characters", () => {
+  // ESC sequences (clear screen, set title, colour), BEL, CR, DEL and C1's CSI.
+  const evil = "evil \x1b[2J\x1b]0;owned\x07 text\r\x7f\u009bx";
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  test("human-readable output escapes them; --json keeps the exact text; export is exact", async () => {
+    const db = join(tempDir(), "db");
+    assert.equal((await ok(["--db", db, "remember", evil, "--topic", "t\x1b[31m", "--id", "id\x1bx"])).stdout, "id\\u001bx\n");
+    const recall = await ok(["--db", db, "recall", "evil"]);
+    assert.doesNotMatch(recall.stdout, CONTROL);
+    assert.ok(recall.stdout.includes("evil \\u001b[2J\\u001b]0;owned\\u0007 text\\u000d\\u007f\\u009bx"), recall.stdout);
+    assert.ok(recall.stdout.includes("id id\\u001bx · t\\u001b[31m"), recall.stdout);
+    const json = await ok(["--db", db, "recall", "evil", "--json"]);
+    assert.doesNotMatch(json.stdout, CONTROL);
+    assert.equal(JSON.parse(json.stdout).results[0].text, evil, "--json: the same text, escaped the JSON way");
+    const exported = (await ok(["--db", db, "export"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(exported.find((r) => r.kind === "memory").data.text, evil);
+    const missing = await run(["--db", db, "forget", "no\x1b[2Jpe"]);
+    assert.equal(missing.stderr, "recallkit: not_found: no memory with id \"no\\u001b[2Jpe\"\n");
+    const forgot = await ok(["--db", db, "forget", "id\x1bx"]);
+    assert.doesNotMatch(forgot.stdout, CONTROL);
+    assert.match(forgot.stdout, /^forgot id\\u001bx: evil \\u001b\[2J/);
+  });
+});
+
 describe("notes and relations", () => {
   test("note add is found by stage S6", async () => {
     const db = join(tempDir(), "db");
