@@ -1270,15 +1270,16 @@ export class MemoryStore {
     const out: StorageInfo = { openedFrom: this.#openedFrom };
     const adapter = this.#adapter as {
       storageInfo?: () => Promise<{ usage?: number; quota?: number; persisted?: boolean }>;
-      stats?: () => { logBytes?: number };
+      stats?: () => { logBytes?: number } | Promise<{ logBytes?: number }>;
     };
+    // A custom adapter may offer these too (checked.ts keeps them): answers are read with care.
     if (typeof adapter.storageInfo === "function") {
-      const info = await adapter.storageInfo();
-      if (info.usage !== undefined) out.usage = info.usage;
-      if (info.quota !== undefined) out.quota = info.quota;
-      if (info.persisted !== undefined) out.persisted = info.persisted;
+      const info = await this.#read(() => adapter.storageInfo!());
+      if (info?.usage !== undefined) out.usage = info.usage;
+      if (info?.quota !== undefined) out.quota = info.quota;
+      if (info?.persisted !== undefined) out.persisted = info.persisted;
     } else if (typeof adapter.stats === "function") {
-      const bytes = adapter.stats().logBytes;
+      const bytes = (await this.#read(async () => adapter.stats!()))?.logBytes;
       if (bytes !== undefined) out.usage = bytes;
     }
     return out;

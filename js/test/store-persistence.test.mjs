@@ -582,6 +582,15 @@ describe("custom storage adapters", () => {
     }
   });
 
+  test("storageInfo reports what a custom adapter tells, and its failure is storage_failed", async () => {
+    const reported = await MemoryStore.open({ storage: custom({ storageInfo: async () => ({ usage: 5, quota: 9, persisted: true }) }) });
+    assert.deepEqual(await reported.storageInfo(), { openedFrom: "records", usage: 5, quota: 9, persisted: true });
+    await reported.close();
+    const broken = await MemoryStore.open({ storage: custom({ storageInfo: () => { throw new Error("estimate failed"); } }) });
+    await rejectsWith(broken.storageInfo(), "storage_failed", /estimate failed/);
+    await broken.close();
+  });
+
   test("an adapter whose close or unsubscribe throws still closes the store", async () => {
     const adapter = custom({ subscribe: () => () => { throw new Error("unsubscribe"); }, close: () => { throw new Error("close"); } });
     const store = await MemoryStore.open({ storage: adapter });

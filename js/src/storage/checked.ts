@@ -13,6 +13,7 @@
  * - `subscribe` that throws, or returns something other than an unsubscribe function, is
  *   `storage_failed` (with `cause`); notifications that are not arrays of keys are dropped;
  *   the unsubscribe function never throws (the store calls it while closing).
+ * - The optional `storageInfo` and `stats` that `MemoryStore.storageInfo` reads are kept.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -90,5 +91,12 @@ export function checkedAdapter(adapter: StorageAdapter): StorageAdapter {
       };
     };
   }
+  // Extras MemoryStore.storageInfo reads when an adapter has them (the built-in ones do):
+  // kept, as promises; the store reads their answers with care.
+  const extras = adapter as { storageInfo?: () => unknown; stats?: () => unknown };
+  const kept = checked as StorageAdapter & { storageInfo?: () => Promise<unknown>; stats?: () => Promise<unknown> };
+  const { storageInfo, stats } = extras;
+  if (typeof storageInfo === "function") kept.storageInfo = () => settle(async () => storageInfo.call(adapter));
+  if (typeof stats === "function") kept.stats = () => settle(async () => stats.call(adapter));
   return checked;
 }
