@@ -3,13 +3,17 @@
 // and stats on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
 // no dependencies beyond the package itself. `recallkit --help` lists everything.
 //
-// Exit codes: 0 success, 1 failure (missing store, unknown id, unreachable embedder while
-// storing, I/O), 2 bad arguments or bad environment variables.
+// Errors print as `recallkit: code: message` (a RecallError's stable code), with the stack
+// only under --debug. Exit codes: 0 success, 1 failure (missing store, unknown id,
+// unreachable embedder while storing, a bad import file, I/O), 2 bad arguments or bad
+// environment variables.
+import { inspect } from "node:util";
 import { createReadStream, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore, RecallError } from "../js/dist/index.js";
+import { readLines } from "../js/dist/storage/codec.js";
 
 const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
 const DAY_MS = 86_400_000;
@@ -50,6 +54,7 @@ Options:
   --embed-model NAME      model (default $EMBEDDING_MODEL or nomic-embed-text)
   --embed-key KEY         bearer key for OpenAI-compatible endpoints (default $OPENAI_API_KEY)
   --progress              show the import progress bar even when stderr is not a terminal
+  --debug                 print the stack trace of an error
   -h, --help              this help;  --version  the version
 
 DATE: 2026-11-14, an ISO time, today, yesterday, or 7d / 2w / 3m / 1y ago.
@@ -67,21 +72,55 @@ but remember fails with exit 1 and stores nothing.`;
 
 // ── errors and output ─────────────────────────────────────────────────────────────────────
 
-class CliError extends Error {
-  constructor(message, exitCode = 1) {
-    super(message);
+/** A {@link RecallError} of the CLI, with its exit code: 2 for bad arguments or environment values, 1 otherwise. */
+class CliError extends RecallError {
+  constructor(code, message, { exitCode = 1, cause } = {}) {
+    super(code, message, cause === undefined ? undefined : { cause });
     this.exitCode = exitCode;
   }
 }
-const usageError = (message) => new CliError(`${message}\nRun "recallkit --help" for usage.`, 2);
+const usageError = (message) => new CliError("invalid_argument", `${message}\nRun "recallkit --help" for usage.`, { exitCode: 2 });
+const envError = (message) => new CliError("invalid_argument", message, { exitCode: 2 });
 
-const out = (text) => process.stdout.write(`${text}\n`);
-const warn = (text) => process.stderr.write(`recallkit: warning: ${text}\n`);
+/**
+ * Whether `stream` failed (EPIPE: its reader, such as `head`, has gone). Known at once: the
+ * stream records a failed write synchronously, while its 'error' event comes later.
+ */
+const failed = (stream) => stream.writableErrored != null || stream.destroyed;
+
+/** Writes `text` to stdout; resolves false once stdout has failed, waiting while it is full. */
+function write(text) {
+  if (failed(process.stdout)) return Promise.resolve(false);
+  if (process.stdout.write(text)) return Promise.resolve(!failed(process.stdout));
+  return new Promise((resolve) => {
+    const settle = () => {
+      for (const event of ["drain", "error", "close"]) process.stdout.off(event, settle);
+      resolve(!failed(process.stdout));
+    };
+    for (const event of ["drain", "error", "close"]) process.stdout.once(event, settle);
+  });
+}
+
+/** C0 controls but tab and newline, DEL, and C1 controls (ESC, BEL, CR, CSI…). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` safe for a terminal: each control character written as a `\u001b` escape, so stored
+ * text cannot move the cursor, clear the screen, retitle the window or ring the bell. In
+ * JSON output the characters it escapes only occur inside strings (JSON.stringify escapes C0
+ * but leaves DEL and C1 raw), so the JSON stays equivalent. `export` writes its lines exactly.
+ */
+function printable(text) {
+  return String(text).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const out = (text) => { if (!failed(process.stdout)) process.stdout.write(`${printable(text)}\n`); };
+const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`recallkit: warning: ${printable(text)}\n`); };
 
 // ── arguments ─────────────────────────────────────────────────────────────────────────────
 
 const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"];
-const GLOBAL_FLAGS = ["progress", "help", "version"];
+const GLOBAL_FLAGS = ["progress", "debug", "help", "version"];
 const COMMANDS = {
   recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track"], args: [1, 1, '"query"'] },
   remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date"], flags: [], args: [1, 1, '"text"'] },
@@ -194,18 +233,18 @@ export function readEnv(env) {
     if (v === undefined || v === "") return undefined;
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max || (name === "SIGNATURE_BITS" && !Number.isInteger(n))) {
-      throw new CliError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(v)}`, 2);
+      throw envError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(v)}`);
     }
     return n;
   };
   const mode = env.MEMORY_SEARCH_MODE;
   if (mode !== undefined && mode !== "") {
-    if (!MODES.includes(mode.toLowerCase())) throw new CliError(`MEMORY_SEARCH_MODE must be hybrid, lexical or semantic, got ${JSON.stringify(mode)}`, 2);
+    if (!MODES.includes(mode.toLowerCase())) throw envError(`MEMORY_SEARCH_MODE must be hybrid, lexical or semantic, got ${JSON.stringify(mode)}`);
     config.searchMode = mode.toLowerCase();
   }
   const enabled = env.EMBEDDING_ENABLED;
   if (enabled !== undefined && enabled !== "") {
-    if (!/^(true|false|1|0|yes|no)$/i.test(enabled)) throw new CliError(`EMBEDDING_ENABLED must be true or false, got ${JSON.stringify(enabled)}`, 2);
+    if (!/^(true|false|1|0|yes|no)$/i.test(enabled)) throw envError(`EMBEDDING_ENABLED must be true or false, got ${JSON.stringify(enabled)}`);
     config.embeddingEnabled = /^(true|1|yes)$/i.test(enabled);
   }
   if (env.EMBEDDING_MODEL) config.embeddingModel = env.EMBEDDING_MODEL;
@@ -215,7 +254,7 @@ export function readEnv(env) {
   config.emotionBoost = num("RECALL_EMOTION_BOOST", 0, 1e9);
   const bits = num("SIGNATURE_BITS", 1, 1e9);
   if (bits !== undefined && bits !== 256) {
-    throw new CliError(`SIGNATURE_BITS=${bits} is not supported: recallkit's Ss signatures are always 256 bits (unset it or set 256)`, 2);
+    throw envError(`SIGNATURE_BITS=${bits} is not supported: recallkit's Ss signatures are always 256 bits (unset it or set 256)`);
   }
   return config;
 }
@@ -322,7 +361,7 @@ async function openStore(db, storeOptions) {
     } catch (e) {
       if (e?.code !== "locked") throw e;
       if (Date.now() >= deadline) {
-        throw new CliError(`the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${e.message})`);
+        throw new CliError("locked", `the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${e.message})`, { cause: e });
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -339,14 +378,25 @@ function plainMemory(line, where) {
   try {
     value = JSON.parse(line);
   } catch (e) {
-    throw new CliError(`${where}: not JSON (${e.message})`);
+    throw new CliError("corrupt", `${where}: not JSON (${e.message})`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value) || typeof value.text !== "string") {
-    throw new CliError(`${where}: expected a memory object with "text" (or a recallkit export)`);
+    throw new CliError("invalid_argument", `${where}: expected a memory object with "text" (or a recallkit export)`);
   }
-  if ("kind" in value && "data" in value) throw new CliError(`${where}: a recallkit record in a file of plain memories`);
+  if ("kind" in value && "data" in value) throw new CliError("invalid_argument", `${where}: a recallkit record in a file of plain memories`);
   for (const key of ENGINE_FIELDS) delete value[key];
   return value;
+}
+
+/** `rememberMany(memories)`, its "item i" errors naming the line `lineNos[i]` instead. */
+async function rememberLines(store, memories, lineNos) {
+  try {
+    await store.rememberMany(memories);
+  } catch (e) {
+    const item = e instanceof RecallError ? /^item (\d+): (.*)$/s.exec(e.message) : null;
+    if (item === null) throw e;
+    throw new CliError(e.code, `line ${lineNos[Number(item[1])]}: ${item[2]}`, { cause: e });
+  }
 }
 
 /**
@@ -392,7 +442,7 @@ function progressBar(enabled, label) {
     const width = 30;
     const filled = Math.round(fraction * width);
     const count = stored ? ` ${stored.toLocaleString("en")} records` : "";
-    process.stderr.write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
+    process.stderr.write(`\r${printable(label)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
   };
   return {
     update(done, total) {
@@ -505,10 +555,10 @@ async function cmdRemember(ctx) {
     id = await store.remember(memory);
   } catch (e) {
     if (e?.code === "embed_failed" || e?.code === "embed_timeout") {
-      throw new CliError(`cannot embed the memory with the ${ctx.embed?.describe ?? "embedder"}: ${e.message}. Nothing was stored; fix the embedder or run without --embed-url / EMBEDDING_ENABLED`);
+      throw new CliError(e.code, `cannot embed the memory with the ${ctx.embed?.describe ?? "embedder"}: ${e.message}. Nothing was stored; fix the embedder or run without --embed-url / EMBEDDING_ENABLED`, { cause: e });
     }
     if (e?.code === "dimension_mismatch") {
-      throw new CliError(`the ${ctx.embed?.describe ?? "embedder"} returns vectors of another dimension than the store's (${e.message}). Nothing was stored; use the store's embedder or a new --db`);
+      throw new CliError(e.code, `the ${ctx.embed?.describe ?? "embedder"} returns vectors of another dimension than the store's (${e.message}). Nothing was stored; use the store's embedder or a new --db`, { cause: e });
     }
     throw e;
   }
@@ -518,7 +568,7 @@ async function cmdRemember(ctx) {
 async function cmdForget(ctx) {
   const store = await ctx.open({ mustExist: true });
   const id = ctx.args[0];
-  if ((await store.get(id)) === undefined) throw new CliError(`no memory with id ${JSON.stringify(id)}`);
+  if ((await store.get(id)) === undefined) throw new CliError("not_found", `no memory with id ${JSON.stringify(id)}`);
   const memory = await store.forget(id);
   out(`forgot ${id}: ${memory.text}`);
 }
@@ -556,18 +606,8 @@ async function* readChunks(file, onBytes) {
   }
 }
 
-/** Lines of byte chunks (UTF-8), without their line ends. */
-async function* linesOf(chunks) {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let rest = "";
-  for await (const chunk of chunks) {
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
-    rest = lines.pop();
-    for (const line of lines) yield line.replace(/\r$/, "");
-  }
-  rest += decoder.decode();
-  if (rest !== "") yield rest;
-}
+/** Codes of errors an import file's content causes (the rest come from storage or the embedder). */
+const INPUT_CODES = new Set(["invalid_argument", "corrupt", "already_exists", "too_large", "dimension_mismatch", "invalid_embedding"]);
 
 async function cmdImport(ctx) {
   const file = ctx.args[0];
@@ -575,7 +615,7 @@ async function cmdImport(ctx) {
   if (!["error", "skip", "replace"].includes(onConflict)) throw usageError(`--on-conflict must be error, skip or replace, got ${JSON.stringify(onConflict)}`);
   let total = 0;
   if (file !== "-") {
-    if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+    if (!existsSync(file) || !statSync(file).isFile()) throw new CliError("not_found", `no such file: ${file}`);
     total = statSync(file).size;
   }
   const bar = progressBar(ctx.opts.progress || process.stderr.isTTY, `importing ${file === "-" ? "stdin" : file}`);
@@ -598,26 +638,32 @@ async function cmdImport(ctx) {
       });
       skipped = result.skipped;
     } else {
+      // The lines as store.import reads them (one splitter: invalid UTF-8 names its line too).
       let batch = [];
+      let lineNos = [];
       let lineNo = 0;
-      for await (const line of linesOf(chunks)) {
+      const flush = async () => {
+        await rememberLines(store, batch, lineNos);
+        bar.records(store.size - before.memories);
+        batch = [];
+        lineNos = [];
+      };
+      for await (const line of readLines(chunks)) {
         lineNo += 1;
         if (line.trim() === "") continue;
-        batch.push(plainMemory(lineNo === 1 ? line.replace(/^\uFEFF/, "") : line, `${file}:${lineNo}`));
-        if (batch.length >= IMPORT_BATCH) {
-          await store.rememberMany(batch);
-          bar.records(store.size - before.memories);
-          batch = [];
-        }
+        batch.push(plainMemory(line, `line ${lineNo}`));
+        lineNos.push(lineNo);
+        if (batch.length >= IMPORT_BATCH) await flush();
       }
-      if (batch.length) await store.rememberMany(batch);
+      if (batch.length) await flush();
     }
   } catch (e) {
     bar.done(bytesRead);
-    if (e?.code === "already_exists") {
-      throw new CliError(`${file}: ${e.message} (use --on-conflict skip or replace; earlier batches stay imported)`);
+    // The file's content is at fault: name the file, and exit 1 (the arguments were fine).
+    if (e instanceof RecallError && INPUT_CODES.has(e.code)) {
+      const hint = e.code === "already_exists" ? " (use --on-conflict skip or replace; earlier batches stay imported)" : "";
+      throw new CliError(e.code, `${file}: ${e.message}${hint}`, { cause: e });
     }
-    if (e?.code === "corrupt" || e?.code === "invalid_argument") throw new CliError(`${file}: ${e.message}`);
     throw e;
   }
   bar.done(total || bytesRead);
@@ -629,7 +675,8 @@ async function cmdImport(ctx) {
 async function cmdExport(ctx) {
   const store = await ctx.open({ mustExist: true });
   for await (const line of store.export()) {
-    if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once("drain", r));
+    // The reader has gone (`recallkit export | head`): stop; main closes the store.
+    if (!(await write(line))) return;
   }
 }
 
@@ -689,7 +736,7 @@ async function main(argv) {
     args, opts, db, embed,
     async open({ mustExist }) {
       if (mustExist && !storeExists(db)) {
-        throw new CliError(`no store at ${db}${existsSync(db) ? " (the directory holds no recallkit store)" : ""}; create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`);
+        throw new CliError("not_found", `no store at ${db}${existsSync(db) ? " (the directory holds no recallkit store)" : ""}; create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`);
       }
       opened = await openStore(db, storeOptions);
       return opened;
@@ -711,17 +758,28 @@ function isMain() {
   }
 }
 
+/**
+ * Prints an error as `recallkit: code: message` (anything that is not a RecallError is a bug:
+ * `internal`), its stack and causes only with `--debug`, and sets the exit code.
+ */
+function reportError(e, debug) {
+  const err = e instanceof RecallError ? e : new RecallError("internal", e instanceof Error ? e.message : String(e), { cause: e });
+  process.stderr.write(`recallkit: ${err.code}: ${printable(err.message)}\n`);
+  if (debug) process.stderr.write(`${printable(inspect(e))}\n`);
+  process.exitCode = err.exitCode ?? (err.code === "invalid_argument" ? 2 : 1);
+}
+
 if (isMain()) {
-  main(process.argv.slice(2)).catch((e) => {
-    if (e instanceof CliError) {
-      process.stderr.write(`recallkit: ${e.message}\n`);
-      process.exitCode = e.exitCode;
-    } else if (e instanceof RecallError) {
-      process.stderr.write(`recallkit: ${e.code}: ${e.message}\n`);
-      process.exitCode = e.code === "invalid_argument" ? 2 : 1;
-    } else {
-      process.stderr.write(`recallkit: ${e?.stack ?? e}\n`);
+  // A reader that stops early (`| head`) is no error: output stops quietly (write, out and
+  // warn check failed()), the command finishes and closes the store, and the exit code is
+  // the command's. Any other output error is reported.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e) => {
+      if (e?.code === "EPIPE") return;
       process.exitCode = 1;
-    }
-  });
+      if (stream !== process.stderr && !failed(process.stderr)) process.stderr.write(`recallkit: storage_failed: cannot write the output: ${e?.message ?? e}\n`);
+    });
+  }
+  const argv = process.argv.slice(2);
+  main(argv).catch((e) => reportError(e, argv.includes("--debug")));
 }

@@ -47,6 +47,26 @@ impl Error {
     }
 }
 
+impl Error {
+    /// This error about item `index` of a batch: the detail prefixed with `item {index}: `,
+    /// keeping the code (a dimension mismatch, whose detail is fixed, becomes
+    /// `invalid_argument`). Callers map the index back to what the item was (a key, a line).
+    pub fn at_item(self, index: usize) -> Error {
+        let detail = self.to_string();
+        let detail = detail.split_once(": ").map_or(detail.as_str(), |(_, d)| d);
+        let message = format!("item {index}: {detail}");
+        match self {
+            Error::InvalidArgument(_) => Error::InvalidArgument(message),
+            Error::NotFound(_) => Error::NotFound(message),
+            Error::AlreadyExists(_) => Error::AlreadyExists(message),
+            Error::TooLarge(_) => Error::TooLarge(message),
+            Error::InvalidEmbedding(_) => Error::InvalidEmbedding(message),
+            Error::Corrupt(_) => Error::Corrupt(message),
+            Error::DimensionMismatch { .. } => Error::InvalidArgument(message),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -34,14 +34,17 @@ const CODES: ReadonlySet<string> = new Set<ErrorCode>([
   "locked", "blocked", "quota_exceeded", "storage_failed", "embed_failed", "embed_timeout",
 ]);
 
-/** An error with a stable machine-readable `code` and a message naming the bad value. */
+/**
+ * An error with a stable machine-readable `code` and a message naming the bad value. The
+ * message does not repeat the code: show both as `${e.code}: ${e.message}`.
+ */
 export class RecallError extends Error {
   /** The stable code, e.g. `"invalid_argument"`. */
   readonly code: ErrorCode;
 
   /** Creates an error; `message` should name the bad value. */
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`${code}: ${message}`, options);
+    super(message, options);
     this.name = "RecallError";
     this.code = code;
   }

@@ -20,7 +20,8 @@ import type { EdgeRecord, EngineConfigJs, EntityRecord, MemoryRecord, NoteRecord
 import { RecallError, fromEngineError } from "./errors.js";
 import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.js";
-import { decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
+import { checkedAdapter } from "./storage/checked.js";
+import { checkLineSource, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
 import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
@@ -35,9 +36,10 @@ import type {
   MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
 } from "./types.js";
 import {
-  SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
-  checkDimensions, toRankingConfig, toVector,
+  SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation,
+  toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
+import type { RecordInput } from "./validate.js";
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
@@ -129,8 +131,7 @@ function storageError(e: unknown, doing: string): RecallError {
 /** Prefixes an error's message with where it happened, keeping its code. */
 function located(e: unknown, where: string): RecallError {
   const err = fromEngineError(e);
-  const detail = err.message.startsWith(`${err.code}: `) ? err.message.slice(err.code.length + 2) : err.message;
-  return new RecallError(err.code, `${where}: ${detail}`, { cause: e });
+  return new RecallError(err.code, `${where}: ${err.message}`, { cause: e });
 }
 
 /** A decoded stored record of the expected kind; anything else is `corrupt`, naming the key. */
@@ -170,7 +171,7 @@ function flatten(vectors: readonly (Float32Array | undefined)[]): { flat: Float3
 /** Maps `insertMany`'s "item i" in an error to a name for that item (a key, a line). */
 function itemError(e: unknown, name: (index: number) => string, code?: RecallError["code"]): RecallError {
   const err = fromEngineError(e);
-  const match = /^(?:[a-z_]+: )?item (\d+): (.*)$/s.exec(err.message);
+  const match = /^item (\d+): (.*)$/s.exec(err.message);
   if (match === null) return err;
   return new RecallError(code ?? err.code, `${name(Number(match[1]))}: ${match[2]}`, { cause: e });
 }
@@ -287,10 +288,8 @@ export class MemoryStore {
    * configuration has an unknown format version or cannot be read; `dimension_mismatch` when
    * `dimensions` disagrees with the stored dimension.
    */
-  static async open(options: OpenOptions = {}): Promise<MemoryStore> {
-    if (typeof options !== "object" || options === null) {
-      throw new RecallError("invalid_argument", `open options must be an object, got ${String(options)}`);
-    }
+  static async open(options?: OpenOptions): Promise<MemoryStore> {
+    options = checkOptions(options, "open options") as OpenOptions;
     for (const key of Object.keys(options)) {
       if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
     }
@@ -299,7 +298,7 @@ export class MemoryStore {
       throw new RecallError("invalid_argument",
         `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
     }
-    const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
+    const name = checkStoreName(options.name === undefined ? DEFAULT_STORE_NAME : options.name);
     for (const key of ["clock", "embed", "rerank"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
         throw new RecallError("invalid_argument", `${key} must be a function, got ${typeof options[key]}`);
@@ -331,7 +330,7 @@ export class MemoryStore {
     }
     await init();
     const kind: StorageKind | "adapter" = isAdapter(storage) ? "adapter" : (storage ?? defaultStorageKind()) as StorageKind;
-    const adapter = isAdapter(storage) ? storage : await openAdapter(kind as StorageKind, {
+    const adapter = isAdapter(storage) ? checkedAdapter(storage) : await openAdapter(kind as StorageKind, {
       name, path: options.path, persist: options.persist, blockedTimeoutMs: options.blockedTimeoutMs,
     });
     const snapshots = kind !== "memory" && (options.snapshots ?? kind !== "file");
@@ -972,7 +971,8 @@ export class MemoryStore {
       throw new RecallError("embed_failed", `embed() must return one vector per text (${texts.length}), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`);
     }
     const dims = this.#alive().dimensions;
-    return vectors.map((v, i) => toVector(v, `embed() vector ${i}`, "", dims ?? (vectors[0] as ArrayLike<number>)?.length));
+    // Array.from visits the holes of a sparse answer, which map() would leave as missing vectors.
+    return Array.from(vectors, (v, i) => toVector(v, `embed() vector ${i}`, "", dims ?? (vectors[0] as ArrayLike<number>)?.length));
   }
 
   /**
@@ -1014,7 +1014,9 @@ export class MemoryStore {
       throw new RecallError("invalid_argument", "rememberMany expects an array of memories");
     }
     const now = this.#now();
-    const items = memories.map((m, i) => toRecord(m, now, randomId, i));
+    // Index by index: map() skips the holes of a sparse array, which must fail as items too.
+    const items: RecordInput[] = new Array(memories.length);
+    for (let i = 0; i < memories.length; i++) items[i] = toRecord(memories[i], now, randomId, i);
     let dims = engine.dimensions;
     const vectors: (Float32Array | undefined)[] = items.map(({ embedding }, i) => {
       if (embedding === undefined) return undefined;
@@ -1074,9 +1076,10 @@ export class MemoryStore {
   }
 
   /**
-   * Changes fields of a memory (`null` clears an optional field) and returns it. `embedding`
-   * sets a new vector (`null` removes it). When the text changes without a new vector, the
-   * store re-embeds it with the host's `embed`, or drops the old vector, which no longer fits.
+   * Changes fields of a memory (`null` clears an optional field; see {@link MemoryPatch}) and
+   * returns it. `embedding` sets a new vector (`null` removes it). When the text changes
+   * without a new vector, the store re-embeds it with the host's `embed`, or drops the old
+   * vector, which no longer fits.
    */
   async update(id: string, patch: MemoryPatch): Promise<Memory> {
     this.#live();
@@ -1236,7 +1239,10 @@ export class MemoryStore {
     });
   }
 
-  /** Changes fields of a note and returns it. */
+  /**
+   * Changes fields of a note and returns it. `end: null` (or a new `start` without `end`)
+   * gives the period's default end; `period`, `start` and `text` cannot be cleared.
+   */
   async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
     this.#live();
     checkId(id);
@@ -1339,15 +1345,16 @@ export class MemoryStore {
     const out: StorageInfo = { openedFrom: this.#openedFrom };
     const adapter = this.#adapter as {
       storageInfo?: () => Promise<{ usage?: number; quota?: number; persisted?: boolean }>;
-      stats?: () => { logBytes?: number };
+      stats?: () => { logBytes?: number } | Promise<{ logBytes?: number }>;
     };
+    // A custom adapter may offer these too (checked.ts keeps them): answers are read with care.
     if (typeof adapter.storageInfo === "function") {
-      const info = await adapter.storageInfo();
-      if (info.usage !== undefined) out.usage = info.usage;
-      if (info.quota !== undefined) out.quota = info.quota;
-      if (info.persisted !== undefined) out.persisted = info.persisted;
+      const info = await this.#read(() => adapter.storageInfo!());
+      if (info?.usage !== undefined) out.usage = info.usage;
+      if (info?.quota !== undefined) out.quota = info.quota;
+      if (info?.persisted !== undefined) out.persisted = info.persisted;
     } else if (typeof adapter.stats === "function") {
-      const bytes = adapter.stats().logBytes;
+      const bytes = (await this.#read(async () => adapter.stats!()))?.logBytes;
       if (bytes !== undefined) out.usage = bytes;
     }
     return out;
@@ -1391,17 +1398,17 @@ export class MemoryStore {
    * Reads JSON Lines written by {@link export} (a string, a `ReadableStream`, or an async
    * iterable of strings or bytes) and stores every record, in batches of `batchSize` records,
    * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
-   * Errors name the line: `corrupt` for a line that is not a record (or an unknown format
-   * version), the engine's code for an invalid record, `already_exists` for a memory or note
+   * Errors name the line (`line 12: …`): `corrupt` for a line that is not a record (not UTF-8,
+   * not JSON, an unknown format version), `dimension_mismatch` for an embedding of another
+   * length, the engine's code for an invalid record, `already_exists` for a memory or note
    * id the store holds (unless `onConflict` is `"skip"` or `"replace"`). Batches stored
    * before an error stay stored. Signatures are recomputed, not read: they follow from the
    * text and the store's seed. An empty store takes the file's dimension and seed.
    */
-  async import(source: ImportSource, options: ImportOptions = {}): Promise<ImportProgress> {
+  async import(source: ImportSource, options?: ImportOptions): Promise<ImportProgress> {
     this.#live();
-    if (typeof options !== "object" || options === null) {
-      throw new RecallError("invalid_argument", `import options must be an object, got ${String(options)}`);
-    }
+    options = checkOptions(options, "import options") as ImportOptions;
+    checkLineSource(source, "import source");
     for (const key of Object.keys(options)) {
       if (!["onConflict", "onProgress", "batchSize"].includes(key)) {
         throw new RecallError("invalid_argument", `unknown import option ${JSON.stringify(key)}`);
@@ -1483,6 +1490,8 @@ export class MemoryStore {
       // Memories: new ones in one insertMany; existing ones per onConflict.
       const fresh: ImportItem[] = [];
       const seen = new Map<string, number>();
+      // Checked here, per line: insertMany's flat vectors cannot tell which row is short.
+      let dims = engine.dimensions;
       for (const item of items.filter((i) => i.record.kind === "memory")) {
         const { record } = splitMemory(item.record.data);
         if (typeof record.id !== "string" || record.id === "") {
@@ -1495,6 +1504,8 @@ export class MemoryStore {
         seen.set(record.id, item.line);
         const current = engine.get(record.id);
         if (current === undefined) {
+          const embedding = item.record.embedding;
+          if (embedding !== undefined) dims = checkDimensions(embedding, "embedding", `line ${item.line}: `, dims).length;
           fresh.push(item);
         } else if (onConflict === "skip") {
           skipped++;

@@ -106,7 +106,11 @@ export type RerankFunction = (query: string, texts: string[]) => Promise<number[
 /** Which stages run: all, lexical only (no Se/Ss), or semantic only (no Sf). */
 export type SearchMode = "hybrid" | "lexical" | "semantic";
 
-/** Fields {@link MemoryStore.update} may change; `null` clears an optional field. */
+/**
+ * Fields {@link MemoryStore.update} may change; `null` clears an optional field. `text` and
+ * `createdAt` cannot be cleared (`invalid_argument`); `updatedAt: null` stamps the update
+ * time, as leaving it out does.
+ */
 export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
 
 /**

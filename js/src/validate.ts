@@ -15,8 +15,8 @@ type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | 
  * chose (`constructor`, `toString`, `__proto__`) must miss, so that it is rejected as an
  * unknown field instead of finding `Object.prototype`'s member and being silently dropped.
  */
-function fieldTable(kinds: Record<string, Kind>): Readonly<Record<string, Kind>> {
-  return Object.freeze(Object.assign(Object.create(null) as Record<string, Kind>, kinds));
+function fieldTable<T extends string = Kind>(kinds: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, kinds));
 }
 
 const MEMORY_FIELDS = fieldTable({
@@ -73,7 +73,16 @@ function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean" || value == null) return String(value);
   if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") {
+    const tag = objectTag(value);
+    return tag === "Object" ? "an object" : `a ${tag}`;
+  }
   return `a ${typeof value}`;
+}
+
+/** `"Object"` for records (any realm, any class), `"Array"`, `"Map"`, `"Date"`, `"Promise"`… for the rest. */
+function objectTag(value: object): string {
+  return Object.prototype.toString.call(value).slice(8, -1);
 }
 
 function invalid(where: Where, field: string, expected: string, value: unknown): RecallError {
@@ -96,11 +105,14 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
     case "string":
       if (typeof value !== "string") throw invalid(where, field, "a string", value);
       return value;
-    case "strings":
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-        throw invalid(where, field, "an array of strings", value);
+    case "strings": {
+      if (!Array.isArray(value)) throw invalid(where, field, "an array of strings", value);
+      // Index by index: every() and map() skip the holes of a sparse array.
+      for (let i = 0; i < value.length; i++) {
+        if (typeof value[i] !== "string") throw invalid(where, `${field}[${i}]`, "a string", value[i]);
       }
       return [...value];
+    }
     case "keywords":
       if (typeof value === "string") return [value];
       return convert("strings", value, field, where);
@@ -148,10 +160,22 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
   }
 }
 
-function checkObject(value: unknown, what: string, where: Where): asserts value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+/**
+ * The one check of an object argument (a memory, a patch, an option bag): a plain record of
+ * fields, not `null`, an array, a `Map`, a `Date` or a promise, whose keys would be read as
+ * fields or silently found to be none. Records of any class or realm pass.
+ */
+function checkObject(value: unknown, what: string, where: Where = ""): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || objectTag(value) !== "Object") {
     throw new RecallError("invalid_argument", `${prefixOf(where)}${what} must be an object, got ${describe(value)}`);
   }
+}
+
+/** An option bag: `undefined` (no options) or an object ({@link checkObject}). */
+export function checkOptions(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  checkObject(value, what);
+  return value;
 }
 
 function convertFields(
@@ -186,7 +210,7 @@ function convertFields(
 export function toVector(value: unknown, field: string, where: Where = "", dims?: number): Float32Array {
   let v: Float32Array;
   if (value instanceof Float32Array) v = new Float32Array(value);
-  else if (Array.isArray(value) && value.every((x) => typeof x === "number")) v = Float32Array.from(value as number[]);
+  else if (Array.isArray(value) && isNumberArray(value)) v = Float32Array.from(value as number[]);
   else if (value instanceof Float64Array) v = Float32Array.from(value);
   else throw invalid(where, field, "a Float32Array or an array of numbers", value);
   let bad = -1;
@@ -203,6 +227,12 @@ export function toVector(value: unknown, field: string, where: Where = "", dims?
   }
   if (v.length === 0) throw new RecallError("invalid_embedding", `${prefixOf(where)}${field} is empty`);
   return checkDimensions(v, field, where, dims);
+}
+
+/** Whether every index of `values` holds a number (a hole does not; every() skips holes). */
+function isNumberArray(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== "number") return false;
+  return true;
 }
 
 /**
@@ -261,9 +291,15 @@ export function blankRecord(): Record<string, unknown> {
 /** The fields a memory accepts, in the order of {@link MEMORY_FIELDS}. */
 export const MEMORY_FIELD_NAMES: readonly string[] = Object.keys(MEMORY_FIELDS);
 
+/** Fields a patch cannot clear with `null`, and what they must be instead. */
+const REQUIRED_IN_PATCH: Readonly<Record<string, string>> = fieldTable<string>({
+  text: "a string", createdAt: "a time (ms number, Date or ISO string)",
+});
+
 /**
- * Applies a patch to a stored record: `null` clears a field; `id` cannot change. `embedding`
- * is a new vector, `null` (remove it) or `undefined` (not in the patch).
+ * Applies a patch to a stored record: `null` clears an optional field; `updatedAt: null`
+ * stamps `now`, as when absent; `text` and `createdAt` cannot be cleared; `id` cannot change.
+ * `embedding` is a new vector, `null` (remove it) or `undefined` (not in the patch).
  */
 export function applyPatch(
   record: MemoryRecord, patch: unknown, now: number,
@@ -277,7 +313,8 @@ export function applyPatch(
   convertFields(rest, MEMORY_FIELDS, "", out);
   for (const [field, value] of Object.entries(rest)) {
     if (value === null) {
-      if (field === "text") throw invalid("", "text", "a string", null);
+      const required = REQUIRED_IN_PATCH[field];
+      if (required !== undefined) throw invalid("", field, required, null);
       delete out[field];
     }
   }
@@ -291,10 +328,8 @@ export function applyPatch(
 export function toRecallOptions(
   options: unknown, now: number, searchMode: string,
 ): { options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined } {
-  if (options === undefined) options = {};
-  checkObject(options, "recall options", "");
   const out: Record<string, unknown> = {};
-  convertFields(options, RECALL_FIELDS, "", out);
+  convertFields(checkOptions(options, "recall options"), RECALL_FIELDS, "", out);
   const limit = (out.limit as number | undefined) ?? DEFAULT_LIMIT;
   if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
   const lambda = out.mmrLambda as number | undefined;
@@ -391,12 +426,15 @@ export function toNote(input: unknown, now: number, newId: () => string, base?: 
   if (base && input.id !== undefined && input.id !== base.id) {
     throw new RecallError("invalid_argument", `the id of a note cannot change (got ${describe(input.id)})`);
   }
-  if (typeof out.period !== "string" || !PERIODS.has(out.period)) {
-    throw invalid("", "period", '"daily", "weekly" or "quarterly"', out.period);
-  }
+  // A patch's null clears a field: end, never period, start or text.
+  const period = input.period === null ? null : out.period;
+  if (typeof period !== "string" || !PERIODS.has(period)) throw invalid("", "period", '"daily", "weekly" or "quarterly"', period);
   required(out, "start", "a time", input);
   required(out, "text", "a string", input);
-  if (base && "start" in input && !("end" in input)) delete out.end;
+  if (input.start === null) throw invalid("", "start", "a time", null);
+  if (input.text === null) throw invalid("", "text", "a string", null);
+  // Moving start without a new end, or end: null, gives the period's default end again.
+  if (base && (input.end === null || ("start" in input && input.end === undefined))) delete out.end;
   out.id ??= newId();
   out.createdAt ??= now;
   out.updatedAt = now;

@@ -79,6 +79,21 @@ describe("remember, get, update, forget", () => {
     assert.equal((await store.recall("bananas")).results[0].id, "a");
   });
 
+  test("update cannot remove createdAt; null clears the optional times and stamps updatedAt", async () => {
+    let now = NOW;
+    const store = await open({ clock: () => now });
+    await store.remember({ id: "a", text: "x", createdAt: NOW - DAY, validFrom: NOW - DAY, validTo: NOW + DAY, expiresAt: NOW + 2 * DAY });
+    await rejectsWith(store.update("a", { createdAt: null }), "invalid_argument", /createdAt must be a time .*got null/);
+    await rejectsWith(store.update("a", { createdAt: null, topic: "t" }), "invalid_argument", /createdAt/);
+    assert.equal((await store.get("a")).createdAt, NOW - DAY, "not 0 (1970)");
+    assert.equal((await store.get("a")).topic, undefined, "a rejected patch changes nothing");
+    now += 1000;
+    const m = await store.update("a", { validFrom: null, validTo: null, expiresAt: null, updatedAt: null });
+    assert.deepEqual([m.validFrom, m.validTo, m.expiresAt], [undefined, undefined, undefined]);
+    assert.equal(m.updatedAt, NOW + 1000);
+    assert.equal(m.createdAt, NOW - DAY);
+  });
+
   test("forget removes the memory from get and recall", async () => {
     const store = await open();
     await store.remember({ id: "a", text: "the quick brown fox" });
@@ -112,6 +127,23 @@ describe("rememberMany is atomic", () => {
     await rejectsWith(store.rememberMany([{ text: "fine" }, { text: 42 }]), "invalid_argument", /item 1: text/);
     await rejectsWith(store.rememberMany([{ id: "x", text: "a" }, { id: "x", text: "b" }]), "already_exists", /item 1/);
     assert.equal(store.size, 0);
+  });
+
+  test("a missing item (an array hole) fails with invalid_argument naming its index", async () => {
+    const store = await open();
+    await rejectsWith(store.rememberMany([, { text: "a" }]), "invalid_argument", /^item 0: a memory must be an object, got undefined$/);
+    await rejectsWith(store.rememberMany([{ text: "a" }, , { text: "c" }]), "invalid_argument", /^item 1: /);
+    await rejectsWith(store.rememberMany(new Array(3)), "invalid_argument", /^item 0: /);
+    // Holes in string lists are missing strings too.
+    await rejectsWith(store.remember({ text: "a", tags: [, "x"] }), "invalid_argument", /^tags\[0\] must be a string, got undefined$/);
+    await rejectsWith(store.relate({ from: "a", relation: "r", to: "b", memoryIds: ["m", , "n"] }), "invalid_argument", /^memoryIds\[1\] must be a string/);
+    await rejectsWith(store.addEntity({ name: "x", aliases: [, "y"] }), "invalid_argument", /^aliases\[0\]/);
+    assert.equal(store.size, 0);
+    assert.deepEqual(await store.edges(), []);
+    // A host embed() answering with a hole is a missing vector, not a memory stored without one.
+    const sparse = await open({ embed: async (texts) => Object.assign(new Array(texts.length), { 1: [1, 0] }) });
+    await rejectsWith(sparse.rememberMany([{ text: "a" }, { text: "b" }]), "invalid_argument", /embed\(\) vector 0/);
+    assert.equal(sparse.size, 0);
   });
 
   test("an id already in the store fails the whole batch", async () => {
@@ -276,6 +308,60 @@ describe("recall", () => {
   });
 });
 
+describe("import errors", () => {
+  const META = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+  const line = (kind, data, extra = "") => `{"v":1,"kind":"${kind}","data":${JSON.stringify(data)}${extra}}`;
+  const memory = (data, extra) => line("memory", { id: "m", text: "x", createdAt: 1, updatedAt: 1, ...data }, extra);
+  const note = (data) => line("note", { id: "n", period: "daily", start: 1, text: "x", ...data });
+
+  test("every bad import line is an error naming its line number", async () => {
+    // Each bad line is line 4: a meta line, a blank line and a good memory come first.
+    const bad = [
+      [memory({ text: 5 }), "invalid_argument", /memory\.text must be a string/],
+      [memory({ text: "" }), "invalid_argument", /text .*must not be empty/],
+      [memory({ id: 5 }), "invalid_argument", /a memory needs a string id/],
+      [memory({ id: "b".repeat(2000) }), "too_large", /id is 2000 bytes/],
+      [memory({ topic: 5 }), "invalid_argument", /memory\.topic must be a string/],
+      [memory({ tags: "t" }), "invalid_argument", /memory\.tags must be an array of strings/],
+      [memory({ createdAt: "2026-01-01" }), "invalid_argument", /memory\.createdAt must be a number/],
+      [memory({ emotion: "x" }), "invalid_argument", /memory\.emotion must be a number/],
+      [memory({ emotion: 9 }), "invalid_argument", /emotion must be between -5 and 5/],
+      [memory({ classification: 1.5 }), "invalid_argument", /memory\.classification must be an integer/],
+      [memory({ recallCount: "x" }), "invalid_argument", /memory\.recallCount must be a number/],
+      [memory({ recallTimestamps: "x" }), "invalid_argument", /memory\.recallTimestamps must be an array of numbers/],
+      [memory({}, ',"embedding":["x"]'), "corrupt", /embedding must be an array of numbers/],
+      [memory({}, ',"embedding":[]'), "corrupt", /embedding is empty/],
+      [memory({}, ',"embedding":[1e39]'), "corrupt", /outside float32 range/],
+      [memory({}, ',"embedding":[1,2,3]'), "dimension_mismatch", /embedding: expected 2, got 3/],
+      [memory({}, ',"signature":"zz"'), "corrupt", /not hex/],
+      [memory({ id: "good" }), "already_exists", /memory id "good" repeats line 3/],
+      [note({ text: 5 }), "invalid_argument", /note\.text must be a string/],
+      [note({ period: undefined }), "invalid_argument", /missing field `period`/],
+      [line("entity", { name: 5 }), "invalid_argument", /entity\.name must be a string/],
+      [line("edge", { id: "e", from: "a", to: "b", relation: "r", strength: "x" }), "invalid_argument", /edge\.strength must be a number/],
+      [line("meta", { format: 99 }), "corrupt", /store format 99 is not supported/],
+      ['{"v":1,"kind":"memory"', "corrupt", /not a JSON line/],
+      ['{"v":2,"kind":"memory","data":{}}', "corrupt", /format version 2 is not supported/],
+      ['{"v":1,"kind":"thought","data":{}}', "corrupt", /unknown record kind "thought"/],
+    ];
+    for (const [text, code, pattern] of bad) {
+      const store = await open();
+      const good = memory({ id: "good" }, ',"embedding":[1,0]');
+      await rejectsWith(store.import(`${META}\n\n${good}\n${text}\n`), code, new RegExp(`^line 4: .*${pattern.source}`));
+      await store.close();
+    }
+  });
+
+  test("line numbers count across batches and blank lines, and invalid UTF-8 names its line", async () => {
+    const store = await open();
+    const lines = [META, "", memory({ id: "a" }), memory({ id: "b" }), "", memory({ id: "c", text: 5 })];
+    await rejectsWith(store.import(`${lines.join("\n")}\n`, { batchSize: 1 }), "invalid_argument", /^line 6: memory\.text/);
+    assert.deepEqual(await store.ids(), ["a", "b"], "earlier batches stay stored");
+    const bytes = Buffer.concat([Buffer.from(`${memory({ id: "d" })}\n${memory({ id: "e", text: "caf" })}`), Buffer.from([0xc3]), Buffer.from("\n")]);
+    await rejectsWith(store.import((async function* () { yield bytes; })()), "corrupt", /^line 2: the input is not valid UTF-8$/);
+  });
+});
+
 describe("errors", () => {
   test("invalid_argument names the bad value", async () => {
     const store = await open();
@@ -299,6 +385,54 @@ describe("errors", () => {
     await rejectsWith(MemoryStore.open({ decayFloor: 2 }), "invalid_argument", /decayFloor/);
     await rejectsWith(MemoryStore.open({ colour: 1 }), "invalid_argument", /colour/);
     assert.equal(store.size, 0);
+  });
+
+  test("an error's message names the bad value without repeating its code", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "x" });
+    const failures = [
+      [store.remember({ id: "b".repeat(2000), text: "x" }), "too_large"], // the engine's error
+      [store.remember({ text: 5 }), "invalid_argument"], // the wrapper's
+      [store.update("missing", { text: "y" }), "not_found"],
+      [store.import('{"v":1,"kind":"memory","data":{"id":"a","text":"x"}}\n'), "already_exists"], // located on a line
+    ];
+    for (const [promise, code] of failures) {
+      await assert.rejects(promise, (e) => {
+        assert.ok(e instanceof RecallError);
+        assert.equal(e.code, code, e.message);
+        assert.ok(!e.message.includes(`${code}:`), `the code is not in the message: ${e.message}`);
+        return true;
+      });
+    }
+    assert.equal(new RecallError("corrupt", "bad bytes").message, "bad bytes");
+  });
+
+  test("every call rejects a missing or non-object argument with invalid_argument", async () => {
+    const store = await open();
+    await store.remember({ id: "a", text: "x" });
+    const note = await store.addNote({ period: "daily", start: NOW, text: "n" });
+    const notObjects = [null, undefined, 5, "text", [], [{ text: "x" }], new Map([["text", "x"]]), new Date(), Promise.resolve({ text: "x" })];
+    for (const bad of notObjects) {
+      const optional = bad === undefined; // option bags may be left out
+      await rejectsWith(store.remember(bad), "invalid_argument", /memory must be an object/);
+      await rejectsWith(store.update("a", bad), "invalid_argument", /patch must be an object/);
+      await rejectsWith(store.addNote(bad), "invalid_argument", /note must be an object/);
+      await rejectsWith(store.updateNote(note, bad), "invalid_argument", /note patch must be an object/);
+      await rejectsWith(store.addEntity(bad), "invalid_argument", /entity must be an object/);
+      await rejectsWith(store.relate(bad), "invalid_argument", /relation must be an object/);
+      await rejectsWith(store.unrelate(bad), "invalid_argument", /relation must be an object/);
+      if (!optional) {
+        await rejectsWith(store.recall("x", bad), "invalid_argument", /recall options must be an object/);
+        await rejectsWith(store.import("", bad), "invalid_argument", /import options must be an object/);
+        await rejectsWith(MemoryStore.open(bad), "invalid_argument", /open options must be an object/);
+      }
+    }
+    for (const bad of [null, undefined, 5, {}, [], [""], { getReader: 1 }]) {
+      await rejectsWith(store.import(bad), "invalid_argument", /^import source must be a string, a ReadableStream or an async iterable/);
+    }
+    await rejectsWith(MemoryStore.open({ storage: "memory", name: null }), "invalid_argument", /store name .*got null/);
+    assert.equal(store.size, 1);
+    assert.equal((await store.get("a")).text, "x");
   });
 
   test("a field named like an Object.prototype member is unknown, not silently dropped", async () => {

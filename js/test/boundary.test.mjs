@@ -222,7 +222,7 @@ describe("wire boundary", () => {
     // A wire error in a later chunk leaves nothing staged for the next call.
     const broken = batch(1500);
     broken[600] = { ...broken[600], text: 5 };
-    assert.throws(() => engine.insertMany(broken, ...none), { message: "invalid_argument: memory.text must be a string, got a number" });
+    assert.throws(() => engine.insertMany(broken, ...none), { message: "invalid_argument: item 600: memory.text must be a string, got a number" });
     engine.insertMany(batch(3, 5000), ...none);
     assert.deepEqual(engine.ids(), ["m5000", "m5001", "m5002"]);
     engine.insertMany(batch(1100), ...none);

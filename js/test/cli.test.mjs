@@ -1,7 +1,7 @@
 // The recallkit CLI (bin/recallkit.mjs), run as a real process against temporary stores.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -79,7 +79,7 @@ describe("help and bad arguments", { concurrency: true }, () => {
       const r = await run(["--db", join(tempDir(), "db"), ...args]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, message);
-      assert.match(r.stderr, /^recallkit: /);
+      assert.match(r.stderr, /^recallkit: invalid_argument: /);
       assert.equal(r.stdout, "");
     });
   }
@@ -100,6 +100,22 @@ describe("help and bad arguments", { concurrency: true }, () => {
     });
   }
 
+  test("an error prints code: message once, and its stack trace only with --debug", async () => {
+    const db = join(tempDir(), "db");
+    const long = "a".repeat(2000);
+    const r = await run(["--db", db, "remember", "x", "--id", long]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, "recallkit: too_large: id is 2000 bytes, more than 1024\n");
+    const usage = await run(["--db", db, "recall", "x", "--bogus"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /^recallkit: invalid_argument: unknown option --bogus\n/);
+    assert.doesNotMatch(usage.stderr, /\n\s+at /);
+    const debug = await run(["--db", db, "--debug", "remember", "x", "--id", long]);
+    assert.equal(debug.code, 1);
+    assert.match(debug.stderr, /^recallkit: too_large: id is 2000 bytes, more than 1024\n/);
+    assert.match(debug.stderr, /\n\s+at /, "--debug prints the stack");
+  });
+
   test("SIGNATURE_BITS=256 is accepted", async () => {
     const db = join(tempDir(), "db");
     await ok(["--db", db, "remember", "signature width check"], { env: { SIGNATURE_BITS: "256" } });
@@ -112,7 +128,7 @@ describe("a missing store", { concurrency: true }, () => {
       const db = join(tempDir(), "nowhere");
       const r = await run(["--db", db, ...args]);
       assert.equal(r.code, 1, r.stderr);
-      assert.match(r.stderr, /recallkit: no store at .*nowhere; create one with/);
+      assert.match(r.stderr, /^recallkit: not_found: no store at .*nowhere; create one with/);
       assert.equal(existsSync(db), false);
     });
   }
@@ -199,6 +215,31 @@ describe("remember, recall, forget", () => {
   });
 });
 
+describe("stored control characters", () => {
+  // ESC sequences (clear screen, set title, colour), BEL, CR, DEL and C1's CSI.
+  const evil = "evil \x1b[2J\x1b]0;owned\x07 text\r\x7f\u009bx";
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  test("human-readable output escapes them; --json keeps the exact text; export is exact", async () => {
+    const db = join(tempDir(), "db");
+    assert.equal((await ok(["--db", db, "remember", evil, "--topic", "t\x1b[31m", "--id", "id\x1bx"])).stdout, "id\\u001bx\n");
+    const recall = await ok(["--db", db, "recall", "evil"]);
+    assert.doesNotMatch(recall.stdout, CONTROL);
+    assert.ok(recall.stdout.includes("evil \\u001b[2J\\u001b]0;owned\\u0007 text\\u000d\\u007f\\u009bx"), recall.stdout);
+    assert.ok(recall.stdout.includes("id id\\u001bx · t\\u001b[31m"), recall.stdout);
+    const json = await ok(["--db", db, "recall", "evil", "--json"]);
+    assert.doesNotMatch(json.stdout, CONTROL);
+    assert.equal(JSON.parse(json.stdout).results[0].text, evil, "--json: the same text, escaped the JSON way");
+    const exported = (await ok(["--db", db, "export"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(exported.find((r) => r.kind === "memory").data.text, evil);
+    const missing = await run(["--db", db, "forget", "no\x1b[2Jpe"]);
+    assert.equal(missing.stderr, "recallkit: not_found: no memory with id \"no\\u001b[2Jpe\"\n");
+    const forgot = await ok(["--db", db, "forget", "id\x1bx"]);
+    assert.doesNotMatch(forgot.stdout, CONTROL);
+    assert.match(forgot.stdout, /^forgot id\\u001bx: evil \\u001b\[2J/);
+  });
+});
+
 describe("notes and relations", () => {
   test("note add is found by stage S6", async () => {
     const db = join(tempDir(), "db");
@@ -256,6 +297,30 @@ describe("import, export, stats", () => {
     assert.equal((await ok(["--db", viaStdin, "export"])).stdout, exported);
   });
 
+  test("export into a reader that stops early (| head -1) exits 0 quietly and releases the store", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]); // an export of ~190 KB: more than a pipe holds
+    const child = spawn(process.execPath, [BIN, "--db", db, "export"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => { stderr += d; });
+    const first = await new Promise((resolve) => {
+      let text = "";
+      child.stdout.on("data", (d) => {
+        text += d;
+        if (text.includes("\n")) {
+          child.stdout.destroy(); // what head does after its first line
+          resolve(text.slice(0, text.indexOf("\n")));
+        }
+      });
+    });
+    const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+    assert.match(first, /^\{"v":1,"kind":"meta"/);
+    assert.equal(stderr, "", "no stack trace");
+    assert.equal(code, 0);
+    assert.ok(!existsSync(join(db, "lock")), "the lock file is released");
+    assert.match((await ok(["--db", db, "stats"])).stdout, /memories +330/);
+  });
+
   test("importing ids the store holds: an error, or --on-conflict skip / replace", async () => {
     const db = join(tempDir(), "db");
     await ok(["--db", db, "import", SAMPLE]);
@@ -279,7 +344,7 @@ describe("import, export, stats", () => {
     writeFileSync(bad, '{"text":"ok"}\nnot json\n');
     const failed = await run(["--db", db, "import", bad]);
     assert.equal(failed.code, 1);
-    assert.match(failed.stderr, /bad\.jsonl:2: not JSON/);
+    assert.match(failed.stderr, /^recallkit: corrupt: .*bad\.jsonl: line 2: not JSON/);
     const corrupt = join(tempDir(), "corrupt.jsonl");
     writeFileSync(corrupt, '{"v":1,"kind":"memory","data":{"id":"x","text":"fine"}}\n{"v":7,"kind":"memory","data":{}}\n');
     const failed2 = await run(["--db", db, "import", corrupt]);
@@ -288,6 +353,28 @@ describe("import, export, stats", () => {
     const missing = await run(["--db", db, "import", join(tempDir(), "nope.jsonl")]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no such file/);
+  });
+
+  test("every bad import line names its line, in both formats, invalid UTF-8 included", async () => {
+    const db = join(tempDir(), "db");
+    const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+    const record = (data) => `{"v":1,"kind":"memory","data":${JSON.stringify({ createdAt: 1, updatedAt: 1, ...data })}}`;
+    const cases = [
+      ['{"text":"ok"}\n\n{"text":"x","topic":5}\n', /^recallkit: invalid_argument: .*\.jsonl: line 3: topic must be a string, got 5\n$/],
+      [Buffer.concat([Buffer.from('{"text":"ok"}\n{"text":"b'), Buffer.from([0xff]), Buffer.from('"}\n')]),
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+      [`${meta}\n${record({ id: "a", text: "fine" })}\n${record({ id: "b", text: 5 })}\n`,
+        /^recallkit: invalid_argument: .*\.jsonl: line 3: memory\.text must be a string, got a number\n$/],
+      [Buffer.concat([Buffer.from(`${meta}\n${record({ id: "a", text: "b" })}`), Buffer.from([0xff]), Buffer.from("\n")]),
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+    ];
+    for (const [content, message] of cases) {
+      const file = join(tempDir(), "bad.jsonl");
+      writeFileSync(file, content);
+      const r = await run(["--db", db, "import", file]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
   });
 
   test("commands on one store at the same time wait for each other", async () => {

@@ -45,6 +45,18 @@ describe("notes", () => {
     await rejectsWith(store.updateNote("missing", { text: "y" }), "not_found");
     assert.equal((await store.notes()).length, 1);
   });
+
+  test("a note patch cannot remove period, start or text; end: null restores the period's end", async () => {
+    const store = await open();
+    const id = await store.addNote({ period: "weekly", start: NOW, end: NOW + DAY, text: "x" });
+    for (const field of ["period", "start", "text"]) {
+      await rejectsWith(store.updateNote(id, { [field]: null }), "invalid_argument", new RegExp(`^${field} must be .*got null$`));
+    }
+    const kept = await store.getNote(id);
+    assert.deepEqual([kept.period, kept.start, kept.end, kept.text], ["weekly", NOW, NOW + DAY, "x"]);
+    const cleared = await store.updateNote(id, { end: null });
+    assert.equal(cleared.end - cleared.start, 7 * DAY);
+  });
 });
 
 describe("entity graph", () => {

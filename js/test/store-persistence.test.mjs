@@ -542,6 +542,64 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
   });
 }
 
+describe("custom storage adapters", () => {
+  /** A MemoryAdapter with some methods replaced; `closed` tells whether the store closed it. */
+  function custom(overrides) {
+    const inner = new MemoryAdapter();
+    const adapter = {
+      closed: false,
+      get: (k) => inner.get(k),
+      entries: (p) => inner.entries(p),
+      keys: (p) => inner.keys(p),
+      write: (ops) => inner.write(ops),
+      close: async () => { adapter.closed = true; },
+      ...overrides,
+    };
+    return adapter;
+  }
+
+  test("an adapter that throws or answers with the wrong shape fails the open with storage_failed, keeping the cause", async () => {
+    const boom = new Error("boom");
+    const cases = [
+      [{ entries: async () => null }, /entries\("meta\/"\) returned null, not an array of \[key, Uint8Array\] pairs/],
+      [{ entries: async () => [5] }, /item 0 is a number/],
+      [{ entries: async () => [["m/x", "not bytes"]] }, /item 0 is an array/],
+      [{ entries: () => { throw boom; } }, /boom/, boom],
+      [{ entries: async () => { throw boom; } }, /boom/, boom],
+      [{ subscribe: () => { throw boom; } }, /subscribe\(\) failed: boom/, boom],
+      [{ subscribe: () => undefined }, /subscribe\(\) returned undefined, not an unsubscribe function/],
+    ];
+    for (const [overrides, pattern, cause] of cases) {
+      const adapter = custom(overrides);
+      await assert.rejects(MemoryStore.open({ storage: adapter }), (e) => {
+        assert.ok(e instanceof RecallError, `a RecallError, not ${e}`);
+        assert.equal(e.code, "storage_failed", e.message);
+        assert.match(e.message, pattern);
+        if (cause) assert.equal(e.cause, cause);
+        return true;
+      });
+      assert.ok(adapter.closed, "a failed open closes the adapter");
+    }
+  });
+
+  test("storageInfo reports what a custom adapter tells, and its failure is storage_failed", async () => {
+    const reported = await MemoryStore.open({ storage: custom({ storageInfo: async () => ({ usage: 5, quota: 9, persisted: true }) }) });
+    assert.deepEqual(await reported.storageInfo(), { openedFrom: "records", usage: 5, quota: 9, persisted: true });
+    await reported.close();
+    const broken = await MemoryStore.open({ storage: custom({ storageInfo: () => { throw new Error("estimate failed"); } }) });
+    await rejectsWith(broken.storageInfo(), "storage_failed", /estimate failed/);
+    await broken.close();
+  });
+
+  test("an adapter whose close or unsubscribe throws still closes the store", async () => {
+    const adapter = custom({ subscribe: () => () => { throw new Error("unsubscribe"); }, close: () => { throw new Error("close"); } });
+    const store = await MemoryStore.open({ storage: adapter });
+    await store.remember({ text: "x" });
+    await store.close();
+    await rejectsWith(store.remember({ text: "y" }), "closed");
+  });
+});
+
 describe("file stores", () => {
   const run = promisify(execFile);
   const url = new URL("../dist/index.js", import.meta.url).href;

@@ -307,26 +307,27 @@ impl Engine {
         let mut batch_dims = self.vectors.dims();
         for (i, m) in memories.iter().enumerate() {
             if let Some((_, e)) = invalid.take_if(|(at, _)| *at == i) {
-                return Err(at_item(i, e));
+                return Err(e.at_item(i));
             }
             if self.ids.contains(m.id(), &self.records) {
-                return Err(at_item(i, already_exists(m.id())));
+                return Err(already_exists(m.id()).at_item(i));
             }
             if let Some(first) = batch_ids.insert(m.id(), i) {
-                return Err(at_item(
-                    i,
-                    Error::AlreadyExists(format!("id \"{}\" repeats item {first}", m.id())),
-                ));
+                return Err(Error::AlreadyExists(format!(
+                    "id \"{}\" repeats item {first}",
+                    m.id()
+                ))
+                .at_item(i));
             }
             if let Some(Some(e)) = embeddings.get(i) {
-                self.vectors.check(e).map_err(|err| at_item(i, err))?;
+                self.vectors.check(e).map_err(|err| err.at_item(i))?;
                 match batch_dims {
                     Some(d) if d != e.len() => {
                         let err = Error::DimensionMismatch {
                             expected: d,
                             got: e.len(),
                         };
-                        return Err(at_item(i, err));
+                        return Err(err.at_item(i));
                     }
                     _ => batch_dims = Some(e.len()),
                 }
@@ -765,22 +766,6 @@ fn already_exists(id: &str) -> Error {
 
 fn not_found(id: &str) -> Error {
     Error::NotFound(format!("no memory with id \"{id}\""))
-}
-
-/// Prefixes an error's detail with the batch item it concerns, keeping its code.
-fn at_item(index: usize, e: Error) -> Error {
-    let detail = e.to_string();
-    let detail = detail.split_once(": ").map_or(detail.as_str(), |(_, d)| d);
-    let message = format!("item {index}: {detail}");
-    match e {
-        Error::InvalidArgument(_) => Error::InvalidArgument(message),
-        Error::NotFound(_) => Error::NotFound(message),
-        Error::AlreadyExists(_) => Error::AlreadyExists(message),
-        Error::TooLarge(_) => Error::TooLarge(message),
-        Error::InvalidEmbedding(_) => Error::InvalidEmbedding(message),
-        Error::Corrupt(_) => Error::Corrupt(message),
-        Error::DimensionMismatch { .. } => Error::InvalidArgument(message),
-    }
 }
 
 #[cfg(test)]

@@ -36,11 +36,17 @@ pub trait MemorySink {
     /// Takes what it keeps of `m`, the reader's one scratch record: the next record is read
     /// into the same value, reusing the buffers of the id, text, topic and tags left in it.
     fn take_memory(&mut self, m: &mut Memory);
+    /// How many memories it holds: the batch position of the next one.
+    fn taken(&self) -> usize;
 }
 
 impl MemorySink for Vec<Memory> {
     fn take_memory(&mut self, m: &mut Memory) {
         self.push(std::mem::take(m));
+    }
+
+    fn taken(&self) -> usize {
+        self.len()
     }
 }
 
@@ -48,18 +54,25 @@ impl MemorySink for Batch {
     fn take_memory(&mut self, m: &mut Memory) {
         self.push(m);
     }
+
+    fn taken(&self) -> usize {
+        self.len()
+    }
 }
 
 /// Reads an array of memories, each an object (fields it does not know are skipped) or a
 /// record with a field mask ([`MEMORY_FIELDS`]), handing each to `out` as soon as it is read
-/// (a `Vec`, or an engine [`Batch`] that keeps it in its compact layout). On an error, `out`
-/// may hold the memories read before it.
+/// (a `Vec`, or an engine [`Batch`] that keeps it in its compact layout). An error in a
+/// memory names its position in `out` (`item 1300: …`, counting what `out` held before, so a
+/// batch read in chunks counts over the whole batch), as the engine's checks do. On an error,
+/// `out` may hold the memories read before it.
 pub fn memories_into(bytes: &[u8], out: &mut impl MemorySink) -> Result<()> {
     let mut r = Reader::new(bytes);
     r.begin_arr("memories")?;
     let mut m = Memory::default();
     while r.next_item()? {
-        read_memory(&mut r, &mut m)?;
+        let index = out.taken();
+        read_memory(&mut r, &mut m).map_err(|e| e.at_item(index))?;
         out.take_memory(&mut m);
     }
     r.finish()
@@ -997,6 +1010,35 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid_argument: item 1: id must not be empty"
+        );
+    }
+
+    #[test]
+    fn a_batch_names_the_item_whose_fields_are_the_wrong_type() {
+        let bytes = raw(|w| {
+            w.begin_arr();
+            w.begin_obj();
+            w.field_str("id", "a");
+            w.field_str("text", "first");
+            w.end();
+            w.begin_obj();
+            w.field_str("id", "b");
+            w.field_num("text", 5.0);
+            w.end();
+            w.end();
+        });
+        let mut batch = Batch::default();
+        let e = memories_into(&bytes, &mut batch).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid_argument: item 1: memory.text must be a string, got a number"
+        );
+        // Positions count what the sink held before: a batch read in chunks.
+        let mut held = vec![Memory::default(); 3];
+        let e = memories_into(&bytes, &mut held).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid_argument: item 4: memory.text must be a string, got a number"
         );
     }
 

@@ -598,6 +598,7 @@ export function fromJsonLine(line: string): StoredRecord {
     if (!Array.isArray(values) || !values.every((x) => typeof x === "number")) {
       throw corrupt("a JSON line's embedding must be an array of numbers");
     }
+    if (values.length === 0) throw corrupt("a JSON line's embedding is empty");
     record.embedding = Float32Array.from(values);
     if (!record.embedding.every(Number.isFinite)) throw corrupt("a JSON line's embedding has a value outside float32 range");
   }
@@ -610,6 +611,20 @@ export function fromJsonLine(line: string): StoredRecord {
 
 /** Anything {@link readLines} can split: a whole string, a web `ReadableStream`, or an async iterable of chunks. */
 export type LineSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
+function isReadableStream(source: object): source is ReadableStream<string | Uint8Array> {
+  return typeof (source as { getReader?: unknown }).getReader === "function";
+}
+
+/** Throws `invalid_argument` unless `source` is a {@link LineSource}; `what` names it. */
+export function checkLineSource(source: unknown, what: string): asserts source is LineSource {
+  if (typeof source === "string") return;
+  if (typeof source === "object" && source !== null
+    && (isReadableStream(source) || typeof (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function")) return;
+  const got = source === null || typeof source !== "object" ? String(source) : Array.isArray(source) ? "an array" : "an object";
+  throw new RecallError("invalid_argument",
+    `${what} must be a string, a ReadableStream or an async iterable of strings or bytes, got ${typeof source === "function" ? "a function" : got}`);
+}
 
 async function* chunksOf(source: ReadableStream<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
   const reader = source.getReader();
@@ -645,47 +660,89 @@ function trimLine(line: string, first: boolean): string {
 /**
  * Splits text into lines as it arrives, holding one line at a time, never the whole input.
  * Accepts `\n` and `\r\n`, drops a leading byte-order mark, decodes byte chunks as UTF-8
- * (invalid UTF-8 throws `corrupt`; a source gives either all strings or all bytes), and yields
- * every line, blank ones included, except the empty piece after a final newline.
+ * (invalid UTF-8 throws `corrupt` naming the line: `line 3: the input is not valid UTF-8`),
+ * and yields every line, blank ones included, except the empty piece after a final newline.
  */
 export async function* readLines(source: LineSource): AsyncGenerator<string> {
-  let first = true;
+  checkLineSource(source, "readLines' source");
   if (typeof source === "string") {
+    let first = true;
     for (const line of linesOf(source)) {
       yield trimLine(line, first);
       first = false;
     }
     return;
   }
-  const chunks: AsyncIterable<string | Uint8Array> =
-    typeof (source as ReadableStream).getReader === "function"
-      ? chunksOf(source as ReadableStream<string | Uint8Array>)
-      : (source as AsyncIterable<string | Uint8Array>);
-  if (chunks === null || typeof chunks !== "object" || typeof chunks[Symbol.asyncIterator] !== "function") {
-    throw new RecallError("invalid_argument", "readLines expects a string, a ReadableStream or an async iterable");
-  }
+  const chunks: AsyncIterable<string | Uint8Array> = isReadableStream(source)
+    ? chunksOf(source)
+    : source;
+  // Byte chunks are split at "\n" (a byte inside no multi-byte UTF-8 sequence) and decoded a
+  // line at a time, so invalid UTF-8 is an error naming its line.
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const decode = (chunk: Uint8Array | undefined): string => {
-    try {
-      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
-    } catch (e) {
-      throw corrupt("the input is not valid UTF-8", e);
-    }
+  let line = 0;
+  let pieces: Array<string | Uint8Array> = [];
+  const finish = (): string => {
+    line++;
+    const text = lineText(pieces, decoder, line);
+    pieces = [];
+    return trimLine(text, line === 1);
   };
-  let parts: string[] = [];
-  for await (const chunk of chunks) {
-    const text = typeof chunk === "string" ? chunk : decode(chunk);
+  for await (const chunk of chunks as AsyncIterable<unknown>) {
+    if (typeof chunk !== "string" && !(chunk instanceof Uint8Array)) {
+      throw new RecallError("invalid_argument", `line ${line + 1}: a chunk of the input must be a string or a Uint8Array, got ${chunk === null ? "null" : typeof chunk}`);
+    }
     let start = 0;
-    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
-      parts.push(text.slice(start, end));
-      yield trimLine(parts.join(""), first);
-      first = false;
-      parts = [];
+    for (let end = newlineIn(chunk, 0); end >= 0; end = newlineIn(chunk, start)) {
+      pieces.push(sliceOf(chunk, start, end));
+      yield finish();
       start = end + 1;
     }
-    if (start < text.length) parts.push(text.slice(start));
+    if (start < chunk.length) pieces.push(sliceOf(chunk, start, chunk.length));
   }
-  parts.push(decode(undefined));
-  const rest = parts.join("");
-  if (rest !== "") yield trimLine(rest, first);
+  if (pieces.length > 0) yield finish();
+}
+
+function newlineIn(chunk: string | Uint8Array, from: number): number {
+  return typeof chunk === "string" ? chunk.indexOf("\n", from) : chunk.indexOf(0x0a, from);
+}
+
+function sliceOf(chunk: string | Uint8Array, start: number, end: number): string | Uint8Array {
+  return typeof chunk === "string" ? chunk.slice(start, end) : chunk.subarray(start, end);
+}
+
+/**
+ * The text of line number `line` from its pieces: strings as they are, each run of byte pieces
+ * joined and then decoded (a character may straddle two chunks); invalid UTF-8 is `corrupt`.
+ */
+function lineText(pieces: ReadonlyArray<string | Uint8Array>, decoder: TextDecoder, line: number): string {
+  let text = "";
+  let bytes: Uint8Array[] = [];
+  const decodeBytes = (): void => {
+    if (bytes.length === 0) return;
+    let joined = bytes[0]!;
+    if (bytes.length > 1) {
+      joined = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+      let at = 0;
+      for (const b of bytes) {
+        joined.set(b, at);
+        at += b.length;
+      }
+    }
+    bytes = [];
+    try {
+      text += decoder.decode(joined);
+    } catch (e) {
+      throw corrupt(`line ${line}: the input is not valid UTF-8`, e);
+    }
+  };
+  for (const piece of pieces) {
+    if (typeof piece === "string") {
+      decodeBytes();
+      text += piece;
+    } else {
+      bytes.push(piece);
+    }
+  }
+  decodeBytes();
+  return text;
 }

@@ -31,7 +31,7 @@ import { constants } from "node:fs";
 import { deflateRaw, inflateRawSync } from "node:zlib";
 import { mkdir, open, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
 import { crc32 } from "./crc32.js";
@@ -130,6 +130,32 @@ export async function encodeCompressedFrame(
   }
   const payload = encodePayload(packed === body ? ENCODING_STORED : ENCODING_DEFLATE_RAW, body.length, packed, tail);
   return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length + tail.length, 1) };
+}
+
+/**
+ * Creates directory `dir` and its missing parents, like `mkdir -p`. Not `mkdir(dir, {
+ * recursive: true })`: Node's walk steps back to the parent on ENOENT and forward on EEXIST,
+ * so under a parent that exists but cannot hold children (procfs, `/proc/self/x/y`; a
+ * dangling symlink) it loops forever in the thread pool, a core at 100 % and a promise that
+ * never settles. Here each level is created once its parent exists, and an ENOENT then is
+ * final: at most two `mkdir` calls per missing level.
+ */
+export async function makeDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+    return;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "EEXIST") return;
+    const parent = dirname(dir);
+    if (code !== "ENOENT" || parent === dir) throw e;
+  }
+  await makeDirectory(dirname(dir));
+  try {
+    await mkdir(dir);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "EEXIST") throw e;
+  }
 }
 
 /** Maps a file-system error to a {@link RecallError}. */
@@ -325,7 +351,7 @@ export class FileAdapter implements StorageAdapter {
 
   async #openWriter(): Promise<void> {
     try {
-      await mkdir(this.#dir, { recursive: true });
+      await makeDirectory(this.#dir);
     } catch (e) {
       throw toFileError(e, `cannot create store directory ${this.#dir}`);
     }

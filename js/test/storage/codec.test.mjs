@@ -367,6 +367,22 @@ describe("readLines", () => {
     assert.equal(count, 200_000);
   });
 
+  test("invalid UTF-8 is corrupt naming its line, wherever the chunks are cut", async () => {
+    const utf8 = Buffer.concat([Buffer.from("a\n\nb é\n"), Buffer.from([0x63, 0xff]), Buffer.from("\nd\n")]);
+    for (let cut = 0; cut <= utf8.length; cut++) {
+      async function* pieces() { yield utf8.subarray(0, cut); yield utf8.subarray(cut); }
+      await assert.rejects(collect(pieces()), (e) => e.code === "corrupt" && e.message === "line 4: the input is not valid UTF-8",
+        `bytes cut at ${cut}`);
+    }
+    async function* truncated() { yield Buffer.concat([Buffer.from("ok\nnot ok "), Buffer.from([0xe2, 0x82])]); }
+    async function* cutCharacter() { yield Buffer.from("ok\nnot ok "); yield Buffer.from([0xe2, 0x82]); }
+    for (const source of [truncated(), cutCharacter()]) {
+      await assert.rejects(collect(source), (e) => e.code === "corrupt" && /^line 2: /.test(e.message));
+    }
+    async function* numbers() { yield "a\n"; yield 5; }
+    await assert.rejects(collect(numbers()), (e) => e.code === "invalid_argument" && /^line 2: a chunk of the input must be a string or a Uint8Array/.test(e.message));
+  });
+
   test("invalid UTF-8 is corrupt; a non-source is invalid_argument", async () => {
     async function* bad() { yield Uint8Array.of(0x61, 0xff, 0x0a); }
     await assert.rejects(collect(bad()), (e) => e.code === "corrupt" && /UTF-8/.test(e.message));

@@ -4,7 +4,9 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
@@ -112,6 +114,28 @@ describe("on-disk format", () => {
     const s = await FileAdapter.open({ path: join(dir, "nested") });
     assert.ok(existsSync(join(dir, "nested", LOG_FILE)));
     await s.close();
+  });
+
+  test("a writer whose directory cannot be created fails promptly with storage_failed", () => {
+    // In a child process with a timeout: Node's recursive mkdir spun forever on these paths,
+    // and a hung thread-pool call would keep this test process alive too.
+    const dir = freshDir("uncreatable");
+    mkdirSync(dir);
+    symlinkSync(join(dir, "missing"), join(dir, "dangling"));
+    writeFileSync(join(dir, "file"), "x");
+    const paths = [join(dir, "dangling", "store"), join(dir, "file", "store")];
+    if (existsSync("/proc/self")) paths.push("/proc/self/nope/store", "/proc/nope");
+    const code = `
+      import { FileAdapter } from ${JSON.stringify(fileUrl)};
+      for (const path of ${JSON.stringify(paths)}) {
+        try { await FileAdapter.open({ path }); console.log("opened", path); }
+        catch (e) { console.log(e.code, e.message); }
+      }`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 10_000 });
+    assert.equal(r.status, 0, `the child ${r.signal ? `was killed (${r.signal}): it hung` : "failed"}: ${r.stderr}`);
+    const lines = r.stdout.trim().split("\n");
+    assert.equal(lines.length, paths.length);
+    paths.forEach((path, i) => assert.match(lines[i], new RegExp(`^storage_failed cannot create store directory ${path}: E(NOENT|NOTDIR)`)));
   });
 
   test("a large batch is one deflate-raw frame: smaller, checksummed as written, read back exactly", async () => {
