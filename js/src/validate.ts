@@ -5,10 +5,11 @@
  * @module
  */
 import { RecallError } from "./errors.js";
+import { isWellFormed } from "./storage/ops.js";
 import type { MemoryInput, MemoryPatch, RecallOptions, RerankFunction, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
 
-type Kind = "string" | "strings" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
+type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
 
 /**
  * A table of the fields a record accepts, without a prototype: a lookup of a key the caller
@@ -19,18 +20,25 @@ function fieldTable<T extends string = Kind>(kinds: Record<string, T>): Readonly
   return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, kinds));
 }
 
+/*
+ * Strings that name or filter something (ids, users, topics, tags, types, tiers, entities,
+ * relations) are kinds "name" / "names": they must be well-formed UTF-16, because a lone
+ * surrogate would become U+FFFD on its way into the engine and two different names would
+ * become one ("Ana\ud83d" and "Ana\ud83c"). Text the store only searches (text, textEn,
+ * keywords, a note's text, the query) is content: a lone surrogate in it becomes U+FFFD.
+ */
 const MEMORY_FIELDS = fieldTable({
-  id: "string", text: "string", textEn: "string", keywords: "keywords", userId: "string",
-  topic: "string", tags: "strings", type: "string", tier: "string", emotion: "number",
-  emotionTags: "strings", importance: "number", confidence: "number", trust: "number",
+  id: "name", text: "string", textEn: "string", keywords: "keywords", userId: "name",
+  topic: "name", tags: "names", type: "name", tier: "name", emotion: "number",
+  emotionTags: "names", importance: "number", confidence: "number", trust: "number",
   credibility: "integer", relevance: "number", classification: "integer", createdAt: "time",
-  updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "strings",
+  updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "names",
   embedding: "vector",
 });
 
 const RECALL_FIELDS = fieldTable({
-  limit: "integer", userId: "string", maxClassification: "integer", start: "time", end: "time",
-  topic: "string", tier: "string", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
+  limit: "integer", userId: "name", maxClassification: "integer", start: "time", end: "time",
+  topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
 });
@@ -45,7 +53,7 @@ const WEIGHT_FIELDS = fieldTable({
 });
 
 const CONTEXT_FIELDS = fieldTable({
-  hour: "integer", dayOfWeek: "integer", topic: "string", utcOffsetMinutes: "integer",
+  hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer",
 });
 
 /** Search modes (seed 000 `MEMORY_SEARCH_MODE`). */
@@ -112,6 +120,14 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
         if (typeof value[i] !== "string") throw invalid(where, `${field}[${i}]`, "a string", value[i]);
       }
       return [...value];
+    }
+    case "name":
+      if (typeof value !== "string") throw invalid(where, field, "a string", value);
+      return checkName(value, field, where);
+    case "names": {
+      const names = convert("strings", value, field, where) as string[];
+      names.forEach((n, i) => checkName(n, `${field}[${i}]`, where));
+      return names;
     }
     case "keywords":
       if (typeof value === "string") return [value];
@@ -402,15 +418,21 @@ export function checkQuery(query: unknown): string {
 /** Validates an id argument. */
 export function checkId(id: unknown): string {
   if (typeof id !== "string" || id.length === 0) throw invalid("", "id", "a non-empty string", id);
-  return id;
+  return checkName(id, "id", "");
 }
 
-const NOTE_FIELDS = fieldTable({ id: "string", period: "string", start: "time", end: "time", text: "string" });
+/** `name` if it is well-formed UTF-16 (see "name" above), else `invalid_argument`. */
+function checkName(name: string, field: string, where: Where): string {
+  if (!isWellFormed(name)) throw invalid(where, field, "well-formed UTF-16 (no lone surrogate)", name);
+  return name;
+}
+
+const NOTE_FIELDS = fieldTable({ id: "name", period: "string", start: "time", end: "time", text: "string" });
 const ENTITY_FIELDS = fieldTable({
-  name: "string", type: "string", aliases: "strings", userId: "string", classification: "integer",
+  name: "name", type: "name", aliases: "names", userId: "name", classification: "integer",
 });
 const RELATION_FIELDS = fieldTable({
-  from: "string", relation: "string", to: "string", strength: "number", memoryIds: "strings",
+  from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names",
 });
 const PERIODS = new Set(["daily", "weekly", "quarterly"]);
 
@@ -464,7 +486,7 @@ export function toRelation(input: unknown): { from: string; relation: string; to
 export function toUnrelation(input: unknown): { from: string; relation?: string; to: string } {
   checkObject(input, "a relation", "");
   const out: Record<string, unknown> = {};
-  convertFields(input, { from: "string", relation: "string", to: "string" }, "", out);
+  convertFields(input, { from: "name", relation: "name", to: "name" }, "", out);
   for (const f of ["from", "to"]) required(out, f, "a string", input);
   return out as { from: string; relation?: string; to: string };
 }

@@ -195,3 +195,55 @@ describe("random writes with random failures against a model", () => {
     });
   }
 });
+
+describe("names are compared exactly as given or rejected", () => {
+  const lone = ["x\ud800y", "dup\ud800", "dup\udc00", "Ana\ud83d", "\udfff"];
+  for (const storage of ["memory", "file"]) {
+    test(`${storage} store: an id, userId, topic, tag, type or tier holding a lone surrogate is invalid_argument, and nothing is stored`, async () => {
+      const store = await MemoryStore.open(storage === "file" ? { storage, path: freshDir() } : { storage });
+      for (const bad of lone) {
+        for (const field of ["id", "userId", "topic", "type", "tier"]) {
+          await assert.rejects(store.remember({ text: "t", [field]: bad }), (e) => e.code === "invalid_argument" && e.message.includes(field), `${field}`);
+        }
+        await assert.rejects(store.remember({ text: "t", tags: ["ok", bad] }), (e) => e.code === "invalid_argument" && /tags\[1\]/.test(e.message));
+        await assert.rejects(store.get(bad), (e) => e.code === "invalid_argument");
+        await assert.rejects(store.forget(bad), (e) => e.code === "invalid_argument");
+      }
+      assert.equal(store.size, 0);
+      // A well-formed pair is a name like any other, kept exactly.
+      await store.remember({ id: "crab🦀", text: "t", userId: "Ana😀" });
+      assert.deepEqual(await store.ids(), ["crab🦀"]);
+      assert.equal((await store.get("crab🦀")).userId, "Ana😀");
+      await store.close();
+    });
+  }
+
+  test("a recall whose userId holds a lone surrogate is rejected, never matched to another user", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.remember({ text: "ana's garden plans", userId: "Ana😀" });
+    // "Ana\ud83d" and "Ana\ud83c" are two emoji names cut in the middle.
+    for (const userId of ["Ana\ud83d", "Ana\ud83c", "Ana\ude00"]) {
+      await assert.rejects(store.recall("garden", { userId }), (e) => e.code === "invalid_argument" && /userId/.test(e.message));
+    }
+    assert.equal((await store.recall("garden", { userId: "Ana😀" })).results.length, 1);
+    await store.close();
+  });
+
+  test("notes, entities and relations name things too", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await assert.rejects(store.addNote({ id: "n\ud800", period: "daily", start: 0, text: "x" }), (e) => e.code === "invalid_argument");
+    await assert.rejects(store.addEntity({ name: "Ana\ud83d" }), (e) => e.code === "invalid_argument");
+    await assert.rejects(store.addEntity({ name: "Ana", aliases: ["A\udc00"] }), (e) => e.code === "invalid_argument");
+    await assert.rejects(store.relate({ from: "Ana", relation: "knows\ud800", to: "Bo" }), (e) => e.code === "invalid_argument");
+    assert.equal((await store.notes()).length, 0);
+    assert.equal((await store.entities()).length, 0);
+    await store.close();
+  });
+
+  test("text the store only searches keeps the documented mending: a lone surrogate becomes U+FFFD", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.remember({ id: "t", text: "half \ud83d of a face" });
+    assert.equal((await store.get("t")).text, "half \ufffd of a face");
+    await store.close();
+  });
+});

@@ -42,6 +42,7 @@
  * @module
  */
 import { RecallError } from "../errors.js";
+import { isWellFormed } from "./ops.js";
 
 /** The binary record format version {@link encodeRecord} writes; {@link decodeRecord} reads it and version 1. */
 export const CODEC_VERSION = 2;
@@ -297,12 +298,6 @@ function isAscii(s: string): boolean {
   return true;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-function isWellFormed(s: string): boolean {
-  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
-  return native !== undefined ? native.call(s) : !LONE_SURROGATE.test(s);
-}
 
 /**
  * Encodes a record as bytes (format {@link CODEC_VERSION}). Throws `invalid_argument` on a

@@ -10,10 +10,19 @@ import type { StorageOp } from "./adapter.js";
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * Whether `s` is well-formed UTF-16: no lone surrogate (half of a pair without the other).
+ * Such a string cannot cross into WebAssembly or UTF-8 unchanged (it becomes U+FFFD).
+ */
+export function isWellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native !== undefined ? native.call(s) : !LONE_SURROGATE.test(s);
+}
+
 /** Throws `invalid_argument` unless `key` is a string without lone surrogates. */
 export function checkKey(key: unknown, what = "key"): string {
   if (typeof key !== "string") throw new RecallError("invalid_argument", `${what} must be a string, got ${typeof key}`);
-  if (LONE_SURROGATE.test(key)) {
+  if (!isWellFormed(key)) {
     throw new RecallError("invalid_argument", `${what} ${JSON.stringify(key)} contains a lone surrogate`);
   }
   return key;
