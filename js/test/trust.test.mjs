@@ -247,3 +247,15 @@ describe("names are compared exactly as given or rejected", () => {
     await store.close();
   });
 });
+
+test("a query at the length limit is read up to its caps: a repeated word counts four times", async () => {
+  const store = await MemoryStore.open({ storage: "memory", clock: () => 1_800_000_000_000 });
+  await store.rememberMany([{ id: "a", text: "aaaa bbbb" }, { id: "b", text: "aaaa aaaa aaaa aaaa aaaa cccc" }]);
+  const long = await store.recall("aaaa ".repeat(3276), { trackRecalls: false });
+  const four = await store.recall("aaaa aaaa aaaa aaaa", { trackRecalls: false });
+  assert.deepEqual(long.results.map((r) => [r.id, r.score]), four.results.map((r) => [r.id, r.score]));
+  // A word longer than 256 bytes is not read; the rest of the question is.
+  const res = await store.recall(`${"x".repeat(10_000)} cccc`, { trackRecalls: false });
+  assert.deepEqual(res.results.map((r) => r.id), ["b"]);
+  await store.close();
+});

@@ -174,6 +174,7 @@ impl Engine {
         clock: &dyn Fn() -> f64,
     ) -> Result<PendingRecall> {
         options.filter.validate()?;
+        let query = &*crate::recall::query::capped(query);
         if options.limit == 0 {
             return Err(Error::InvalidArgument(
                 "limit must be at least 1, got 0".into(),

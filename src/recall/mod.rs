@@ -1,6 +1,7 @@
 //! The recall stages and what they share: filters and the Sf scoring formula.
 
 pub mod filter;
+pub mod query;
 pub mod score;
 pub mod sf;
 
