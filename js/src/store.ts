@@ -671,18 +671,22 @@ export class MemoryStore {
     if (this.#snapshotEvery > 0 && this.#writesSinceSnapshot >= this.#snapshotEvery) this.#scheduleSnapshot();
   }
 
-  #memoryPut(id: string, data: MemoryRecord, embedding: Float32Array | undefined, signature: Uint8Array | undefined): StorageOp {
+  #memoryPut(
+    id: string, data: MemoryRecord, embedding: Float32Array | undefined, signature: Uint8Array | undefined, create = false,
+  ): StorageOp {
     const record: StoredRecord = { kind: "memory", data: { ...data, order: this.#order.get(id) } };
     if (embedding !== undefined) record.embedding = embedding;
     if (signature !== undefined) record.signature = signature;
-    return { op: "put", key: MEMORY_PREFIX + id, value: encodeRecord(record) };
+    // A new memory is a create: if another tab or handle stored the id meanwhile, the write
+    // fails with already_exists instead of replacing that memory.
+    return { op: create ? "create" : "put", key: MEMORY_PREFIX + id, value: encodeRecord(record) };
   }
 
-  /** The op that stores the engine's current state of a memory. */
-  #memoryOp(engine: Engine, id: string): StorageOp {
+  /** The op that stores the engine's current state of a memory (`create` for a new one). */
+  #memoryOp(engine: Engine, id: string, create = false): StorageOp {
     const data = engine.get(id);
     if (data === undefined) return { op: "delete", key: MEMORY_PREFIX + id };
-    return this.#memoryPut(id, data, engine.embedding(id), engine.signature(id));
+    return this.#memoryPut(id, data, engine.embedding(id), engine.signature(id), create);
   }
 
   #noteOp(engine: Engine, id: string): StorageOp {
@@ -994,7 +998,7 @@ export class MemoryStore {
       this.#setOrder(id, undefined);
       return {
         result: id,
-        ops: () => [this.#memoryPut(id, record, vector, engine.signature(id))],
+        ops: () => [this.#memoryPut(id, record, vector, engine.signature(id), true)],
         undo: () => {
           engine.remove(id);
           this.#order.delete(id);
@@ -1043,7 +1047,7 @@ export class MemoryStore {
       for (const r of records) this.#setOrder(r.id, undefined);
       return {
         result: records.map((r) => r.id),
-        ops: () => records.map((r, i) => this.#memoryPut(r.id, r, vectors[i], engine.signature(r.id))),
+        ops: () => records.map((r, i) => this.#memoryPut(r.id, r, vectors[i], engine.signature(r.id), true)),
         undo: () => {
           for (const r of records) {
             engine.remove(r.id);
@@ -1465,6 +1469,8 @@ export class MemoryStore {
     /** Engines an import's configuration line replaced, freed once the batch has landed. */
     const replaced: Engine[] = [];
     const memoryIds: string[] = [];
+    /** Memories new to this store: written as creates. */
+    const created = new Set<string>();
     const noteIds: string[] = [];
     let graphBefore: GraphState | undefined;
     let stored = 0;
@@ -1540,6 +1546,7 @@ export class MemoryStore {
           }
         });
         memoryIds.push(...records.map((r) => r.id));
+        for (const r of records) created.add(r.id);
         stored += records.length;
       }
       for (const { line, record } of items.filter((i) => i.record.kind === "note")) {
@@ -1587,7 +1594,7 @@ export class MemoryStore {
     return {
       result: { stored, skipped },
       ops: () => [
-        ...memoryIds.map((id) => this.#memoryOp(engine, id)),
+        ...memoryIds.map((id) => this.#memoryOp(engine, id, created.has(id))),
         ...noteIds.map((id) => this.#noteOp(engine, id)),
         ...(before === undefined ? [] : this.#graphOps(before, this.#graphState(engine))),
       ],

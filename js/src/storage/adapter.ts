@@ -8,14 +8,24 @@
  * - keys are strings without lone surrogates, ordered by UTF-16 code units (JavaScript's `<`,
  *   and IndexedDB's order for strings); values are `Uint8Array`s, copied in and out;
  * - `write` applies a whole batch or nothing, also across a crash, and resolves only once the
- *   batch is durable; ops apply in order, so a later op on the same key wins;
+ *   batch is durable; ops apply in order, so a later op on the same key wins; a `create` of a
+ *   key that exists fails the batch with `already_exists`, checked atomically with the write;
  * - after `close` resolves, every call rejects with `closed`; closing twice is harmless.
  * @module
  */
 import { RecallError } from "../errors.js";
 
-/** One change in a {@link StorageAdapter.write} batch. */
-export type StorageOp = { op: "put"; key: string; value: Uint8Array } | { op: "delete"; key: string };
+/**
+ * One change in a {@link StorageAdapter.write} batch. `create` is a put that requires the key
+ * to be absent: when it is present (also when another handle, tab or process put it since),
+ * the whole batch fails with `already_exists` and nothing is applied. It is how two tabs
+ * remembering the same id at once end with one memory and one `already_exists`, not with one
+ * text silently replacing the other.
+ */
+export type StorageOp =
+  | { op: "put"; key: string; value: Uint8Array }
+  | { op: "create"; key: string; value: Uint8Array }
+  | { op: "delete"; key: string };
 
 /** A storage backend: string keys, byte values, atomic durable batches. */
 export interface StorageAdapter {

@@ -18,6 +18,7 @@
  */
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
+import { asPuts, checkCreates } from "./ops.js";
 
 function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
@@ -66,7 +67,17 @@ export function checkedAdapter(adapter: StorageAdapter): StorageAdapter {
       }
       return keys;
     },
-    write: (ops: StorageOp[]) => settle(() => adapter.write(ops)),
+    // A custom adapter may predate `create`: it gets puts, each create checked with get()
+    // first (as atomic as the adapter's own writers are: one handle, one process).
+    write: async (ops: StorageOp[]) => {
+      const batch = Array.isArray(ops) ? ops : [];
+      const present = new Set<string>();
+      for (const op of batch) {
+        if (op?.op === "create" && (await settle(() => adapter.get(op.key))) !== undefined) present.add(op.key);
+      }
+      checkCreates(batch, (key) => present.has(key));
+      return settle(() => adapter.write(Array.isArray(ops) ? asPuts(ops) : ops));
+    },
     close: () => settle(() => adapter.close()),
   };
   const subscribe = adapter.subscribe;

@@ -41,7 +41,7 @@ import {
   decodeBatch, encodeBatch, encodeBody, encodeFrame, encodeLogHeader, encodePayload, payloadParts, putBytes, recordTailBytes,
 } from "./log.js";
 import type { DecodedOp } from "./log.js";
-import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
+import { asPuts, checkCreates, checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
 
 /** The log file's name inside the store directory. */
 export const LOG_FILE = "data.log";
@@ -448,13 +448,17 @@ export class FileAdapter implements StorageAdapter {
   /** {@inheritDoc StorageAdapter.write} */
   async write(ops: StorageOp[]): Promise<void> {
     this.#live();
-    const batch = checkOps(ops);
+    const checked = checkOps(ops);
     if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true");
-    if (batch.length === 0) return;
+    if (checked.length === 0) return;
+    // The log holds puts; a create is checked against the keys when its turn comes (this
+    // process holds the store's lock, so no other writer can put the key meanwhile).
+    const batch = asPuts(checked);
     // Compression starts now, on the thread pool, while earlier writes are still appending.
     const encoding = encodeCompressedFrame(batch);
     encoding.catch(() => undefined); // awaited in turn below; never an unhandled rejection meanwhile
     await this.#enqueue(async () => {
+      checkCreates(checked, (key) => this.#entries.has(key));
       let encoded: { frame: Uint8Array; keyBytes: number[]; ratio: number; version: number };
       try {
         encoded = this.#version === LOG_FORMAT_VERSION

@@ -69,6 +69,9 @@ export function toStorageError(e: unknown, doing: string): RecallError {
   if (name === "QuotaExceededError") {
     return new RecallError("quota_exceeded", `${detail} (the origin's storage quota is used up; nothing in this transaction was stored)`, { cause: e });
   }
+  if (name === "ConstraintError") {
+    return new RecallError("already_exists", `${detail} (a key this batch creates exists: another tab wrote it; nothing in this transaction was stored)`, { cause: e });
+  }
   if (name === "VersionError") {
     return new RecallError("corrupt", `${detail} (the database was created by a newer recallkit)`, { cause: e });
   }
@@ -296,7 +299,10 @@ export class IndexedDbAdapter implements StorageAdapter {
     if (batch.length === 0) return;
     await this.#run("readwrite", `cannot write ${batch.length} op(s)`, (store) => {
       for (const op of batch) {
-        if (op.op === "put") store.put(op.value, op.key);
+        // add() fails the transaction with a ConstraintError when the key exists: the check
+        // and the write are one transaction, so two tabs cannot both create one key.
+        if (op.op === "create") store.add(op.value, op.key);
+        else if (op.op === "put") store.put(op.value, op.key);
         else store.delete(op.key);
       }
       return () => undefined;

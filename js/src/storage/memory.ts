@@ -6,7 +6,7 @@
  */
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
-import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
+import { asPuts, checkCreates, checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
 
 /** Options of the {@link MemoryAdapter} constructor. */
 export interface MemoryAdapterOptions {
@@ -57,9 +57,10 @@ export class MemoryAdapter implements StorageAdapter {
   /** {@inheritDoc StorageAdapter.write} */
   async write(ops: StorageOp[]): Promise<void> {
     this.#live();
-    const batch = checkOps(ops);
+    const checked = checkOps(ops);
     if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true");
-    for (const op of batch) {
+    checkCreates(checked, (key) => this.#values.has(key));
+    for (const op of asPuts(checked)) {
       if (op.op === "put") {
         if (!this.#values.has(op.key)) this.#sorted = undefined;
         this.#values.set(op.key, op.value);

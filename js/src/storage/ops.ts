@@ -44,12 +44,35 @@ export function checkOps(ops: unknown): StorageOp[] {
     const { op: kind, key, value } = op as { op?: unknown; key?: unknown; value?: unknown };
     const k = checkKey(key, `op ${i}: key`);
     if (kind === "delete") return { op: "delete", key: k };
-    if (kind !== "put") throw new RecallError("invalid_argument", `op ${i}: op must be "put" or "delete", got ${String(kind)}`);
+    if (kind !== "put" && kind !== "create") {
+      throw new RecallError("invalid_argument", `op ${i}: op must be "put", "create" or "delete", got ${String(kind)}`);
+    }
     if (!(value instanceof Uint8Array)) {
       throw new RecallError("invalid_argument", `op ${i}: value of ${JSON.stringify(k)} must be a Uint8Array`);
     }
-    return { op: "put", key: k, value: new Uint8Array(value) };
+    return { op: kind, key: k, value: new Uint8Array(value) };
   });
+}
+
+/**
+ * Throws `already_exists` for the first `create` of `batch` whose key `exists` says is there
+ * (before the batch; a key the batch itself deleted earlier counts as absent). Adapters call
+ * it where the check is atomic with their write.
+ */
+export function checkCreates(batch: readonly StorageOp[], exists: (key: string) => boolean): void {
+  const changed = new Map<string, boolean>();
+  for (const op of batch) {
+    const present = changed.get(op.key) ?? exists(op.key);
+    if (op.op === "create" && present) {
+      throw new RecallError("already_exists", `${JSON.stringify(op.key)} already exists (written by another handle since this one read it)`);
+    }
+    changed.set(op.key, op.op !== "delete");
+  }
+}
+
+/** `batch` with every `create` as the `put` it becomes once checked. */
+export function asPuts(batch: readonly StorageOp[]): Array<Exclude<StorageOp, { op: "create" }>> {
+  return batch.map((op) => (op.op === "create" ? { op: "put", key: op.key, value: op.value } : op));
 }
 
 /** The keys a batch changes, each once, in first-seen order. */

@@ -145,6 +145,24 @@ export function runAdapterSuite(name, makeAdapter, { reopen = false, test, asser
     await expectCode(() => s.keys("\udc00"), "invalid_argument", "keys of a lone surrogate");
   });
 
+  t("create puts an absent key and fails the whole batch with already_exists when the key exists", async (open) => {
+    const s = await open();
+    await s.write([{ op: "create", key: "a", value: bytes("1") }]);
+    assert.equal(text(await s.get("a")), "1");
+    await expectCode(() => s.write([
+      { op: "put", key: "b", value: bytes("2") }, { op: "create", key: "a", value: bytes("again") },
+    ]), "already_exists", "create of an existing key");
+    assert.equal(text(await s.get("a")), "1");
+    assert.equal(await s.get("b"), undefined, "nothing of the failed batch is stored");
+    // A key the batch deletes first may be created; one it creates cannot be created twice.
+    await s.write([{ op: "delete", key: "a" }, { op: "create", key: "a", value: bytes("3") }]);
+    assert.equal(text(await s.get("a")), "3");
+    await expectCode(() => s.write([
+      { op: "create", key: "c", value: bytes("x") }, { op: "create", key: "c", value: bytes("y") },
+    ]), "already_exists", "two creates of one key");
+    assert.deepEqual(await s.keys(), ["a"]);
+  });
+
   t("an empty batch resolves and changes nothing", async (open) => {
     const s = await open();
     await s.write([]);

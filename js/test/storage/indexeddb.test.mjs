@@ -135,7 +135,7 @@ describe("failing transactions store nothing", () => {
       await rejectsWith(() => s.write([
         { op: "put", key: "first", value: bytes("1") }, { op: "put", key: "dup", value: bytes("new") },
         { op: "put", key: "last", value: bytes("2") },
-      ]), "storage_failed", /ConstraintError/);
+      ]), "already_exists", /ConstraintError/); // the code of a key that exists (see `create`)
     } finally {
       IDBObjectStore.prototype.put = original;
     }
