@@ -263,6 +263,33 @@ describe("format version 1 logs", () => {
 });
 
 
+describe("format version 2 logs", () => {
+  const fixture = new URL("./fixtures/v2-store.log", import.meta.url);
+
+  /** A store directory holding the version-2 log recallkit wrote before issue 27 (`fixtures/gen-v2-store.mjs`). */
+  function v2Store(label) {
+    const dir = freshDir(label);
+    mkdirSync(dir);
+    writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
+    return dir;
+  }
+
+  test("a version-2 log written by the previous release is read in place by a reader and opens as a MemoryStore with every record", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    const expected = readFileSync(new URL("./fixtures/v2-store.jsonl", import.meta.url), "utf8");
+    const dir = v2Store("v2-read");
+    const r = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.equal(r.logFormat, 2);
+    await r.close();
+    assert.deepEqual(readFileSync(join(dir, LOG_FILE)), readFileSync(fixture), "a reader leaves it untouched");
+    const store = await MemoryStore.open({ storage: "file", path: dir });
+    let out = "";
+    for await (const line of store.export()) out += line;
+    await store.close();
+    assert.equal(out, expected);
+  });
+});
+
 describe("torn and corrupt frames", () => {
   const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
 
