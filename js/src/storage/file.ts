@@ -5,7 +5,9 @@
  * - `data.log`: the log (format in `log.ts`): a header, then one checksummed frame per `write()`,
  *   its payload compressed with deflate-raw (`node:zlib`) when that makes it smaller;
  * - `lock`: the single-writer lock (`lock.ts`), absent while no writer has the store open;
- * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed.
+ * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed;
+ * - `data.log.damaged-<time>`: a damaged log as {@link FileAdapter.repair} found it, kept for
+ *   forensics (never read; delete it when done).
  *
  * Durability and atomicity:
  * - `write` appends one frame at the end of the valid log and `fsync`s before resolving, so an
@@ -14,7 +16,8 @@
  *   torn tail (the bytes run out inside the last frame: a crash mid-append, never
  *   acknowledged) is dropped, and cut off before the next append; damage anywhere, the last
  *   frame included, fails the open with `corrupt` naming the file and the byte offset, rather
- *   than lose acknowledged writes.
+ *   than lose acknowledged writes. {@link FileAdapter.repair} then salvages every frame that
+ *   checks, keeping a copy of the damaged log.
  * - Compaction, when the log is over {@link COMPACT_RATIO}× the live data and at least
  *   {@link COMPACT_MIN_BYTES}: live entries go to `data.log.compact`, which is fsync'd, renamed
  *   over `data.log`, and the directory fsync'd. A crash leaves the old or the new log, both whole.
@@ -31,9 +34,9 @@
  */
 import { constants } from "node:fs";
 import { deflateRaw, inflateRawSync } from "node:zlib";
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { copyFile, mkdir, open, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
 import { acquireLock, releaseLock } from "./lock.js";
@@ -43,6 +46,7 @@ import {
 } from "./log.js";
 import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
 import { scanLog } from "./scan.js";
+import type { DamagedRange } from "./scan.js";
 
 /** The log file's name inside the store directory. */
 export const LOG_FILE = "data.log";
@@ -62,6 +66,9 @@ const MAX_IO_BYTES = 1 << 30;
 export const MIN_COMPRESS_BYTES = 64;
 /** The zlib level of frame compression (6, zlib's default: level 1 gives 10 % larger logs for a third less time). */
 export const COMPRESSION_LEVEL = 6;
+
+/** The start of the name of the copy {@link FileAdapter.repair} keeps of a damaged log: `data.log.damaged-<time>`. */
+export const DAMAGED_COPY_PREFIX = `${LOG_FILE}.damaged-`;
 
 /** Options of {@link FileAdapter.open}. */
 export interface FileAdapterOptions {
@@ -85,6 +92,30 @@ export interface FileStoreStats {
   keys: number;
   /** Compactions this handle has completed. */
   compactions: number;
+}
+
+/** What {@link FileAdapter.repair} found and did. */
+export interface LogRepair {
+  /** The log file. */
+  path: string;
+  /** The log's format version as found (a repaired log is rewritten in the current one). */
+  version: number;
+  /** Whether the log was damaged and so rewritten; `false`: nothing was changed. */
+  repaired: boolean;
+  /** Frames kept. */
+  framesKept: number;
+  /** Damaged byte ranges dropped, each holding (part of) at least one frame. */
+  dropped: DamagedRange[];
+  /** Frames kept although one bit of their header was damaged (their offsets). */
+  restored: number[];
+  /** Why the log header did not check, when its format could still be told. */
+  header?: string;
+  /** A torn tail (an append that never completed, never acknowledged): dropped, and not damage. */
+  torn?: { offset: number; bytes: number; why: string };
+  /** The copy of the damaged log kept beside it, when repaired. */
+  copy?: string;
+  /** Live keys after the repair. */
+  keys: number;
 }
 
 interface Entry {
@@ -186,6 +217,28 @@ async function writeNewFile(
   }
 }
 
+/** Copies `path` to a new `<path>.damaged-<time>` beside it, fsync'd; returns the copy's path. */
+async function keepCopy(path: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  for (let n = 0; ; n++) {
+    const copy = `${path}.damaged-${stamp}${n === 0 ? "" : `-${n}`}`;
+    try {
+      await copyFile(path, copy, constants.COPYFILE_EXCL);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "EEXIST") continue;
+      throw e;
+    }
+    const fh = await open(copy, "r+");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await syncDirectory(dirname(path));
+    return copy;
+  }
+}
+
 /** A {@link StorageAdapter} over an append-only log file. Open it with {@link FileAdapter.open}. */
 export class FileAdapter implements StorageAdapter {
   readonly #dir: string;
@@ -225,6 +278,55 @@ export class FileAdapter implements StorageAdapter {
     const adapter = new FileAdapter(resolve(options.path), options.readOnly === true);
     await (adapter.#readOnly ? adapter.#openReader() : adapter.#openWriter());
     return adapter;
+  }
+
+  /**
+   * Salvages the log of the store in `options.path`: replays every frame that checks (a frame
+   * whose header is one bit off included), drops the damaged byte ranges, and when there were
+   * any, keeps a copy of the damaged log beside it ({@link DAMAGED_COPY_PREFIX}) and rewrites the
+   * log with the live entries (a compaction: temp file, fsync, rename). A log without damage
+   * is left as it is, torn tail and format included. Takes the writer lock (`locked` while a
+   * writer has the store open); `not_found` when there is no log; `corrupt` when the file is
+   * not a recallkit log, or one of a newer format.
+   */
+  static async repair(options: { path: string }): Promise<LogRepair> {
+    if (typeof options?.path !== "string" || options.path === "") {
+      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options?.path)}`);
+    }
+    return new FileAdapter(resolve(options.path), false).#repair();
+  }
+
+  async #repair(): Promise<LogRepair> {
+    const path = this.#logPath;
+    try {
+      await (await open(path, "r")).close();
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "ENOENT") throw new RecallError("not_found", `no recallkit store at ${this.#dir} (no ${LOG_FILE})`);
+      throw toFileError(e, `cannot open ${path}`);
+    }
+    await acquireLock(this.#lockPath);
+    try {
+      this.#fh = await open(path, "r+");
+      const scan = await scanLog(this.#fh, path, true, decodeFrame, (frame) => this.#apply(frame));
+      const report: LogRepair = {
+        path, version: scan.version, repaired: false, framesKept: scan.frames, dropped: scan.damaged, restored: scan.restored,
+        keys: this.#entries.size,
+      };
+      if (scan.header !== undefined) report.header = scan.header;
+      if (scan.torn !== undefined) report.torn = scan.torn;
+      if (scan.header === undefined && scan.damaged.length === 0 && scan.restored.length === 0) return report;
+      report.copy = await keepCopy(path);
+      await unlink(join(this.#dir, COMPACT_FILE)).catch(() => undefined);
+      await this.#compact();
+      report.repaired = true;
+      return report;
+    } catch (e) {
+      throw toFileError(e, `cannot repair ${path}`);
+    } finally {
+      await this.#fh?.close().catch(() => undefined);
+      this.#fh = undefined;
+      await releaseLock(this.#lockPath).catch(() => undefined);
+    }
   }
 
   get #logPath(): string {
