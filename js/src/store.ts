@@ -22,7 +22,7 @@ import { checkStoreName, defaultStorageKind, openAdapter } from "./storage/adapt
 import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.js";
 import { decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
-import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
+import { IMAGE_BLOCK_MEMORIES, ImageWriter, inspectImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
 import {
   CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX,
@@ -240,6 +240,8 @@ export class MemoryStore {
   /** The engine may differ from the records (a remote change failed to apply): write no snapshot. */
   #unsynced = false;
   #openedFrom: "snapshot" | "records" = "records";
+  /** Damage this open found and worked around (a snapshot that fails its checks), for `storageInfo()`. */
+  readonly #damage: string[] = [];
   #unsubscribe: (() => void) | undefined;
   #releaseLock: (() => void) | undefined;
 
@@ -393,6 +395,7 @@ export class MemoryStore {
         this.#journalKeys.add(key);
         const at = parseJournalKey(key);
         const entry = decodeJournal(value);
+        if (at !== undefined && entry === undefined) this.#damage.push(`${key} does not decode; the snapshot was not used`);
         if (at === undefined || entry === undefined) continue; // a gap: the snapshot will not be used
         if (!journal.has(at.writer)) journal.set(at.writer, new Map());
         journal.get(at.writer)!.set(at.n, entry);
@@ -455,8 +458,10 @@ export class MemoryStore {
   async #loadImage(
     bytes: Uint8Array, seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
   ): Promise<number | undefined> {
-    const image = openImage(bytes);
-    if (image === undefined) return undefined;
+    const opened = inspectImage(bytes);
+    if ("damaged" in opened) this.#damage.push(`snapshot: ${opened.damaged}; the store was loaded from its records`);
+    if (!("image" in opened)) return undefined;
+    const image = opened.image;
     const replay = planReplay(new Map(Object.entries(image.header.claims)), seqs, journal);
     // Re-reading one record at a time only pays while few changed since the snapshot.
     if (replay === undefined || replay.length > 1000 + image.header.memories / 4) return undefined;
@@ -464,7 +469,10 @@ export class MemoryStore {
     try {
       for (const block of image.blocks()) this.#loadBlock(engine, block);
       if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
-    } catch {
+    } catch (e) {
+      // Its checksums held, so this is a bug or damage they missed: report it, rebuild from the records.
+      const why = fromEngineError(e).message.replace(/^[a-z_]+: (snapshot: )?/, "");
+      this.#damage.push(`snapshot: ${why}; the store was loaded from its records`);
       engine.free();
       this.#engine = this.#newEngine();
       this.#order.clear();
@@ -1257,11 +1265,13 @@ export class MemoryStore {
 
   /**
    * Storage usage: `usage`, `quota` and `persisted` from the browser for IndexedDB, the log
-   * size as `usage` for a file store; and whether this open used the snapshot (`openedFrom`).
+   * size as `usage` for a file store; whether this open used the snapshot (`openedFrom`); and
+   * the damage it found and worked around (`damage`, e.g. a snapshot that fails its checks).
    */
   async storageInfo(): Promise<StorageInfo> {
     this.#live();
     const out: StorageInfo = { openedFrom: this.#openedFrom };
+    if (this.#damage.length > 0) out.damage = [...this.#damage];
     const adapter = this.#adapter as {
       storageInfo?: () => Promise<{ usage?: number; quota?: number; persisted?: boolean }>;
       stats?: () => { logBytes?: number };

@@ -449,6 +449,13 @@ export interface StorageInfo {
   persisted?: boolean;
   /** How this open loaded the store: from the snapshot, or from the records (no snapshot, stale or damaged). */
   openedFrom: "snapshot" | "records";
+  /**
+   * Damage this open found and worked around, each naming what and why; absent when none. A
+   * snapshot (or a journal entry) that fails its checks is not used: the store is loaded from
+   * its records, which are the truth, so nothing is lost, and the next snapshot replaces it.
+   * (Damage to the records themselves fails the open with `corrupt` instead.)
+   */
+  damage?: string[];
 }
 
 /** Progress of {@link MemoryStore.import}, reported after each stored batch. */

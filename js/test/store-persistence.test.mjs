@@ -216,14 +216,19 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await store.close();
     });
 
-    test("a damaged snapshot is ignored and the store is rebuilt from its records", async () => {
+    test("a damaged snapshot is reported in storageInfo().damage and the store opens from its records", async () => {
       const backend = makeBackend();
       const a = await open(backend);
       await writeEverything(a);
       const before = await stateOf(a);
       const recalls = await answers(a);
       await a.close();
-      for (const damage of [(b) => { b[b.length - 5] ^= 0x40; }, (b) => { b[3] ^= 1; }, () => "truncate"]) {
+      const damages = [
+        [(b) => { b[b.length - 5] ^= 0x40; }, /snapshot: its payload fails its checksum/],
+        [(b) => { b[3] ^= 1; }, /snapshot: no snapshot magic/],
+        [() => "truncate", /snapshot: its header announces \d+ payload bytes/],
+      ];
+      for (const [damage, reported] of damages) {
         const raw = await backend.raw();
         let bytes = new Uint8Array(await readSnapshot(raw));
         assert.ok(bytes && bytes.length > 1000, "a snapshot was written on close");
@@ -231,10 +236,14 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         await putSnapshot(raw, bytes);
         await raw.close();
         const b = await open(backend);
-        assert.equal((await b.storageInfo()).openedFrom, "records");
+        const info = await b.storageInfo();
+        assert.equal(info.openedFrom, "records");
+        assert.equal(info.damage?.length, 1, "the damage is reported, not silently ignored");
+        assert.match(info.damage[0], reported);
+        assert.match(info.damage[0], /loaded from its records/);
         assert.deepEqual(await stateOf(b), before);
         assert.deepEqual(await answers(b), recalls);
-        await b.close();
+        await b.close(); // writes a good snapshot over the damaged one
       }
     });
 
@@ -258,6 +267,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await raw.close();
       const c = await open(backend);
       assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.equal((await c.storageInfo()).damage, undefined, "a stale snapshot is not damage");
       assert.deepEqual(await stateOf(c), state);
       assert.equal((await c.get("late")).text, "written after the old snapshot");
       assert.equal(await c.get("m1"), undefined);

@@ -6,7 +6,7 @@ import { crc32 as zlibCrc32 } from "node:zlib";
 import {
   CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, recordTailBytes, toJsonLine,
 } from "../../dist/storage/codec.js";
-import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "../../dist/storage/snapshot.js";
+import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot, inspectSnapshot } from "../../dist/storage/snapshot.js";
 import { crc32 } from "../../dist/storage/crc32.js";
 import { RecallError } from "../../dist/errors.js";
 
@@ -396,6 +396,24 @@ describe("snapshots", () => {
         assert.equal(decodeSnapshot(bad, 1), undefined, `byte ${i} bit ${bit}`);
       }
     }
+  });
+
+  test("inspectSnapshot tells a stale snapshot (another version, rebuilt quietly) from a damaged one (reported)", () => {
+    const payload = Uint8Array.from({ length: 100 }, (_, i) => i);
+    const snap = encodeSnapshot(1, payload);
+    assert.deepEqual(inspectSnapshot(snap, 1), { payload });
+    assert.deepEqual(inspectSnapshot(snap, 2), { stale: "payload version 1, not 2" });
+    const container = snap.slice();
+    container[8] = 2;
+    container.set(new Uint8Array(new Uint32Array([zlibCrc32(container.subarray(0, 28))]).buffer), 28);
+    assert.deepEqual(inspectSnapshot(container, 1), { stale: "container format 2" });
+    for (let i = 0; i < snap.length; i++) {
+      const bad = snap.slice();
+      bad[i] ^= 0x10;
+      assert.ok("damaged" in inspectSnapshot(bad, 1), `a flip in byte ${i} is damage`);
+    }
+    for (let cut = 0; cut < snap.length; cut++) assert.ok("damaged" in inspectSnapshot(snap.subarray(0, cut), 1), `cut ${cut}`);
+    assert.deepEqual(inspectSnapshot("RKSNAP", 1), { damaged: "not a byte array" });
   });
 
   test("decodeSnapshot never throws on garbage", () => {
