@@ -19,6 +19,8 @@ export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
+  RepairReport,
 } from "./types.js";
+export type { DamagedRange, LogRepair } from "./storage/log.js";
 export { MemoryAdapter } from "./storage/memory.js";
 export type { StorageAdapter, StorageOp } from "./storage/adapter.js";

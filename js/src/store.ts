@@ -32,12 +32,13 @@ import {
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type {
   Edge, EmbedFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
-  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
+  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, SearchMode, StorageInfo,
 } from "./types.js";
 import {
   SEARCH_MODES, applyPatch, checkId, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation, toUnrelation,
   checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
+import { repairStore } from "./repair.js";
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
@@ -180,6 +181,27 @@ interface Step<T> {
   after?: () => void;
 }
 
+/**
+ * The checks `open` and `repair` share: an options object of known keys, a known storage
+ * kind or an adapter, a usable path.
+ */
+function checkStoreOptions(options: OpenOptions): void {
+  if (typeof options !== "object" || options === null) {
+    throw new RecallError("invalid_argument", `open options must be an object, got ${String(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
+  }
+  const storage = options.storage;
+  if (storage !== undefined && !(typeof storage === "string" && STORAGE_KINDS.has(storage)) && !isAdapter(storage)) {
+    throw new RecallError("invalid_argument",
+      `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
+  }
+  if (options.path !== undefined && (typeof options.path !== "string" || options.path === "")) {
+    throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options.path)}`);
+  }
+}
+
 /** One parsed import line. */
 interface ImportItem {
   line: number;
@@ -277,17 +299,8 @@ export class MemoryStore {
    * `dimensions` disagrees with the stored dimension.
    */
   static async open(options: OpenOptions = {}): Promise<MemoryStore> {
-    if (typeof options !== "object" || options === null) {
-      throw new RecallError("invalid_argument", `open options must be an object, got ${String(options)}`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
-    }
+    checkStoreOptions(options);
     const storage = options.storage;
-    if (storage !== undefined && !(typeof storage === "string" && STORAGE_KINDS.has(storage)) && !isAdapter(storage)) {
-      throw new RecallError("invalid_argument",
-        `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
-    }
     const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
     for (const key of ["clock", "embed"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
@@ -298,9 +311,6 @@ export class MemoryStore {
       if (options[key] !== undefined && typeof options[key] !== "boolean") {
         throw new RecallError("invalid_argument", `${key} must be a boolean, got ${typeof options[key]}`);
       }
-    }
-    if (options.path !== undefined && (typeof options.path !== "string" || options.path === "")) {
-      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options.path)}`);
     }
     checkNumber(options, "decayDays", Number.MIN_VALUE, Number.MAX_VALUE);
     checkNumber(options, "decayFloor", 0, 1);
@@ -336,6 +346,37 @@ export class MemoryStore {
       await adapter.close().catch(() => undefined);
       throw e;
     }
+  }
+
+  /**
+   * Repairs a damaged store, named by the options {@link MemoryStore.open} takes (`name`,
+   * `storage`, `path`; the others apply to the check at the end). A file store's log is
+   * salvaged: every frame that checks is kept, each damaged byte range is dropped and
+   * reported (offsets and lengths), and the damaged log is copied to
+   * `data.log.damaged-<time>` beside it before the log is rewritten. A snapshot that fails
+   * its checks is removed, and so is any snapshot when the log lost frames. The store is then
+   * opened from its records (read-only) and counted. A store without damage is left exactly
+   * as it is, with `repaired: false`.
+   *
+   * ```ts
+   * try {
+   *   store = await MemoryStore.open({ name: "agent" });
+   * } catch (e) {
+   *   if ((e as RecallError).code !== "corrupt") throw e;
+   *   console.warn(await MemoryStore.repair({ name: "agent" })); // what was dropped, where the copy is
+   *   store = await MemoryStore.open({ name: "agent" });
+   * }
+   * ```
+   *
+   * Errors: `invalid_argument` for bad options or `storage: "memory"`; `locked` while another
+   * process has the file store open; `not_found` when there is no store; `corrupt` when the
+   * file is not a recallkit log (or one of a newer format, left alone), or when the repaired
+   * store still does not open (say, a record that does not decode: the message names its key).
+   */
+  static async repair(options: OpenOptions = {}): Promise<RepairReport> {
+    checkStoreOptions(options);
+    const name = checkStoreName(options.name ?? DEFAULT_STORE_NAME);
+    return repairStore(options, name, (o) => MemoryStore.open(o));
   }
 
   /**

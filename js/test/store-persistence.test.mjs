@@ -216,7 +216,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await store.close();
     });
 
-    test("a damaged snapshot is reported in storageInfo().damage and the store opens from its records", async () => {
+    test("a damaged snapshot is reported in storageInfo().damage, the store opens from its records, and repair removes it", async () => {
       const backend = makeBackend();
       const a = await open(backend);
       await writeEverything(a);
@@ -245,6 +245,49 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         assert.deepEqual(await answers(b), recalls);
         await b.close(); // writes a good snapshot over the damaged one
       }
+      const raw = await backend.raw();
+      const good = await readSnapshot(raw);
+      await putSnapshot(raw, good.subarray(0, good.length - 1));
+      await raw.close();
+      const report = await MemoryStore.repair(backend.options());
+      assert.equal(report.repaired, true);
+      assert.deepEqual({ ...report.snapshot, why: undefined }, { found: "damaged", removed: true, why: undefined });
+      assert.match(report.snapshot.why, /payload bytes/);
+      assert.equal(report.memories, before.size);
+      if (kind === "file") assert.deepEqual([report.log.repaired, report.log.dropped], [false, []], "the log itself checks");
+      const check = await backend.raw();
+      assert.deepEqual(await check.keys("snapshot/"), [], "the damaged snapshot is gone");
+      await check.close();
+      const c = await open(backend);
+      const info = await c.storageInfo();
+      assert.deepEqual([info.openedFrom, info.damage], ["records", undefined]);
+      assert.deepEqual(await stateOf(c), before);
+      await c.close();
+    });
+
+    test("repair of an undamaged store changes nothing and says so", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      await a.close();
+      const dump = async () => {
+        const raw = await backend.raw();
+        const all = (await raw.entries()).map(([k, v]) => [k, hex(v)]);
+        await raw.close();
+        return all;
+      };
+      const stored = await dump();
+      const report = await MemoryStore.repair(backend.options());
+      assert.equal(report.repaired, false);
+      assert.deepEqual(report.snapshot, { found: "ok", removed: false });
+      assert.deepEqual([report.memories, report.notes, report.entities, report.edges],
+        [before.size, before.notes.length, before.entities.length, before.edges.length]);
+      if (kind === "file") assert.deepEqual([report.log.repaired, report.log.dropped, report.log.copy], [false, [], undefined]);
+      assert.deepEqual(await dump(), stored, "not a byte changed");
+      const b = await open(backend);
+      assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      await b.close();
     });
 
     test("a stale snapshot is ignored: later writes are never hidden", async () => {

@@ -44,9 +44,11 @@ import {
   ENCODING_DEFLATE_RAW, ENCODING_STORED, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeBatch, encodeBatch, encodeBody,
   encodeFrame, encodeLogHeader, encodePayload, payloadParts, placeFrame, putBytes, recordTailBytes,
 } from "./log.js";
+import type { LogRepair } from "./log.js";
 import { checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
 import { scanLog } from "./scan.js";
-import type { DamagedRange } from "./scan.js";
+
+export type { DamagedRange, LogRepair } from "./log.js";
 
 /** The log file's name inside the store directory. */
 export const LOG_FILE = "data.log";
@@ -92,30 +94,6 @@ export interface FileStoreStats {
   keys: number;
   /** Compactions this handle has completed. */
   compactions: number;
-}
-
-/** What {@link FileAdapter.repair} found and did. */
-export interface LogRepair {
-  /** The log file. */
-  path: string;
-  /** The log's format version as found (a repaired log is rewritten in the current one). */
-  version: number;
-  /** Whether the log was damaged and so rewritten; `false`: nothing was changed. */
-  repaired: boolean;
-  /** Frames kept. */
-  framesKept: number;
-  /** Damaged byte ranges dropped, each holding (part of) at least one frame. */
-  dropped: DamagedRange[];
-  /** Frames kept although one bit of their header was damaged (their offsets). */
-  restored: number[];
-  /** Why the log header did not check, when its format could still be told. */
-  header?: string;
-  /** A torn tail (an append that never completed, never acknowledged): dropped, and not damage. */
-  torn?: { offset: number; bytes: number; why: string };
-  /** The copy of the damaged log kept beside it, when repaired. */
-  copy?: string;
-  /** Live keys after the repair. */
-  keys: number;
 }
 
 interface Entry {

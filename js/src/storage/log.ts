@@ -93,6 +93,40 @@ const TAG_DELETE = 2;
 const MAX_VARINT_BYTES = 8;
 const encoder = new TextEncoder();
 
+/** A byte range a salvage dropped, and why. */
+export interface DamagedRange {
+  /** Its first byte in the log. */
+  offset: number;
+  /** Its length. */
+  bytes: number;
+  /** What failed, e.g. "its payload fails its checksum". */
+  why: string;
+}
+
+/** What `FileAdapter.repair` (`file.ts`) found in a log and did. */
+export interface LogRepair {
+  /** The log file. */
+  path: string;
+  /** The log's format version as found (a repaired log is rewritten in the current one). */
+  version: number;
+  /** Whether the log was damaged and so rewritten; `false`: nothing was changed. */
+  repaired: boolean;
+  /** Frames kept. */
+  framesKept: number;
+  /** Damaged byte ranges dropped, each holding (part of) at least one frame. */
+  dropped: DamagedRange[];
+  /** Frames kept although one bit of their header was damaged (their offsets). */
+  restored: number[];
+  /** Why the log header did not check, when its format could still be told. */
+  header?: string;
+  /** A torn tail (an append that never completed, never acknowledged): dropped, and not damage. */
+  torn?: { offset: number; bytes: number; why: string };
+  /** The copy of the damaged log kept beside it, when repaired. */
+  copy?: string;
+  /** Live keys after the repair. */
+  keys: number;
+}
+
 /** The header every log of format `version` starts with (default {@link LOG_FORMAT_VERSION}). */
 export function encodeLogHeader(version = LOG_FORMAT_VERSION): Uint8Array {
   const out = new Uint8Array(LOG_HEADER_BYTES);

@@ -16,6 +16,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { RecallError } from "../errors.js";
 import { crc32 } from "./crc32.js";
+import type { DamagedRange } from "./log.js";
 import {
   LOG_FORMAT_VERSION, LOG_FORMAT_VERSIONS, LOG_HEADER_BYTES, MIN_PAYLOAD_BYTES, checkLogHeader, encodeLogHeader, frameHeaderBytes,
   isFrameHeaderStart, readFrameHeader,
@@ -25,16 +26,6 @@ import {
 const READ_CHUNK_BYTES = 1 << 20;
 /** Largest single read call (1 GiB), under Node's 2 GiB per-call limit. */
 const MAX_IO_BYTES = 1 << 30;
-
-/** A byte range a salvage dropped, and why. */
-export interface DamagedRange {
-  /** Its first byte in the log. */
-  offset: number;
-  /** Its length. */
-  bytes: number;
-  /** What failed, e.g. "its payload fails its checksum". */
-  why: string;
-}
 
 /** What a scan found. */
 export interface LogScan {

@@ -486,6 +486,40 @@ describe("repair", () => {
     assert.equal((await FileAdapter.repair({ path: held })).repaired, false);
   });
 
+  test("MemoryStore.repair salvages a file store's log, removes the snapshot the lost frame may disagree with, and the store opens", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    const dir = freshDir("repair-store");
+    const options = { storage: "file", path: dir, snapshots: true };
+    let store = await MemoryStore.open(options);
+    for (let i = 0; i < 5; i++) await store.remember({ id: `m${i}`, text: `memory ${i} about the garden` }); // one frame each
+    await store.close(); // writes the snapshot
+    store = await MemoryStore.open(options);
+    assert.equal((await store.storageInfo()).openedFrom, "snapshot");
+    await store.remember({ id: "m5", text: "memory 5, after the snapshot" });
+    await store.close();
+    const log = join(dir, LOG_FILE);
+    const file = readFileSync(log);
+    const starts = [];
+    for (let at = 16; at < file.length; at += HEAD + file.readUInt32LE(at + 4)) starts.push(at);
+    file[starts[2] + HEAD + 1] ^= 0x80; // the frame of m2
+    writeFileSync(log, file);
+    await rejectsWith(() => MemoryStore.open(options), "corrupt", new RegExp(`frame at byte ${starts[2]} is damaged`));
+    const report = await MemoryStore.repair(options);
+    assert.equal(report.repaired, true);
+    assert.deepEqual(report.log.dropped.map((r) => [r.offset, r.bytes]), [[starts[2], starts[3] - starts[2]]]);
+    assert.deepEqual(report.snapshot, { found: "ok", removed: true, why: "the log lost frames, so it may disagree with the records" });
+    assert.equal(report.memories, 5);
+    assert.deepEqual(readFileSync(report.log.copy), file);
+    store = await MemoryStore.open(options);
+    assert.deepEqual(await store.ids(), ["m0", "m1", "m3", "m4", "m5"]);
+    assert.equal((await store.storageInfo()).openedFrom, "records", "the snapshot, which still held m2, is not used");
+    await store.close();
+    const again = await MemoryStore.repair(options);
+    assert.equal(again.repaired, false, "a second repair finds nothing");
+    await rejectsWith(() => MemoryStore.repair({ storage: "memory" }), "invalid_argument", /keeps nothing/);
+    await rejectsWith(() => MemoryStore.repair({ storage: "file", path: freshDir("repair-none") }), "not_found", /no recallkit store/);
+  });
+
   test("a flipped bit in a version-2 log (the previous release's) is reported as corrupt; repair rewrites it in version 3 keeping every other frame", async () => {
     const fixture = readFileSync(new URL("./fixtures/v2-store.log", import.meta.url));
     const starts = [];
