@@ -7,7 +7,7 @@ import {
   CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, recordTailBytes, toJsonLine,
 } from "../../dist/storage/codec.js";
 import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot, inspectSnapshot } from "../../dist/storage/snapshot.js";
-import { crc32 } from "../../dist/storage/crc32.js";
+import { crc32, crc32Between } from "../../dist/storage/crc32.js";
 import { RecallError } from "../../dist/errors.js";
 
 function splitmix(seed) {
@@ -445,6 +445,19 @@ describe("crc32", () => {
       assert.equal(crc32(data), zlibCrc32(data), `length ${len}`);
       const cut = Math.floor(len / 3);
       assert.equal(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), zlibCrc32(data), `incremental, length ${len}`);
+    }
+  });
+
+  test("crc32Between gives a range's checksum from two running checksums (seeded, 300 cases)", () => {
+    const rand = splitmix(27);
+    for (let i = 0; i < 300; i++) {
+      const length = i < 5 ? Math.floor(rand() * 3_000_000) : Math.floor(rand() * 2000);
+      const data = Uint8Array.from({ length }, () => Math.floor(rand() * 256));
+      const [a, b] = [Math.floor(rand() * (length + 1)), Math.floor(rand() * (length + 1))].sort((x, y) => x - y);
+      const base = Math.floor(rand() * (a + 1));
+      const before = crc32(data.subarray(base, a));
+      const after = crc32(data.subarray(a, b), before);
+      assert.equal(crc32Between(before, after, b - a), zlibCrc32(data.subarray(a, b)), `case ${i}: [${a}, ${b}) after ${a - base} bytes`);
     }
   });
 });
