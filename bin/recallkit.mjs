@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// recallkit command-line interface: remember, recall, forget, notes, relations, import, export
-// and stats on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
+// recallkit command-line interface: remember, recall, forget, notes, relations, import, export,
+// stats and repair on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
 // no dependencies beyond the package itself. `recallkit --help` lists everything.
 //
 // Errors print as `recallkit: code: message` (a RecallError's stable code), with the stack
@@ -45,6 +45,9 @@ Commands:
       --on-conflict error|skip|replace   an id the store already holds (default error)
   export                  print the store as JSON Lines
   stats                   counts and sizes (--json for JSON)
+  repair                  salvage a damaged store: keep every log frame that checks, report what
+                          was dropped (byte offsets) and keep a copy of the damaged log beside it
+                          (data.log.damaged-<time>); an undamaged store is left as it is (--json)
 
 Options:
   --db PATH               the store's directory (default ${DEFAULT_DB})
@@ -130,6 +133,7 @@ const COMMANDS = {
   import: { values: ["on-conflict"], flags: [], args: [1, 1, "FILE"] },
   export: { values: [], flags: [], args: [0, 0, ""] },
   stats: { values: [], flags: ["json"], args: [0, 0, ""] },
+  repair: { values: [], flags: ["json"], args: [0, 0, ""] },
 };
 
 /** Splits argv into { command, args, opts }; throws usage errors (exit 2). */
@@ -707,7 +711,41 @@ async function cmdStats(ctx) {
   ].join("\n"));
 }
 
-const HANDLERS = { recall: cmdRecall, remember: cmdRemember, forget: cmdForget, note: cmdNote, relate: cmdRelate, import: cmdImport, export: cmdExport, stats: cmdStats };
+/** `repair`'s report (MemoryStore.repair's RepairReport) as lines. */
+export function formatRepair(report) {
+  const lines = [];
+  const log = report.log;
+  if (log?.header) lines.push(`${log.path}: ${log.header}; the header is rewritten`);
+  for (const d of log?.dropped ?? []) {
+    lines.push(`dropped bytes ${d.offset}-${d.offset + d.bytes - 1} of ${log.path} (${d.bytes} bytes): ${d.why}`);
+  }
+  for (const at of log?.restored ?? []) lines.push(`kept the frame at byte ${at}: one damaged bit of its header was restored`);
+  if (log?.torn) {
+    lines.push(`a torn tail of ${log.torn.bytes} bytes at byte ${log.torn.offset} (an append that never completed, not damage): ${log.repaired ? "dropped" : "left for the next write to cut off"}`);
+  }
+  if (log?.repaired) lines.push(`kept ${log.framesKept} frames (${log.keys} keys); the damaged log is copied to ${log.copy}`);
+  else if (log) lines.push(`${log.path}: every frame checks (${log.framesKept} frames)`);
+  const snap = report.snapshot;
+  lines.push(`snapshot: ${snap.found}${snap.why ? ` (${snap.why})` : ""}${snap.removed ? "; removed" : ""}`);
+  lines.push(`${report.repaired ? "repaired" : "nothing to repair"}: the store opens with ${report.memories} memories, ${report.notes} notes, ${report.entities} entities and ${report.edges} relations`);
+  return lines.join("\n");
+}
+
+async function cmdRepair(ctx) {
+  if (!storeExists(ctx.db)) {
+    throw new CliError(`no store at ${ctx.db}${existsSync(ctx.db) ? " (the directory holds no recallkit store)" : ""}`);
+  }
+  let report;
+  try {
+    report = await MemoryStore.repair({ name: STORE_NAME, storage: "file", path: ctx.db });
+  } catch (e) {
+    if (e?.code === "locked") throw new CliError(`the store ${ctx.db} is in use by another process; stop it before repairing (${e.message})`);
+    throw e;
+  }
+  out(ctx.opts.json ? JSON.stringify(report, null, 2) : formatRepair(report));
+}
+
+const HANDLERS = { recall: cmdRecall, remember: cmdRemember, forget: cmdForget, note: cmdNote, relate: cmdRelate, import: cmdImport, export: cmdExport, stats: cmdStats, repair: cmdRepair };
 
 // ── main ──────────────────────────────────────────────────────────────────────────────────
 

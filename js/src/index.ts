@@ -20,6 +20,8 @@ export type {
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
+  RepairReport,
 } from "./types.js";
+export type { DamagedRange, LogRepair } from "./storage/log.js";
 export { MemoryAdapter } from "./storage/memory.js";
 export type { StorageAdapter, StorageOp } from "./storage/adapter.js";

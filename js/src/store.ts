@@ -23,7 +23,7 @@ import type { StorageAdapter, StorageKind, StorageOp } from "./storage/adapter.j
 import { checkedAdapter } from "./storage/checked.js";
 import { checkLineSource, decodeRecord, encodeRecord, fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
-import { IMAGE_BLOCK_MEMORIES, ImageWriter, openImage } from "./storage/image.js";
+import { IMAGE_BLOCK_MEMORIES, ImageWriter, inspectImage } from "./storage/image.js";
 import type { ImageBlock } from "./storage/image.js";
 import {
   CONFIG_KEY, DEFAULT_SIGNATURE_SEED, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MAX_DIMENSIONS, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX,
@@ -33,13 +33,14 @@ import {
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type {
   Edge, EmbedFunction, RerankFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
-  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, SearchMode, StorageInfo,
+  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, SearchMode, StorageInfo,
 } from "./types.js";
 import {
   SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation,
   toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
 import type { RecordInput } from "./validate.js";
+import { repairStore } from "./repair.js";
 import { init } from "./wasm.js";
 
 const OPEN_FIELDS = new Set([
@@ -189,6 +190,26 @@ interface Step<T> {
   after?: () => void;
 }
 
+/**
+ * The checks `open` and `repair` share: an options object of known keys, a known storage
+ * kind or an adapter, a usable path.
+ */
+function checkStoreOptions(input: unknown): OpenOptions {
+  const options = checkOptions(input, "open options") as OpenOptions;
+  for (const key of Object.keys(options)) {
+    if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
+  }
+  const storage = options.storage;
+  if (storage !== undefined && !(typeof storage === "string" && STORAGE_KINDS.has(storage)) && !isAdapter(storage)) {
+    throw new RecallError("invalid_argument",
+      `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
+  }
+  if (options.path !== undefined && (typeof options.path !== "string" || options.path === "")) {
+    throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options.path)}`);
+  }
+  return options;
+}
+
 /** One parsed import line. */
 interface ImportItem {
   line: number;
@@ -251,6 +272,8 @@ export class MemoryStore {
   /** The engine may differ from the records (a remote change failed to apply): write no snapshot. */
   #unsynced = false;
   #openedFrom: "snapshot" | "records" = "records";
+  /** Damage this open found and worked around (a snapshot that fails its checks), for `storageInfo()`. */
+  readonly #damage: string[] = [];
   #unsubscribe: (() => void) | undefined;
   #releaseLock: (() => void) | undefined;
 
@@ -289,15 +312,8 @@ export class MemoryStore {
    * `dimensions` disagrees with the stored dimension.
    */
   static async open(options?: OpenOptions): Promise<MemoryStore> {
-    options = checkOptions(options, "open options") as OpenOptions;
-    for (const key of Object.keys(options)) {
-      if (!OPEN_FIELDS.has(key)) throw new RecallError("invalid_argument", `unknown open option ${JSON.stringify(key)}`);
-    }
+    options = checkStoreOptions(options);
     const storage = options.storage;
-    if (storage !== undefined && !(typeof storage === "string" && STORAGE_KINDS.has(storage)) && !isAdapter(storage)) {
-      throw new RecallError("invalid_argument",
-        `storage must be "indexeddb", "file", "memory" or a StorageAdapter, got ${typeof storage === "string" ? JSON.stringify(storage) : typeof storage}`);
-    }
     const name = checkStoreName(options.name === undefined ? DEFAULT_STORE_NAME : options.name);
     for (const key of ["clock", "embed", "rerank"] as const) {
       if (options[key] !== undefined && typeof options[key] !== "function") {
@@ -308,9 +324,6 @@ export class MemoryStore {
       if (options[key] !== undefined && typeof options[key] !== "boolean") {
         throw new RecallError("invalid_argument", `${key} must be a boolean, got ${typeof options[key]}`);
       }
-    }
-    if (options.path !== undefined && (typeof options.path !== "string" || options.path === "")) {
-      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options.path)}`);
     }
     checkNumber(options, "decayDays", Number.MIN_VALUE, Number.MAX_VALUE);
     checkNumber(options, "decayFloor", 0, 1);
@@ -347,6 +360,37 @@ export class MemoryStore {
       await adapter.close().catch(() => undefined);
       throw e;
     }
+  }
+
+  /**
+   * Repairs a damaged store, named by the options {@link MemoryStore.open} takes (`name`,
+   * `storage`, `path`; the others apply to the check at the end). A file store's log is
+   * salvaged: every frame that checks is kept, each damaged byte range is dropped and
+   * reported (offsets and lengths), and the damaged log is copied to
+   * `data.log.damaged-<time>` beside it before the log is rewritten. A snapshot that fails
+   * its checks is removed, and so is any snapshot when the log lost frames. The store is then
+   * opened from its records (read-only) and counted. A store without damage is left exactly
+   * as it is, with `repaired: false`.
+   *
+   * ```ts
+   * try {
+   *   store = await MemoryStore.open({ name: "agent" });
+   * } catch (e) {
+   *   if ((e as RecallError).code !== "corrupt") throw e;
+   *   console.warn(await MemoryStore.repair({ name: "agent" })); // what was dropped, where the copy is
+   *   store = await MemoryStore.open({ name: "agent" });
+   * }
+   * ```
+   *
+   * Errors: `invalid_argument` for bad options or `storage: "memory"`; `locked` while another
+   * process has the file store open; `not_found` when there is no store; `corrupt` when the
+   * file is not a recallkit log (or one of a newer format, left alone), or when the repaired
+   * store still does not open (say, a record that does not decode: the message names its key).
+   */
+  static async repair(options?: OpenOptions): Promise<RepairReport> {
+    options = checkStoreOptions(options);
+    const name = checkStoreName(options.name === undefined ? DEFAULT_STORE_NAME : options.name);
+    return repairStore(options, name, (o) => MemoryStore.open(o));
   }
 
   /**
@@ -406,6 +450,7 @@ export class MemoryStore {
         this.#journalKeys.add(key);
         const at = parseJournalKey(key);
         const entry = decodeJournal(value);
+        if (at !== undefined && entry === undefined) this.#damage.push(`${key} does not decode; the snapshot was not used`);
         if (at === undefined || entry === undefined) continue; // a gap: the snapshot will not be used
         if (!journal.has(at.writer)) journal.set(at.writer, new Map());
         journal.get(at.writer)!.set(at.n, entry);
@@ -468,8 +513,10 @@ export class MemoryStore {
   async #loadImage(
     bytes: Uint8Array, seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
   ): Promise<number | undefined> {
-    const image = openImage(bytes);
-    if (image === undefined) return undefined;
+    const opened = inspectImage(bytes);
+    if ("damaged" in opened) this.#damage.push(`snapshot: ${opened.damaged}; the store was loaded from its records`);
+    if (!("image" in opened)) return undefined;
+    const image = opened.image;
     const replay = planReplay(new Map(Object.entries(image.header.claims)), seqs, journal);
     // Re-reading one record at a time only pays while few changed since the snapshot.
     if (replay === undefined || replay.length > 1000 + image.header.memories / 4) return undefined;
@@ -477,7 +524,10 @@ export class MemoryStore {
     try {
       for (const block of image.blocks()) this.#loadBlock(engine, block);
       if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
-    } catch {
+    } catch (e) {
+      // Its checksums held, so this is a bug or damage they missed: report it, rebuild from the records.
+      const why = fromEngineError(e).message.replace(/^[a-z_]+: (snapshot: )?/, "");
+      this.#damage.push(`snapshot: ${why}; the store was loaded from its records`);
       engine.free();
       this.#engine = this.#newEngine();
       this.#order.clear();
@@ -1342,11 +1392,13 @@ export class MemoryStore {
 
   /**
    * Storage usage: `usage`, `quota` and `persisted` from the browser for IndexedDB, the log
-   * size as `usage` for a file store; and whether this open used the snapshot (`openedFrom`).
+   * size as `usage` for a file store; whether this open used the snapshot (`openedFrom`); and
+   * the damage it found and worked around (`damage`, e.g. a snapshot that fails its checks).
    */
   async storageInfo(): Promise<StorageInfo> {
     this.#live();
     const out: StorageInfo = { openedFrom: this.#openedFrom };
+    if (this.#damage.length > 0) out.damage = [...this.#damage];
     const adapter = this.#adapter as {
       storageInfo?: () => Promise<{ usage?: number; quota?: number; persisted?: boolean }>;
       stats?: () => { logBytes?: number } | Promise<{ logBytes?: number }>;

@@ -4,6 +4,7 @@
  */
 import type { StorageAdapter } from "./storage/adapter.js";
 import type { LineSource } from "./storage/codec.js";
+import type { LogRepair } from "./storage/log.js";
 
 /** A point in time: milliseconds since the epoch, a `Date`, or an ISO 8601 string. */
 export type TimeInput = number | Date | string;
@@ -478,6 +479,36 @@ export interface StorageInfo {
   persisted?: boolean;
   /** How this open loaded the store: from the snapshot, or from the records (no snapshot, stale or damaged). */
   openedFrom: "snapshot" | "records";
+  /**
+   * Damage this open found and worked around, each naming what and why; absent when none. A
+   * snapshot (or a journal entry) that fails its checks is not used: the store is loaded from
+   * its records, which are the truth, so nothing is lost; the next snapshot replaces it, and
+   * {@link MemoryStore.repair} removes it at once. (Damage to the records themselves fails the
+   * open with `corrupt` instead.)
+   */
+  damage?: string[];
+}
+
+/** What {@link MemoryStore.repair} found and did. */
+export interface RepairReport {
+  /** Whether anything was damaged and so changed (the log rewritten, the snapshot removed); `false`: nothing changed. */
+  repaired: boolean;
+  /**
+   * File stores: what the log's salvage found and did: the damaged byte ranges dropped (offsets
+   * and lengths), frames kept, a torn tail (not damage), the copy of the damaged log.
+   */
+  log?: LogRepair;
+  /**
+   * The snapshot as found: `"none"`, `"ok"`, `"stale"` (another version, rebuilt quietly) or
+   * `"damaged"` (`why` says how); `removed` when the repair deleted it: when damaged, or when
+   * the log lost frames (it could hold writes the records no longer do, or miss some).
+   */
+  snapshot: { found: "none" | "ok" | "stale" | "damaged"; removed: boolean; why?: string };
+  /** What the store holds after the repair, opened from its records. */
+  memories: number;
+  notes: number;
+  entities: number;
+  edges: number;
 }
 
 /** Progress of {@link MemoryStore.import}, reported after each stored batch. */

@@ -406,6 +406,50 @@ describe("import, export, stats", () => {
   });
 });
 
+describe("repair", () => {
+  /** The byte offsets where the frames of a (format 3) log start. */
+  const frameStarts = (file) => {
+    const starts = [];
+    for (let at = 16; at < file.length; at += 16 + file.readUInt32LE(at + 4)) starts.push(at);
+    return starts;
+  };
+
+  test("repair salvages every checked frame, reports the dropped bytes and keeps a copy; an undamaged store is left alone", async () => {
+    const db = join(tempDir(), "store");
+    for (const text of ["the garden gate is blue", "the invoice was paid", "the backup runs at 02:00"]) await ok(["--db", db, "remember", text]);
+    const clean = await ok(["--db", db, "repair"]);
+    assert.match(clean.stdout, /every frame checks \(3 frames\)/);
+    assert.match(clean.stdout, /nothing to repair: the store opens with 3 memories/);
+    const log = join(db, "data.log");
+    const file = readFileSync(log);
+    const starts = frameStarts(file);
+    file[starts[1] + 20] ^= 0x01;
+    writeFileSync(log, file);
+    const refused = await run(["--db", db, "recall", "garden"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`frame at byte ${starts[1]} is damaged: its payload fails its checksum.*recallkit repair`));
+    const fixed = await ok(["--db", db, "repair"]);
+    assert.match(fixed.stdout, new RegExp(`dropped bytes ${starts[1]}-${starts[2] - 1} of .*data\\.log \\(${starts[2] - starts[1]} bytes\\): its payload fails its checksum`));
+    const copy = /copied to (\S+)/.exec(fixed.stdout)?.[1];
+    assert.ok(copy && existsSync(copy), fixed.stdout);
+    assert.deepEqual(readFileSync(copy), file, "the copy is the damaged log");
+    assert.match(fixed.stdout, /repaired: the store opens with 2 memories/);
+    const after = JSON.parse((await ok(["--db", db, "recall", "garden", "--json"])).stdout);
+    assert.equal(after.results[0]?.text, "the garden gate is blue");
+    const again = JSON.parse((await ok(["--db", db, "repair", "--json"])).stdout);
+    assert.deepEqual([again.repaired, again.log.dropped, again.memories], [false, [], 2]);
+    assert.match((await ok(["--help"])).stdout, /repair +salvage a damaged store/);
+  });
+
+  test("repair of a missing store exits 1 and creates nothing", async () => {
+    const db = join(tempDir(), "none");
+    const r = await run(["--db", db, "repair"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no store at/);
+    assert.ok(!existsSync(db));
+  });
+});
+
 describe("environment variables", () => {
   let db;
   before(async () => {

@@ -216,14 +216,19 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await store.close();
     });
 
-    test("a damaged snapshot is ignored and the store is rebuilt from its records", async () => {
+    test("a damaged snapshot is reported in storageInfo().damage, the store opens from its records, and repair removes it", async () => {
       const backend = makeBackend();
       const a = await open(backend);
       await writeEverything(a);
       const before = await stateOf(a);
       const recalls = await answers(a);
       await a.close();
-      for (const damage of [(b) => { b[b.length - 5] ^= 0x40; }, (b) => { b[3] ^= 1; }, () => "truncate"]) {
+      const damages = [
+        [(b) => { b[b.length - 5] ^= 0x40; }, /snapshot: its payload fails its checksum/],
+        [(b) => { b[3] ^= 1; }, /snapshot: no snapshot magic/],
+        [() => "truncate", /snapshot: its header announces \d+ payload bytes/],
+      ];
+      for (const [damage, reported] of damages) {
         const raw = await backend.raw();
         let bytes = new Uint8Array(await readSnapshot(raw));
         assert.ok(bytes && bytes.length > 1000, "a snapshot was written on close");
@@ -231,11 +236,58 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         await putSnapshot(raw, bytes);
         await raw.close();
         const b = await open(backend);
-        assert.equal((await b.storageInfo()).openedFrom, "records");
+        const info = await b.storageInfo();
+        assert.equal(info.openedFrom, "records");
+        assert.equal(info.damage?.length, 1, "the damage is reported, not silently ignored");
+        assert.match(info.damage[0], reported);
+        assert.match(info.damage[0], /loaded from its records/);
         assert.deepEqual(await stateOf(b), before);
         assert.deepEqual(await answers(b), recalls);
-        await b.close();
+        await b.close(); // writes a good snapshot over the damaged one
       }
+      const raw = await backend.raw();
+      const good = await readSnapshot(raw);
+      await putSnapshot(raw, good.subarray(0, good.length - 1));
+      await raw.close();
+      const report = await MemoryStore.repair(backend.options());
+      assert.equal(report.repaired, true);
+      assert.deepEqual({ ...report.snapshot, why: undefined }, { found: "damaged", removed: true, why: undefined });
+      assert.match(report.snapshot.why, /payload bytes/);
+      assert.equal(report.memories, before.size);
+      if (kind === "file") assert.deepEqual([report.log.repaired, report.log.dropped], [false, []], "the log itself checks");
+      const check = await backend.raw();
+      assert.deepEqual(await check.keys("snapshot/"), [], "the damaged snapshot is gone");
+      await check.close();
+      const c = await open(backend);
+      const info = await c.storageInfo();
+      assert.deepEqual([info.openedFrom, info.damage], ["records", undefined]);
+      assert.deepEqual(await stateOf(c), before);
+      await c.close();
+    });
+
+    test("repair of an undamaged store changes nothing and says so", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      await a.close();
+      const dump = async () => {
+        const raw = await backend.raw();
+        const all = (await raw.entries()).map(([k, v]) => [k, hex(v)]);
+        await raw.close();
+        return all;
+      };
+      const stored = await dump();
+      const report = await MemoryStore.repair(backend.options());
+      assert.equal(report.repaired, false);
+      assert.deepEqual(report.snapshot, { found: "ok", removed: false });
+      assert.deepEqual([report.memories, report.notes, report.entities, report.edges],
+        [before.size, before.notes.length, before.entities.length, before.edges.length]);
+      if (kind === "file") assert.deepEqual([report.log.repaired, report.log.dropped, report.log.copy], [false, [], undefined]);
+      assert.deepEqual(await dump(), stored, "not a byte changed");
+      const b = await open(backend);
+      assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      await b.close();
     });
 
     test("a stale snapshot is ignored: later writes are never hidden", async () => {
@@ -258,6 +310,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await raw.close();
       const c = await open(backend);
       assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.equal((await c.storageInfo()).damage, undefined, "a stale snapshot is not damage");
       assert.deepEqual(await stateOf(c), state);
       assert.equal((await c.get("late")).text, "written after the old snapshot");
       assert.equal(await c.get("m1"), undefined);

@@ -82,6 +82,11 @@ export function checkStoreName(name: unknown): string {
   return name;
 }
 
+/** The directory of a file store: `path`, or `./recallkit-data/<name>`. */
+export function fileStorePath(name: string, path?: string): string {
+  return path ?? `./recallkit-data/${name}`;
+}
+
 function isServerRuntime(): boolean {
   const g = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown };
   return typeof g.process?.versions?.node === "string" || g.Deno !== undefined;
@@ -147,7 +152,7 @@ export async function openAdapter(kind: StorageKind | undefined, options: OpenAd
     }
     case "file": {
       const { FileAdapter } = await import("./file.js");
-      return FileAdapter.open({ path: o.path ?? `./recallkit-data/${o.name}`, readOnly: o.readOnly });
+      return FileAdapter.open({ path: fileStorePath(o.name, o.path), readOnly: o.readOnly });
     }
     default:
       throw new RecallError("invalid_argument",

@@ -3,6 +3,11 @@
  * frames and snapshots. Table-driven, eight bytes per step ("slicing-by-8", Intel 2006): eight
  * 256-entry tables where table `k` advances a byte through `k` extra zero bytes, so one step
  * folds a 64-bit chunk with eight lookups. `crc32("123456789") === 0xcbf43926`.
+ *
+ * {@link crc32Between} gives the CRC of a byte range from two running checksums, so a scan
+ * can check many overlapping ranges in one pass: CRC-32 is affine over GF(2), and
+ * `crc(A‖B) = crc(A)·x^(8|B|) mod P ⊕ crc(B)` (zlib's `crc32_combine`, whose polynomial
+ * arithmetic `multModP` and `xPow8nModP` follow).
  * @module
  */
 
@@ -46,4 +51,40 @@ export function crc32(bytes: Uint8Array, crc = 0): number {
   }
   for (; i < n; i++) c = t0[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
+}
+
+/** `a · b mod P`, polynomials over GF(2) in the reflected representation (bit 31 is x⁰). */
+function multModP(a: number, b: number): number {
+  let product = 0;
+  for (let m = 0x80000000; m !== 0; m >>>= 1) {
+    if ((a & m) !== 0) product ^= b;
+    b = b & 1 ? (b >>> 1) ^ POLYNOMIAL : b >>> 1;
+  }
+  return product >>> 0;
+}
+
+/** `x^(2^k) mod P` for k = 0..31 (x^1, x^2, x^4, …). */
+const X_POW_2K: Uint32Array = (() => {
+  const out = new Uint32Array(32);
+  out[0] = 0x40000000; // x^1
+  for (let k = 1; k < 32; k++) out[k] = multModP(out[k - 1]!, out[k - 1]!);
+  return out;
+})();
+
+/** `x^(8n) mod P`: what `n` bytes after a range do to its checksum. */
+function xPow8nModP(n: number): number {
+  let product = 0x80000000; // x^0
+  for (let k = 3; n > 0; k++, n = Math.floor(n / 2)) {
+    if (n % 2 === 1) product = multModP(X_POW_2K[k % 32]!, product);
+  }
+  return product;
+}
+
+/**
+ * The CRC-32 of the `length` bytes between two points of one running checksum: `before` is
+ * `crc32` of everything up to the range, `after` of everything up to its end (the same
+ * start). `crc32Between(crc32(a), crc32(b, crc32(a)), b.length) === crc32(b)`.
+ */
+export function crc32Between(before: number, after: number, length: number): number {
+  return (after ^ multModP(xPow8nModP(length), before)) >>> 0;
 }

@@ -5,23 +5,28 @@
  * - `data.log`: the log (format in `log.ts`): a header, then one checksummed frame per `write()`,
  *   its payload compressed with deflate-raw (`node:zlib`) when that makes it smaller;
  * - `lock`: the single-writer lock (`lock.ts`), absent while no writer has the store open;
- * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed.
+ * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed;
+ * - `data.log.damaged-<time>`: a damaged log as {@link FileAdapter.repair} found it, kept for
+ *   forensics (never read; delete it when done).
  *
  * Durability and atomicity:
  * - `write` appends one frame at the end of the valid log and `fsync`s before resolving, so an
  *   acknowledged batch is on disk and a batch is all-or-nothing.
- * - Open replays frames in order. A torn or checksum-failing LAST frame (a crash mid-append) is
- *   dropped, and cut off before the next append. A bad frame with more data after it is not a
- *   crash artefact: open fails with `corrupt` rather than lose acknowledged data. (A damaged
- *   length field that points past the end of the file cannot be told from a torn append.)
+ * - Open replays frames in order and tells a torn tail from damage by the rule in `log.ts`: a
+ *   torn tail (the bytes run out inside the last frame: a crash mid-append, never
+ *   acknowledged) is dropped, and cut off before the next append; damage anywhere, the last
+ *   frame included, fails the open with `corrupt` naming the file and the byte offset, rather
+ *   than lose acknowledged writes. {@link FileAdapter.repair} then salvages every frame that
+ *   checks, keeping a copy of the damaged log.
  * - Compaction, when the log is over {@link COMPACT_RATIO}× the live data and at least
  *   {@link COMPACT_MIN_BYTES}: live entries go to `data.log.compact`, which is fsync'd, renamed
  *   over `data.log`, and the directory fsync'd. A crash leaves the old or the new log, both whole.
  * - One writer per store (the lock); `readOnly` opens take no lock, read a snapshot of the log
  *   as of open, and never write.
- * - Format versions: a log of format 1 (uncompressed, u32 lengths) is read as is; a writer
- *   rewrites it in the current format on open ({@link migrateLog}, a compaction), and if that
- *   fails keeps appending frames of the log's own format, so the store stays usable.
+ * - Format versions: a log of format 1 (uncompressed, u32 lengths) or 2 (no frame header
+ *   checksum) is read as is; a writer rewrites it in the current format on open
+ *   ({@link migrateLog}, a compaction), and if that fails keeps appending frames of the log's
+ *   own format, so the store stays usable.
  *
  * The live entries are held in memory (reads never touch the disk); the log is only replayed
  * on open. References: LevelDB's log format (`doc/log_format.md`), SQLite's `atomic commit`.
@@ -29,19 +34,21 @@
  */
 import { constants } from "node:fs";
 import { deflateRaw, inflateRawSync } from "node:zlib";
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { copyFile, mkdir, open, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
-import { crc32 } from "./crc32.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import {
-  ENCODING_DEFLATE_RAW, ENCODING_STORED, FRAME_HEADER_BYTES, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, checkLogHeader,
-  decodeBatch, encodeBatch, encodeBody, encodeFrame, encodeLogHeader, encodePayload, payloadParts, putBytes, recordTailBytes,
+  ENCODING_DEFLATE_RAW, ENCODING_STORED, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeBatch, encodeBatch, encodeBody,
+  encodeFrame, encodeLogHeader, encodePayload, payloadParts, placeFrame, putBytes, recordTailBytes,
 } from "./log.js";
-import type { DecodedOp } from "./log.js";
+import type { LogRepair } from "./log.js";
 import { asPuts, checkCreates, checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
+import { scanLog } from "./scan.js";
+
+export type { DamagedRange, LogRepair } from "./log.js";
 
 /** The log file's name inside the store directory. */
 export const LOG_FILE = "data.log";
@@ -55,14 +62,15 @@ export const COMPACT_RATIO = 2;
 export const COMPACT_MIN_BYTES = 1 << 20;
 /** Target payload size of the frames a compaction writes (4 MiB), bounding its memory use. */
 const COMPACT_FRAME_BYTES = 4 << 20;
-/** Read size while replaying (1 MiB). */
-const READ_CHUNK_BYTES = 1 << 20;
-/** Largest single read/write call (1 GiB), under Node's 2 GiB per-call limit. */
+/** Largest single write call (1 GiB), under Node's 2 GiB per-call limit. */
 const MAX_IO_BYTES = 1 << 30;
 /** Bodies smaller than this (64 bytes) are stored without trying to compress them. */
 export const MIN_COMPRESS_BYTES = 64;
 /** The zlib level of frame compression (6, zlib's default: level 1 gives 10 % larger logs for a third less time). */
 export const COMPRESSION_LEVEL = 6;
+
+/** The start of the name of the copy {@link FileAdapter.repair} keeps of a damaged log: `data.log.damaged-<time>`. */
+export const DAMAGED_COPY_PREFIX = `${LOG_FILE}.damaged-`;
 
 /** Options of {@link FileAdapter.open}. */
 export interface FileAdapterOptions {
@@ -117,7 +125,7 @@ function inflate(compressed: Uint8Array, bodyBytes: number): Uint8Array {
  * Encodes a batch as one frame of the current log format, its body compressed when that makes
  * it smaller; record embeddings and signatures go to the uncompressed tail
  * ({@link recordTailBytes}). Compression runs on libuv's thread pool, so it overlaps with
- * earlier appends.
+ * earlier appends. The frame is placed ({@link placeFrame}) once its offset is known.
  */
 export async function encodeCompressedFrame(
   ops: readonly StorageOp[],
@@ -174,75 +182,10 @@ async function writeAll(fh: FileHandle, bytes: Uint8Array, position: number): Pr
   }
 }
 
-/** Reads up to `length` bytes at `position`; fewer only at the end of the file. */
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await fh.read(out, done, Math.min(length - done, MAX_IO_BYTES), position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done === length ? out : out.subarray(0, done);
-}
-
-/** Buffered sequential reads over `[0, size)` of a file. */
-class Reader {
-  #buffer: Uint8Array = new Uint8Array(0);
-  #start = 0;
-
-  constructor(readonly fh: FileHandle, readonly size: number) {}
-
-  /** `length` bytes at `position` (fewer only past `size`), served from the buffer when possible. */
-  async at(position: number, length: number): Promise<Uint8Array> {
-    const offset = position - this.#start;
-    if (offset >= 0 && offset + length <= this.#buffer.length) return this.#buffer.subarray(offset, offset + length);
-    const want = Math.min(Math.max(length, READ_CHUNK_BYTES), this.size - position);
-    this.#buffer = await readAt(this.fh, position, Math.max(want, 0));
-    this.#start = position;
-    return this.#buffer.subarray(0, Math.min(length, this.#buffer.length));
-  }
-
-  /** Whether every byte in `[position, size)` is zero (a file extended but never written). */
-  async zeroFrom(position: number): Promise<boolean> {
-    for (let at = position; at < this.size; at += READ_CHUNK_BYTES) {
-      const chunk = await this.at(at, Math.min(READ_CHUNK_BYTES, this.size - at));
-      if (chunk.some((b) => b !== 0)) return false;
-    }
-    return true;
-  }
-}
-
-/**
- * Replays the frames of a log into `apply`. Returns the log's format version and the end of
- * the last valid frame; bytes after it are a torn append. Throws `corrupt` for a bad frame
- * that is not the last one.
- */
-async function replay(fh: FileHandle, path: string, apply: (frame: AppliedFrame) => void): Promise<{ version: number; end: number }> {
-  const { size } = await fh.stat();
-  const reader = new Reader(fh, size);
-  const version = checkLogHeader(await reader.at(0, LOG_HEADER_BYTES), path);
-  const minPayload = 4; // version 1: the op count (u32); version 2: encoding, two lengths, op count
-  let offset = LOG_HEADER_BYTES;
-  while (size - offset >= FRAME_HEADER_BYTES) {
-    const head = await reader.at(offset, FRAME_HEADER_BYTES);
-    const view = new DataView(head.buffer, head.byteOffset, FRAME_HEADER_BYTES);
-    const length = view.getUint32(0, true);
-    const end = offset + FRAME_HEADER_BYTES + length;
-    if (end > size) break; // the last append was cut short
-    const payload = await reader.at(offset + FRAME_HEADER_BYTES, length);
-    if (length < minPayload || crc32(payload) !== view.getUint32(4, true)) {
-      if (end === size || (await reader.zeroFrom(offset))) break; // the last append was damaged
-      throw new RecallError("corrupt",
-        `${path}: the frame at byte ${offset} fails its checksum and ${size - end} bytes follow it; ` +
-        "refusing to drop acknowledged writes (restore a backup or export what can be read)");
-    }
-    const where = `${path}: frame at byte ${offset}`;
-    const { body, tail } = version === 1 ? { body: payload, tail: undefined } : payloadParts(payload, where, inflate);
-    apply({ ops: decodeBatch(body, where, version, tail), ratio: payload.length / (body.length + (tail?.length ?? 0)), version });
-    offset = end;
-  }
-  return { version, end: offset };
+/** Decodes a checked frame payload of log format `version` into its ops; `corrupt` (naming `where`) when malformed. */
+function decodeFrame(payload: Uint8Array, version: number, where: string): AppliedFrame {
+  const { body, tail } = version === 1 ? { body: payload, tail: undefined } : payloadParts(payload, where, inflate);
+  return { ops: decodeBatch(body, where, version, tail), ratio: payload.length / (body.length + (tail?.length ?? 0)), version };
 }
 
 /** fsyncs a directory so a rename in it is durable; a no-op where directories cannot be opened (Windows). */
@@ -275,6 +218,28 @@ async function writeNewFile(
     await fh.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
     throw e;
+  }
+}
+
+/** Copies `path` to a new `<path>.damaged-<time>` beside it, fsync'd; returns the copy's path. */
+async function keepCopy(path: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  for (let n = 0; ; n++) {
+    const copy = `${path}.damaged-${stamp}${n === 0 ? "" : `-${n}`}`;
+    try {
+      await copyFile(path, copy, constants.COPYFILE_EXCL);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "EEXIST") continue;
+      throw e;
+    }
+    const fh = await open(copy, "r+");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await syncDirectory(dirname(path));
+    return copy;
   }
 }
 
@@ -319,6 +284,55 @@ export class FileAdapter implements StorageAdapter {
     return adapter;
   }
 
+  /**
+   * Salvages the log of the store in `options.path`: replays every frame that checks (a frame
+   * whose header is one bit off included), drops the damaged byte ranges, and when there were
+   * any, keeps a copy of the damaged log beside it ({@link DAMAGED_COPY_PREFIX}) and rewrites the
+   * log with the live entries (a compaction: temp file, fsync, rename). A log without damage
+   * is left as it is, torn tail and format included. Takes the writer lock (`locked` while a
+   * writer has the store open); `not_found` when there is no log; `corrupt` when the file is
+   * not a recallkit log, or one of a newer format.
+   */
+  static async repair(options: { path: string }): Promise<LogRepair> {
+    if (typeof options?.path !== "string" || options.path === "") {
+      throw new RecallError("invalid_argument", `path must be a non-empty string, got ${JSON.stringify(options?.path)}`);
+    }
+    return new FileAdapter(resolve(options.path), false).#repair();
+  }
+
+  async #repair(): Promise<LogRepair> {
+    const path = this.#logPath;
+    try {
+      await (await open(path, "r")).close();
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "ENOENT") throw new RecallError("not_found", `no recallkit store at ${this.#dir} (no ${LOG_FILE})`);
+      throw toFileError(e, `cannot open ${path}`);
+    }
+    await acquireLock(this.#lockPath);
+    try {
+      this.#fh = await open(path, "r+");
+      const scan = await scanLog(this.#fh, path, true, decodeFrame, (frame) => this.#apply(frame));
+      const report: LogRepair = {
+        path, version: scan.version, repaired: false, framesKept: scan.frames, dropped: scan.damaged, restored: scan.restored,
+        keys: this.#entries.size,
+      };
+      if (scan.header !== undefined) report.header = scan.header;
+      if (scan.torn !== undefined) report.torn = scan.torn;
+      if (scan.header === undefined && scan.damaged.length === 0 && scan.restored.length === 0) return report;
+      report.copy = await keepCopy(path);
+      await unlink(join(this.#dir, COMPACT_FILE)).catch(() => undefined);
+      await this.#compact();
+      report.repaired = true;
+      return report;
+    } catch (e) {
+      throw toFileError(e, `cannot repair ${path}`);
+    } finally {
+      await this.#fh?.close().catch(() => undefined);
+      this.#fh = undefined;
+      await releaseLock(this.#lockPath).catch(() => undefined);
+    }
+  }
+
   get #logPath(): string {
     return join(this.#dir, LOG_FILE);
   }
@@ -341,7 +355,7 @@ export class FileAdapter implements StorageAdapter {
       return; // a writer created the directory but not yet the log: empty
     }
     try {
-      ({ version: this.#version, end: this.#end } = await replay(fh, this.#logPath, (frame) => this.#apply(frame)));
+      ({ version: this.#version, end: this.#end } = await scanLog(fh, this.#logPath, false, decodeFrame, (frame) => this.#apply(frame)));
     } catch (e) {
       throw toFileError(e, `cannot read ${this.#logPath}`);
     } finally {
@@ -359,7 +373,7 @@ export class FileAdapter implements StorageAdapter {
     try {
       await unlink(join(this.#dir, COMPACT_FILE)).catch(() => undefined);
       this.#fh = await this.#openLog();
-      ({ version: this.#version, end: this.#end } = await replay(this.#fh, this.#logPath, (frame) => this.#apply(frame)));
+      ({ version: this.#version, end: this.#end } = await scanLog(this.#fh, this.#logPath, false, decodeFrame, (frame) => this.#apply(frame)));
       this.#dirtyTail = (await this.#fh.stat()).size > this.#end;
     } catch (e) {
       await this.#fh?.close().catch(() => undefined);
@@ -488,7 +502,7 @@ export class FileAdapter implements StorageAdapter {
         await fh.sync();
         this.#dirtyTail = false;
       }
-      await writeAll(fh, frame, this.#end);
+      await writeAll(fh, placeFrame(frame, this.#end, this.#version), this.#end);
     } catch (e) {
       this.#dirtyTail = true;
       throw toFileError(e, `cannot append to ${this.#logPath}`);
@@ -533,8 +547,12 @@ export class FileAdapter implements StorageAdapter {
     if (this.#failed !== undefined || this.#fh === undefined) return;
     const temp = join(this.#dir, COMPACT_FILE);
     const pieces = async function* (frames: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+      let offset = LOG_HEADER_BYTES;
       yield encodeLogHeader();
-      yield* frames;
+      for await (const frame of frames) {
+        yield placeFrame(frame, offset);
+        offset += frame.length;
+      }
     };
     const sizes = new Map<string, number>();
     const { fh, size } = await writeNewFile(temp, pieces(this.#liveFrames(sizes)));

@@ -19,7 +19,7 @@
  * @module
  */
 import { RecallError } from "../errors.js";
-import { decodeSnapshot, encodeSnapshotParts } from "./snapshot.js";
+import { encodeSnapshotParts, inspectSnapshot } from "./snapshot.js";
 
 /** The payload version given to the snapshot framing; another version is ignored (rebuilt). */
 export const IMAGE_VERSION = 1;
@@ -113,22 +113,38 @@ export class ImageWriter {
   }
 }
 
-/** Reads an image. `undefined` when the framing says stale, foreign or damaged. */
-export function openImage(bytes: Uint8Array): { header: ImageHeader; blocks: () => Generator<ImageBlock> } | undefined {
-  const payload = decodeSnapshot(bytes, IMAGE_VERSION);
-  if (payload === undefined) return undefined;
+/** An image opened for reading: its header, and its blocks (read on demand; they throw `corrupt` when malformed). */
+export interface OpenedImage {
+  header: ImageHeader;
+  blocks: () => Generator<ImageBlock>;
+}
+
+/**
+ * Opens an image, or says why it cannot be used: `stale` (another version: rebuild quietly)
+ * or `damaged` (the framing's checks, or a header that is not the image's).
+ */
+export function inspectImage(bytes: Uint8Array): { image: OpenedImage } | { stale: string } | { damaged: string } {
+  const check = inspectSnapshot(bytes, IMAGE_VERSION);
+  if (!("payload" in check)) return check;
+  const payload = check.payload;
   try {
     const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
     const headerBytes = view.getUint32(0, true);
     const header = JSON.parse(decoder.decode(payload.subarray(4, 4 + headerBytes))) as ImageHeader;
     const claims = header?.claims as unknown;
-    if (typeof claims !== "object" || claims === null || Array.isArray(claims)) return undefined;
-    if (!Object.values(claims).every((n) => Number.isSafeInteger(n))) return undefined;
+    if (typeof claims !== "object" || claims === null || Array.isArray(claims)) return { damaged: "its header has no claims" };
+    if (!Object.values(claims).every((n) => Number.isSafeInteger(n))) return { damaged: "its header's claims are not batch numbers" };
     const start = 4 + headerBytes + pad4(headerBytes);
-    return { header, blocks: () => readBlocks(payload, view, start) };
-  } catch {
-    return undefined;
+    return { image: { header, blocks: () => readBlocks(payload, view, start) } };
+  } catch (e) {
+    return { damaged: `its header is not JSON (${e instanceof Error ? e.message : String(e)})` };
   }
+}
+
+/** Reads an image. `undefined` when the framing says stale, foreign or damaged. */
+export function openImage(bytes: Uint8Array): OpenedImage | undefined {
+  const opened = inspectImage(bytes);
+  return "image" in opened ? opened.image : undefined;
 }
 
 function parseArray(bytes: Uint8Array): Record<string, unknown>[] {

@@ -1,13 +1,15 @@
 /**
  * The file store's log format: a header, then one checksummed frame per `write()` batch.
- * Pure byte encoding and decoding; `file.ts` does the I/O and the compression.
+ * Pure byte encoding and decoding, and the rule that tells a torn tail from damage; `scan.ts`
+ * reads a log by that rule, `file.ts` does the rest of the I/O and the compression.
  *
- * Layout, format version 2 (written; varints are unsigned LEB128 of at most 8 bytes, other
+ * Layout, format version 3 (written; varints are unsigned LEB128 of at most 8 bytes, other
  * integers little-endian):
  *
  * ```text
- * header   magic "RKLOG\r\n\x1a" (8) · format version u32 (2) · crc32 of the previous 12 bytes u32
- * frame    payload length u32 · crc32(payload) u32 · payload
+ * header   magic "RKLOG\r\n\x1a" (8) · format version u32 (3) · crc32 of the previous 12 bytes u32
+ * frame    frame magic "RKF\x1a" (4) · payload length u32 · crc32(payload) u32
+ *          · crc32(the frame's byte offset as u64, then the previous 12 bytes) u32 · payload
  * payload  encoding u8 · body length varint · packed length varint · packed body · tail
  *          packed body: encoding 0 the body as is, 1 the body compressed with deflate-raw (RFC 1951)
  * body     op count varint · op*
@@ -20,15 +22,43 @@
  * naming each value's incompressible end (for records, `codec.ts`'s {@link recordTailBytes}:
  * the raw float32 embedding and the signature), so compression costs time only where it pays.
  *
- * Format version 1 (still read; appended to in place until the store is compacted): the same
- * header and frames, with `payload = op count u32 · op*` and `op = tag u8 · key length u32 ·
- * key · [put: value length u32 · value]`, never compressed.
+ * Format version 2 (still read; appended to in place until the store is compacted): the same,
+ * with the frame header `payload length u32 · crc32(payload) u32` only. Format version 1
+ * (likewise): that frame header, with `payload = op count u32 · op*` and `op = tag u8 · key
+ * length u32 · key · [put: value length u32 · value]`, never compressed.
  *
- * A frame is the unit of atomicity: replay applies a frame's ops only when its checksum holds,
+ * A frame is the unit of atomicity: replay applies a frame's ops only when its checksums hold,
  * and the checksum covers the compressed bytes, so a torn append is caught before inflating.
  * A `rememberMany` batch is one frame, so compressing frames shares the dictionary across its
  * records. The magic's `\r\n\x1a` (as in PNG) catches text-mode mangling and stops `type` on
- * Windows.
+ * Windows. The header checksum covers the length, so a damaged length is never taken for an
+ * append cut short; it covers the frame's offset, so a frame checks only where it was written
+ * (a log stored as a value inside a frame never passes for frames of this one).
+ *
+ * Torn tail or damage. A writer appends a frame in one sequence of writes, acknowledges it only
+ * once fsync'd, and starts the next frame only after that. A process killed mid-append (or a
+ * write failing on a full disk) therefore leaves a prefix of its frame at the end of the file:
+ * the bytes run out. That is a torn tail, dropped quietly (the writer cuts it off before its
+ * next append), and it is exactly one of:
+ * - fewer bytes than a frame header are left, and they begin as one does (the frame magic, as
+ *   far as they go);
+ * - the header checks, but the payload it announces runs past the end of the file;
+ * - every byte from the frame's start to the end of the file is zero (a file grown but never
+ *   written, as file systems can leave one after a machine crash).
+ * Anything else is damage: a header that does not check, a whole frame whose payload fails its
+ * checksum (the last frame included: its length checked, so it is not an append cut short), a
+ * payload that checks but does not decode. Open then fails with `corrupt`, naming the file and
+ * the frame's byte offset, and applies nothing after it; `repair` (`file.ts`) salvages every
+ * frame that checks and keeps a copy of the damaged log. A machine crash on a file system that
+ * does not write an append's blocks in order can leave the last, unacknowledged frame whole in
+ * length with a block missing: that is reported as damage too, since it cannot be told from a
+ * flipped bit, and repair drops it.
+ *
+ * Logs of format 1 and 2 have no frame magic and no header checksum, so their rule leans on the
+ * payload checksum: a whole frame that fails it is damage; a frame whose length runs past the
+ * end of the file is torn only when no length one bit away from it makes the frame check and no
+ * frame that checks starts anywhere after it. Damage to more than one bit of such a log's last
+ * length can still pass for a torn tail; a writer rewrites these logs in format 3 on open.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -37,13 +67,17 @@ import { crc32 } from "./crc32.js";
 export { recordTailBytes } from "./codec.js";
 
 /** The log format version this module writes. */
-export const LOG_FORMAT_VERSION = 2;
+export const LOG_FORMAT_VERSION = 3;
 /** The log format versions this module reads. */
-export const LOG_FORMAT_VERSIONS: readonly number[] = [1, 2];
+export const LOG_FORMAT_VERSIONS: readonly number[] = [1, 2, 3];
 /** Bytes of the log header. */
 export const LOG_HEADER_BYTES = 16;
-/** Bytes before each frame's payload (length and checksum). */
-export const FRAME_HEADER_BYTES = 8;
+/** Bytes before each frame's payload in format 3: magic, length, payload checksum, header checksum. */
+export const FRAME_HEADER_BYTES = 16;
+/** Bytes before each frame's payload in formats 1 and 2: length and payload checksum. */
+export const OLD_FRAME_HEADER_BYTES = 8;
+/** The smallest payload a frame holds: an op count (u32 in format 1; encoding, two lengths and a count since). */
+export const MIN_PAYLOAD_BYTES = 4;
 /** The largest payload a frame can describe (its length is a u32). */
 export const MAX_PAYLOAD_BYTES = 0xffffffff;
 /** Payload encoding byte (version 2): the body as is. */
@@ -52,10 +86,46 @@ export const ENCODING_STORED = 0;
 export const ENCODING_DEFLATE_RAW = 1;
 
 const MAGIC = [0x52, 0x4b, 0x4c, 0x4f, 0x47, 0x0d, 0x0a, 0x1a];
+/** "RKF\x1a": starts every frame of format 3. */
+export const FRAME_MAGIC: readonly number[] = [0x52, 0x4b, 0x46, 0x1a];
 const TAG_PUT = 1;
 const TAG_DELETE = 2;
 const MAX_VARINT_BYTES = 8;
 const encoder = new TextEncoder();
+
+/** A byte range a salvage dropped, and why. */
+export interface DamagedRange {
+  /** Its first byte in the log. */
+  offset: number;
+  /** Its length. */
+  bytes: number;
+  /** What failed, e.g. "its payload fails its checksum". */
+  why: string;
+}
+
+/** What `FileAdapter.repair` (`file.ts`) found in a log and did. */
+export interface LogRepair {
+  /** The log file. */
+  path: string;
+  /** The log's format version as found (a repaired log is rewritten in the current one). */
+  version: number;
+  /** Whether the log was damaged and so rewritten; `false`: nothing was changed. */
+  repaired: boolean;
+  /** Frames kept. */
+  framesKept: number;
+  /** Damaged byte ranges dropped, each holding (part of) at least one frame. */
+  dropped: DamagedRange[];
+  /** Frames kept although one bit of their header was damaged (their offsets). */
+  restored: number[];
+  /** Why the log header did not check, when its format could still be told. */
+  header?: string;
+  /** A torn tail (an append that never completed, never acknowledged): dropped, and not damage. */
+  torn?: { offset: number; bytes: number; why: string };
+  /** The copy of the damaged log kept beside it, when repaired. */
+  copy?: string;
+  /** Live keys after the repair. */
+  keys: number;
+}
 
 /** The header every log of format `version` starts with (default {@link LOG_FORMAT_VERSION}). */
 export function encodeLogHeader(version = LOG_FORMAT_VERSION): Uint8Array {
@@ -83,9 +153,56 @@ export function checkLogHeader(bytes: Uint8Array, path: string): number {
       `${path} has log format version ${version}, which this recallkit cannot read (it reads versions ${LOG_FORMAT_VERSIONS.join(" and ")})`);
   }
   if (view.getUint32(12, true) !== crc32(bytes.subarray(0, 12))) {
-    throw new RecallError("corrupt", `${path} has a damaged header (checksum mismatch)`);
+    throw new RecallError("corrupt", `${path} has a damaged header (bytes 0-15 fail their checksum)`);
   }
   return version;
+}
+
+/** Bytes of a frame header in log format `version`. */
+export function frameHeaderBytes(version: number): number {
+  return version >= 3 ? FRAME_HEADER_BYTES : OLD_FRAME_HEADER_BYTES;
+}
+
+/** The checksum a format-3 frame header at byte `offset` carries over its first 12 bytes. */
+function headerChecksum(head: Uint8Array, offset: number): number {
+  const at = new Uint8Array(8);
+  const view = new DataView(at.buffer);
+  view.setUint32(0, offset % 2 ** 32, true);
+  view.setUint32(4, Math.floor(offset / 2 ** 32), true);
+  return crc32(head.subarray(0, 12), crc32(at));
+}
+
+/** A frame header's length and payload checksum. */
+export interface FrameHeader {
+  /** Payload bytes. */
+  length: number;
+  /** CRC-32 of the payload. */
+  payloadCrc: number;
+}
+
+/**
+ * Reads the frame header at the start of `head` (at least {@link frameHeaderBytes} bytes), at
+ * byte `offset` of a log of format `version`. Returns why it does not check (format 3: magic
+ * and header checksum; a payload shorter than any frame's) as a string; formats 1 and 2 have
+ * nothing to check but that.
+ */
+export function readFrameHeader(head: Uint8Array, offset: number, version: number): FrameHeader | string {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (version < 3) {
+    const length = view.getUint32(0, true);
+    return length < MIN_PAYLOAD_BYTES ? `its length of ${length} bytes is shorter than any frame's`
+      : { length, payloadCrc: view.getUint32(4, true) };
+  }
+  if (!FRAME_MAGIC.every((b, i) => head[i] === b)) return "it does not start with the frame magic";
+  if (view.getUint32(12, true) !== headerChecksum(head, offset)) return "its header fails its checksum";
+  const length = view.getUint32(4, true);
+  if (length < MIN_PAYLOAD_BYTES) return `its length of ${length} bytes is shorter than any frame's`;
+  return { length, payloadCrc: view.getUint32(8, true) };
+}
+
+/** Whether `bytes` (shorter than a frame header) are how a format-3 frame header begins. */
+export function isFrameHeaderStart(bytes: Uint8Array): boolean {
+  return FRAME_MAGIC.every((b, i) => i >= bytes.length || bytes[i] === b);
 }
 
 function varintBytes(n: number): number {
@@ -199,16 +316,29 @@ export function encodePayload(encoding: number, bodyBytes: number, packed: Uint8
   return out;
 }
 
-/** A frame (header and payload) around `payload`. Throws `too_large` past a u32 length. */
-export function encodeFrame(payload: Uint8Array): Uint8Array {
+/**
+ * A frame (header and payload) of log format `version` around `payload`. A format-3 header's
+ * checksum covers where the frame goes, so {@link placeFrame} completes it once that is known.
+ * Throws `too_large` past a u32 length.
+ */
+export function encodeFrame(payload: Uint8Array, version = LOG_FORMAT_VERSION): Uint8Array {
   if (payload.length > MAX_PAYLOAD_BYTES) {
     throw new RecallError("too_large", `a batch of ${payload.length} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte frame limit; split it`);
   }
-  const frame = new Uint8Array(FRAME_HEADER_BYTES + payload.length);
+  const header = frameHeaderBytes(version);
+  const frame = new Uint8Array(header + payload.length);
   const view = new DataView(frame.buffer);
-  view.setUint32(0, payload.length, true);
-  view.setUint32(4, crc32(payload), true);
-  frame.set(payload, FRAME_HEADER_BYTES);
+  const at = version >= 3 ? 4 : 0;
+  if (version >= 3) frame.set(FRAME_MAGIC, 0);
+  view.setUint32(at, payload.length, true);
+  view.setUint32(at + 4, crc32(payload), true);
+  frame.set(payload, header);
+  return frame;
+}
+
+/** Completes `frame` (from {@link encodeFrame}) for byte `offset` of its log; returns it. Formats 1 and 2 need nothing. */
+export function placeFrame(frame: Uint8Array, offset: number, version = LOG_FORMAT_VERSION): Uint8Array {
+  if (version >= 3) new DataView(frame.buffer, frame.byteOffset, FRAME_HEADER_BYTES).setUint32(12, headerChecksum(frame, offset), true);
   return frame;
 }
 
@@ -222,11 +352,12 @@ export interface EncodedBatch {
 
 /**
  * Encodes a batch as one uncompressed frame of log format `version` (default
- * {@link LOG_FORMAT_VERSION}). Throws `too_large` when the payload exceeds a u32 length.
+ * {@link LOG_FORMAT_VERSION}), still to be placed ({@link placeFrame}). Throws `too_large`
+ * when the payload exceeds a u32 length.
  */
 export function encodeBatch(ops: readonly StorageOp[], version = LOG_FORMAT_VERSION): EncodedBatch {
   const { body, tail, keyBytes } = encodeBody(ops, version);
-  return { frame: encodeFrame(version === 1 ? body : encodePayload(ENCODING_STORED, body.length, body, tail)), keyBytes };
+  return { frame: encodeFrame(version === 1 ? body : encodePayload(ENCODING_STORED, body.length, body, tail), version), keyBytes };
 }
 
 /** A decoded op with its key's UTF-8 length (for live-size accounting). */

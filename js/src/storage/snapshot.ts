@@ -1,7 +1,9 @@
 /**
  * Snapshot framing: wraps the engine's index snapshot bytes in a checked header so a stale,
  * foreign or damaged snapshot is recognised and ignored (the index is then rebuilt from the
- * records), never half-trusted.
+ * records), never half-trusted. {@link inspectSnapshot} tells the two apart: another version
+ * is stale, expected after an upgrade; anything else that fails is damage, which the store
+ * reports (`storageInfo().damage`).
  *
  * Layout (integers little-endian):
  *
@@ -75,23 +77,38 @@ export function encodeSnapshotParts(version: number, parts: readonly Uint8Array[
   return out;
 }
 
+/** What {@link inspectSnapshot} found: the payload, or why it cannot be used. */
+export type SnapshotCheck = { payload: Uint8Array } | { stale: string } | { damaged: string };
+
+/**
+ * Checks a snapshot made by {@link encodeSnapshot} with `expectedVersion`: its payload (a view
+ * into `bytes`, no copy); `stale` for another container or payload version (rebuild quietly);
+ * `damaged` for anything else (truncated, checksums failing, not a snapshot at all). Never throws.
+ */
+export function inspectSnapshot(bytes: Uint8Array, expectedVersion: number): SnapshotCheck {
+  if (!(bytes instanceof Uint8Array)) return { damaged: "not a byte array" };
+  if (bytes.length < SNAPSHOT_HEADER_BYTES) return { damaged: `${bytes.length} bytes, shorter than a snapshot header` };
+  if (!MAGIC.every((b, i) => bytes[i] === b)) return { damaged: "no snapshot magic" };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(28, true) !== crc32(bytes.subarray(0, 28))) return { damaged: "its header fails its checksum" };
+  const container = view.getUint32(8, true);
+  if (container !== CONTAINER_VERSION) return { stale: `container format ${container}` };
+  const version = view.getUint32(12, true);
+  if (version !== expectedVersion) return { stale: `payload version ${version}, not ${expectedVersion}` };
+  const length = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
+  if (length !== bytes.length - SNAPSHOT_HEADER_BYTES) {
+    return { damaged: `its header announces ${length} payload bytes, ${bytes.length - SNAPSHOT_HEADER_BYTES} follow` };
+  }
+  const payload = bytes.subarray(SNAPSHOT_HEADER_BYTES);
+  return view.getUint32(24, true) === crc32(payload) ? { payload } : { damaged: "its payload fails its checksum" };
+}
+
 /**
  * The payload of a snapshot made by {@link encodeSnapshot} with `expectedVersion`, as a view
  * into `bytes` (no copy). Returns `undefined` — "ignore it and rebuild" — for anything else:
  * another version, a truncated or damaged snapshot, garbage, a non-`Uint8Array`. Never throws.
  */
 export function decodeSnapshot(bytes: Uint8Array, expectedVersion: number): Uint8Array | undefined {
-  try {
-    if (!(bytes instanceof Uint8Array) || bytes.length < SNAPSHOT_HEADER_BYTES) return undefined;
-    if (!MAGIC.every((b, i) => bytes[i] === b)) return undefined;
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (view.getUint32(28, true) !== crc32(bytes.subarray(0, 28))) return undefined;
-    if (view.getUint32(8, true) !== CONTAINER_VERSION || view.getUint32(12, true) !== expectedVersion) return undefined;
-    const length = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
-    if (length !== bytes.length - SNAPSHOT_HEADER_BYTES) return undefined;
-    const payload = bytes.subarray(SNAPSHOT_HEADER_BYTES);
-    return view.getUint32(24, true) === crc32(payload) ? payload : undefined;
-  } catch {
-    return undefined;
-  }
+  const check = inspectSnapshot(bytes, expectedVersion);
+  return "payload" in check ? check.payload : undefined;
 }

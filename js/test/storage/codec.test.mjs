@@ -6,8 +6,8 @@ import { crc32 as zlibCrc32 } from "node:zlib";
 import {
   CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, recordTailBytes, toJsonLine,
 } from "../../dist/storage/codec.js";
-import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot } from "../../dist/storage/snapshot.js";
-import { crc32 } from "../../dist/storage/crc32.js";
+import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot, inspectSnapshot } from "../../dist/storage/snapshot.js";
+import { crc32, crc32Between } from "../../dist/storage/crc32.js";
 import { RecallError } from "../../dist/errors.js";
 
 function splitmix(seed) {
@@ -414,6 +414,24 @@ describe("snapshots", () => {
     }
   });
 
+  test("inspectSnapshot tells a stale snapshot (another version, rebuilt quietly) from a damaged one (reported)", () => {
+    const payload = Uint8Array.from({ length: 100 }, (_, i) => i);
+    const snap = encodeSnapshot(1, payload);
+    assert.deepEqual(inspectSnapshot(snap, 1), { payload });
+    assert.deepEqual(inspectSnapshot(snap, 2), { stale: "payload version 1, not 2" });
+    const container = snap.slice();
+    container[8] = 2;
+    container.set(new Uint8Array(new Uint32Array([zlibCrc32(container.subarray(0, 28))]).buffer), 28);
+    assert.deepEqual(inspectSnapshot(container, 1), { stale: "container format 2" });
+    for (let i = 0; i < snap.length; i++) {
+      const bad = snap.slice();
+      bad[i] ^= 0x10;
+      assert.ok("damaged" in inspectSnapshot(bad, 1), `a flip in byte ${i} is damage`);
+    }
+    for (let cut = 0; cut < snap.length; cut++) assert.ok("damaged" in inspectSnapshot(snap.subarray(0, cut), 1), `cut ${cut}`);
+    assert.deepEqual(inspectSnapshot("RKSNAP", 1), { damaged: "not a byte array" });
+  });
+
   test("decodeSnapshot never throws on garbage", () => {
     const rand = splitmix(3);
     for (const junk of [undefined, null, "RKSNAP", 42, {}, [1, 2], new ArrayBuffer(40), new Uint8Array(0)]) {
@@ -443,6 +461,19 @@ describe("crc32", () => {
       assert.equal(crc32(data), zlibCrc32(data), `length ${len}`);
       const cut = Math.floor(len / 3);
       assert.equal(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), zlibCrc32(data), `incremental, length ${len}`);
+    }
+  });
+
+  test("crc32Between gives a range's checksum from two running checksums (seeded, 300 cases)", () => {
+    const rand = splitmix(27);
+    for (let i = 0; i < 300; i++) {
+      const length = i < 5 ? Math.floor(rand() * 3_000_000) : Math.floor(rand() * 2000);
+      const data = Uint8Array.from({ length }, () => Math.floor(rand() * 256));
+      const [a, b] = [Math.floor(rand() * (length + 1)), Math.floor(rand() * (length + 1))].sort((x, y) => x - y);
+      const base = Math.floor(rand() * (a + 1));
+      const before = crc32(data.subarray(base, a));
+      const after = crc32(data.subarray(a, b), before);
+      assert.equal(crc32Between(before, after, b - a), zlibCrc32(data.subarray(a, b)), `case ${i}: [${a}, ${b}) after ${a - base} bytes`);
     }
   });
 });

@@ -2,7 +2,8 @@
 // and prints each acknowledged batch id; it is SIGKILLed at seeded random moments, more than
 // 50 times, each run lasting tens to a couple of hundred milliseconds. After every kill the
 // store must reopen, hold every acknowledged batch, and hold each batch whole or not at all.
-// Reproduce a failure with CRASH_SEED=<seed printed in the failure>.
+// Reproduce a failure with CRASH_SEED=<seed printed in the failure>. A second test kills a
+// writer inside a large append (torn-writer.mjs), so a torn tail is certain to be exercised.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,12 +12,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FileAdapter } from "../../dist/storage/file.js";
+import { decodeRecord } from "../../dist/storage/codec.js";
 import { batchValue } from "./crash-writer.mjs";
 
 const SEED = Number(process.env.CRASH_SEED ?? 20260601);
 const RUNS = 60;
 const RUN_ID_STRIDE = 1_000_000;
 const writer = fileURLToPath(new URL("./crash-writer.mjs", import.meta.url));
+const tornWriter = fileURLToPath(new URL("./torn-writer.mjs", import.meta.url));
+/** Kills of torn-writer.mjs: until two left a torn tail, at most this many (about 40 % leave one here). */
+const TORN_MAX_RUNS = 24;
 
 function splitmix(seed) {
   let s = BigInt(seed);
@@ -133,6 +138,49 @@ test(`SIGKILL at ${RUNS} random moments loses no acknowledged batch and half-app
     // never gets going can.
     assert.ok(acked.length >= 2 * RUNS, `only ${acked.length} batches were acknowledged: the test exercised too little`);
     assert.ok(compactions >= 1, "no compaction ran, so kills during compaction were not exercised");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Starts torn-writer.mjs and SIGKILLs it as soon as it says it is appending; resolves with its output. */
+function killMidAppend(dir, id) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tornWriter, dir, String(id)], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("appending\n")) child.kill("SIGKILL");
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk) => { err += chunk; });
+    child.on("error", reject);
+    child.on("close", (code, signal) => (signal === "SIGKILL" ? resolve(out) : reject(new Error(`writer exited by itself (code ${code}): ${err}`))));
+  });
+}
+
+test("a writer SIGKILLed in the middle of a 32 MiB append leaves a torn tail, which the next open drops quietly", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "recallkit-torn-"));
+  let torn = 0;
+  let runs = 0;
+  try {
+    for (let id = 1; id <= TORN_MAX_RUNS && torn < 2; id++) {
+      runs = id;
+      const out = await killMidAppend(dir, id);
+      assert.match(out, new RegExp(`acked ${id}\n`), "the small batch was acknowledged before the append");
+      const store = await FileAdapter.open({ path: dir, readOnly: true });
+      try {
+        for (let j = 1; j <= id; j++) assert.equal(new TextDecoder().decode(await store.get(`small/${j}`)), String(j), `acknowledged batch ${j}`);
+        // Written whole before the kill (not yet fsync'd) the frame is applied; cut short, it is not.
+        const big = await store.get("big");
+        if (big !== undefined) assert.ok(Number(decodeRecord(big).data.id) <= id, "the large record is one that was written");
+        if (statSync(join(dir, "data.log")).size > store.stats().logBytes) torn++;
+      } finally {
+        await store.close();
+      }
+    }
+    t.diagnostic(`${torn} of ${runs} kills left a torn tail`);
+    assert.ok(torn >= 1, "no kill landed inside an append: the test exercised nothing");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,12 +5,13 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync,
+  existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync,
+  writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
-import { COMPACT_FILE, COMPACT_MIN_BYTES, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
+import { COMPACT_FILE, COMPACT_MIN_BYTES, DAMAGED_COPY_PREFIX, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
 import { RecallError } from "../../dist/errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "recallkit-file-"));
@@ -31,15 +32,42 @@ async function rejectsWith(fn, code, pattern) {
   });
 }
 
-/** Writes batches, closes, and returns the log's path and each frame's start offset. */
-/** A frame around `payload`: length, CRC-32, payload. */
-function frameOf(payload) {
+/** Bytes of a format-3 frame header: magic, length, payload CRC-32, header CRC-32. */
+const HEAD = 16;
+
+/** The CRC-32 a format-3 frame header at byte `offset` carries: over the offset (u64), then the header's first 12 bytes. */
+function headerCrc(head, offset) {
+  const at = Buffer.alloc(8);
+  at.writeBigUInt64LE(BigInt(offset));
+  return zlibCrc32(head.subarray(0, 12), zlibCrc32(at));
+}
+
+/** A format-3 frame around `payload`, for byte `offset` of a log. */
+function frameOf(payload, offset) {
+  const head = Buffer.alloc(HEAD);
+  Buffer.from("RKF\x1a", "latin1").copy(head, 0);
+  head.writeUInt32LE(payload.length, 4);
+  head.writeUInt32LE(zlibCrc32(payload), 8);
+  head.writeUInt32LE(headerCrc(head, offset), 12);
+  return Buffer.concat([head, payload]);
+}
+
+/** A format-1/2 frame around `payload`: length, CRC-32, payload. */
+function frameOfV2(payload) {
   const head = Buffer.alloc(8);
   head.writeUInt32LE(payload.length, 0);
   head.writeUInt32LE(zlibCrc32(payload), 4);
   return Buffer.concat([head, payload]);
 }
 
+/** Recomputes both checksums of the format-3 frame at `start` of `file` after its payload was changed: a forgery. */
+function reseal(file, start) {
+  const length = file.readUInt32LE(start + 4);
+  file.writeUInt32LE(zlibCrc32(file.subarray(start + HEAD, start + HEAD + length)), start + 8);
+  file.writeUInt32LE(headerCrc(file.subarray(start, start + 12), start), start + 12);
+}
+
+/** Writes batches, closes, and returns the log's path and each frame's start offset. */
 const dir = (label) => freshDir(label);
 
 /** `n` pseudo-random bytes from `seed` (xorshift32). */
@@ -74,17 +102,19 @@ async function contents(dir) {
 }
 
 describe("on-disk format", () => {
-  test("the log is a versioned header then [u32 length][u32 crc32][payload] per batch; small payloads are stored as is", async () => {
+  test("the log is a versioned header then [magic][u32 length][u32 crc32][u32 header crc32][payload] per batch; small payloads are stored as is", async () => {
     const dir = freshDir("format");
     const { log } = await writeBatches(dir, [[put("ab", "xyz"), { op: "delete", key: "q" }]]);
     const file = readFileSync(log);
     assert.deepEqual([...file.subarray(0, 8)], [0x52, 0x4b, 0x4c, 0x4f, 0x47, 0x0d, 0x0a, 0x1a], "magic");
-    assert.equal(file.readUInt32LE(8), 2, "format version");
+    assert.equal(file.readUInt32LE(8), 3, "format version");
     assert.equal(file.readUInt32LE(12), zlibCrc32(file.subarray(0, 12)), "header checksum");
-    const length = file.readUInt32LE(16);
-    const payload = file.subarray(24, 24 + length);
-    assert.equal(file.length, 24 + length, "exactly one frame for one write");
-    assert.equal(file.readUInt32LE(20), zlibCrc32(payload), "frame checksum is CRC-32 of the payload");
+    assert.equal(file.subarray(16, 20).toString("latin1"), "RKF\x1a", "frame magic");
+    const length = file.readUInt32LE(20);
+    const payload = file.subarray(32, 32 + length);
+    assert.equal(file.length, 32 + length, "exactly one frame for one write");
+    assert.equal(file.readUInt32LE(24), zlibCrc32(payload), "frame checksum is CRC-32 of the payload");
+    assert.equal(file.readUInt32LE(28), headerCrc(file.subarray(16, 28), 16), "the header checksum covers the frame's offset and header");
     const expected = Buffer.concat([
       Buffer.from([0, 13, 13]), // encoding: stored; body length; stored length (varints)
       Buffer.from([2]), // two ops (varint)
@@ -98,11 +128,13 @@ describe("on-disk format", () => {
     const dir = freshDir("version");
     const { log } = await writeBatches(dir, [[put("k", "v")]]);
     const file = readFileSync(log);
-    file.writeUInt32LE(3, 8);
+    file.writeUInt32LE(4, 8);
     file.writeUInt32LE(zlibCrc32(file.subarray(0, 12)), 12);
     writeFileSync(log, file);
-    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /log format version 3.*reads versions 1 and 2/);
-    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /log format version 3/);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /log format version 4.*reads versions 1 and 2 and 3/);
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /log format version 4/);
+    await rejectsWith(() => FileAdapter.repair({ path: dir }), "corrupt", /log format version 4/);
+    assert.deepEqual(readFileSync(log), file, "repair leaves a newer recallkit's log alone");
     writeFileSync(log, "id,name\n1,alice\n");
     await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /not a recallkit log/);
     assert.ok(!existsSync(join(dir, LOCK_FILE)), "a failed open releases the lock");
@@ -144,11 +176,11 @@ describe("on-disk format", () => {
     const raw = batch.reduce((n, op) => n + op.key.length + op.value.length, 0);
     const { log, starts } = await writeBatches(dir, [batch]);
     const file = readFileSync(log);
-    const length = file.readUInt32LE(16);
-    assert.equal(file[24], 1, "encoding: deflate-raw");
+    const length = file.readUInt32LE(20);
+    assert.equal(file[32], 1, "encoding: deflate-raw");
     assert.ok(file.length - starts[0] < raw / 3, `${raw} bytes of keys and values took ${file.length - starts[0]} bytes`);
-    assert.equal(file.readUInt32LE(20), zlibCrc32(file.subarray(24, 24 + length)), "the checksum covers the compressed payload");
-    let at = 25;
+    assert.equal(file.readUInt32LE(24), zlibCrc32(file.subarray(32, 32 + length)), "the checksum covers the compressed payload");
+    let at = 33;
     const varint = () => {
       let n = 0;
       for (let scale = 1; ; scale *= 0x80) {
@@ -158,8 +190,8 @@ describe("on-disk format", () => {
     };
     const bodyLength = varint(); // after the encoding byte
     const packedLength = varint();
-    assert.equal(at + packedLength, 24 + length, "no tail: these values are not records");
-    const body = inflateRawSync(file.subarray(at, 24 + length));
+    assert.equal(at + packedLength, 32 + length, "no tail: these values are not records");
+    const body = inflateRawSync(file.subarray(at, 32 + length));
     assert.equal(body.length, bodyLength, "the varint gives the body's length");
     assert.deepEqual([...body.subarray(0, 2)], [0xf4, 0x03], "the body starts with the op count, 500 as a varint");
     const s = await FileAdapter.open({ path: dir, readOnly: true });
@@ -177,7 +209,7 @@ describe("on-disk format", () => {
     })));
     const { log } = await writeBatches(dir("tail"), [batch]);
     const file = readFileSync(log);
-    assert.equal(file[24], 1, "the body is compressed");
+    assert.equal(file[32], 1, "the body is compressed");
     const raw = Buffer.concat([Buffer.from(embedding.buffer), Buffer.from(signature)]);
     assert.equal(file.subarray(file.length - 40 * raw.length).compare(Buffer.concat(batch.map(() => raw))), 0, "the tail holds them raw, in op order");
     const s = await FileAdapter.open({ path: join(log, ".."), readOnly: true });
@@ -185,12 +217,12 @@ describe("on-disk format", () => {
     await s.close();
     const bad = Buffer.from(file);
     bad[bad.length - 1] ^= 1;
-    bad.writeUInt32LE(zlibCrc32(bad.subarray(24)), 20);
+    reseal(bad, 16);
     writeFileSync(log, bad);
     const t = await FileAdapter.open({ path: join(log, ".."), readOnly: true });
     assert.notDeepEqual(await t.get("m/39"), batch[39].value, "the checksum was forged: the change comes through, and the record codec would catch a malformed one");
     await t.close();
-    writeFileSync(log, Buffer.concat([file.subarray(0, 16), frameOf(Buffer.concat([file.subarray(24), Buffer.from([7])]))]));
+    writeFileSync(log, Buffer.concat([file.subarray(0, 16), frameOf(Buffer.concat([file.subarray(32), Buffer.from([7])]), 16)]));
     await rejectsWith(() => FileAdapter.open({ path: join(log, ".."), readOnly: true }), "corrupt", /1 tail bytes follow the last op/);
   });
 
@@ -199,13 +231,12 @@ describe("on-disk format", () => {
     const big = Array.from({ length: 50 }, (_, i) => put(`k${i}`, "compressible ".repeat(20)));
     const { log, starts } = await writeBatches(dir, [big, [put("z", "1")]]);
     const file = readFileSync(log);
-    const length = file.readUInt32LE(starts[0]);
-    const at = starts[0] + 8;
+    const at = starts[0] + HEAD;
     assert.equal(file[at], 1);
     file[at + 10] ^= 0xff; // inside the deflate stream
-    file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
+    reseal(file, starts[0]);
     writeFileSync(log, file);
-    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", new RegExp(`frame at byte ${starts[0]}: payload (does not inflate|inflates to)`));
+    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", new RegExp(`frame at byte ${starts[0]} is damaged: payload (does not inflate|inflates to)`));
   });
 });
 
@@ -229,18 +260,18 @@ describe("format version 1 logs", () => {
     assert.deepEqual(readFileSync(join(dir, LOG_FILE)), readFileSync(fixture));
   });
 
-  test("a writer migrates a version-1 log to version 2 on open (migrateLog), keeping every entry", async () => {
+  test("a writer migrates a version-1 log to the current version on open (migrateLog), keeping every entry", async () => {
     const dir = v1Store("v1-migrate");
     const before = await FileAdapter.open({ path: dir, readOnly: true });
     const entries = await before.entries();
     await before.close();
     const w = await FileAdapter.open({ path: dir });
-    assert.equal(w.logFormat, 2);
+    assert.equal(w.logFormat, 3);
     assert.equal(w.stats().compactions, 1);
     await w.write([put("after", "migration")]);
     await w.close();
     const file = readFileSync(join(dir, LOG_FILE));
-    assert.equal(file.readUInt32LE(8), 2, "the header says version 2");
+    assert.equal(file.readUInt32LE(8), 3, "the header says version 3");
     assert.ok(!existsSync(join(dir, COMPACT_FILE)));
     const r = await FileAdapter.open({ path: dir, readOnly: true });
     assert.deepEqual(await r.entries(), [["after", bytes("migration")], ...entries].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
@@ -261,9 +292,9 @@ describe("format version 1 logs", () => {
     assert.equal((await store.recall("backup", { limit: 1, trackRecalls: false })).results[0]?.id, "a", "the indexes are rebuilt from the records");
     await store.close();
     const again = await MemoryStore.open({ storage: "file", path: dir });
-    assert.equal(await exportOf(again), expected, "the same after the migration to log format 2");
+    assert.equal(await exportOf(again), expected, "the same after the migration to log format 3");
     await again.close();
-    assert.equal(readFileSync(join(dir, LOG_FILE)).readUInt32LE(8), 2);
+    assert.equal(readFileSync(join(dir, LOG_FILE)).readUInt32LE(8), 3);
   });
 
   test("when the migration cannot write, the writer keeps appending version-1 frames", async () => {
@@ -278,7 +309,7 @@ describe("format version 1 logs", () => {
     assert.deepEqual(file.subarray(0, readFileSync(fixture).length), readFileSync(fixture), "appended, not rewritten");
     rmSync(join(dir, COMPACT_FILE), { recursive: true });
     const r = await FileAdapter.open({ path: dir });
-    assert.equal(r.logFormat, 2, "migrated once it can write");
+    assert.equal(r.logFormat, 3, "migrated once it can write");
     assert.equal(text(await r.get("late")), "write");
     assert.equal(await r.get("m/c"), undefined);
     assert.deepEqual(await r.keys("m/"), ["m/a", "m/b"]);
@@ -287,10 +318,73 @@ describe("format version 1 logs", () => {
 });
 
 
+describe("format version 2 logs", () => {
+  const fixture = new URL("./fixtures/v2-store.log", import.meta.url);
+
+  /** A store directory holding the version-2 log recallkit wrote before issue 27 (`fixtures/gen-v2-store.mjs`). */
+  function v2Store(label) {
+    const dir = freshDir(label);
+    mkdirSync(dir);
+    writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
+    return dir;
+  }
+
+  test("a version-2 log written by the previous release is read in place by a reader and opens as a MemoryStore with every record", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    const expected = readFileSync(new URL("./fixtures/v2-store.jsonl", import.meta.url), "utf8");
+    const dir = v2Store("v2-read");
+    const r = await FileAdapter.open({ path: dir, readOnly: true });
+    assert.equal(r.logFormat, 2);
+    await r.close();
+    assert.deepEqual(readFileSync(join(dir, LOG_FILE)), readFileSync(fixture), "a reader leaves it untouched");
+    const store = await MemoryStore.open({ storage: "file", path: dir });
+    let out = "";
+    for await (const line of store.export()) out += line;
+    await store.close();
+    assert.equal(out, expected);
+  });
+
+  test("an 8 MiB torn tail of a version-2 log is dropped quietly, in time linear in its size", async () => {
+    // Formats 1 and 2 have no header checksum: a length running past the end is torn only if no
+    // frame that checks follows it. Checksumming every position whose length fits took 50 s here.
+    const dir = v2Store("v2-big-torn");
+    const payload = Buffer.concat([Buffer.from([1]), Buffer.from(randomBytes(8 << 20, 27))]);
+    const torn = frameOfV2(payload).subarray(0, 8 + payload.length - 1000);
+    writeFileSync(join(dir, LOG_FILE), Buffer.concat([readFileSync(fixture), torn]));
+    const started = performance.now();
+    const r = await FileAdapter.open({ path: dir, readOnly: true });
+    const ms = performance.now() - started;
+    assert.equal(r.stats().logBytes, readFileSync(fixture).length, "the torn frame is dropped");
+    await r.close();
+    assert.ok(ms < 10_000, `the open took ${Math.round(ms)} ms`);
+  });
+});
+
 describe("torn and corrupt frames", () => {
   const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
 
-  test("a torn last frame is dropped at every cut point, and cut off by the next write", async () => {
+  /** Writes `batches` to a fresh store, applies `damage(file, starts)` to its log and returns them. */
+  async function damaged(label, damage) {
+    const dir = freshDir(label);
+    const { log, starts } = await writeBatches(dir, batches);
+    const file = readFileSync(log);
+    damage(file, starts);
+    writeFileSync(log, file);
+    return { dir, log, starts, file };
+  }
+
+  /** Both opens fail with corrupt naming the log and `offset`, and leave the file as it was. */
+  async function reportsDamageAt({ dir, log, file }, offset, pattern = /./) {
+    const where = new RegExp(`${log.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the frame at byte ${offset} is damaged`);
+    for (const readOnly of [false, true]) {
+      await rejectsWith(() => FileAdapter.open({ path: dir, readOnly }), "corrupt", where);
+      await rejectsWith(() => FileAdapter.open({ path: dir, readOnly }), "corrupt", pattern);
+    }
+    assert.deepEqual(readFileSync(log), file, "the log is left as it was");
+    assert.ok(!existsSync(join(dir, LOCK_FILE)), "the lock is released");
+  }
+
+  test("a torn tail is dropped quietly at every cut point, and cut off by the next write", async () => {
     const dir = freshDir("torn-template");
     const { log, starts } = await writeBatches(dir, batches);
     const whole = readFileSync(log);
@@ -307,48 +401,199 @@ describe("torn and corrupt frames", () => {
       assert.deepEqual(await contents(copy), ["b=2", "c=3", "f=6"], `cut at ${cut}, then a write`);
       const reread = readFileSync(join(copy, LOG_FILE));
       assert.deepEqual(reread.subarray(0, last), whole.subarray(0, last), "the acknowledged frames are untouched");
-      assert.equal(reread.readUInt32LE(last) + 8 + last, reread.length, "the torn bytes are gone: the new frame ends the file");
+      assert.equal(reread.readUInt32LE(last + 4) + HEAD + last, reread.length, "the torn bytes are gone: the new frame ends the file");
     }
   });
 
-  test("a checksum-failing last frame is dropped", async () => {
-    const dir = freshDir("bad-last");
-    const { log, starts } = await writeBatches(dir, batches);
-    const file = readFileSync(log);
-    file[starts[2] + 12] ^= 0x40;
-    writeFileSync(log, file);
-    assert.deepEqual(await contents(dir), ["b=2", "c=3"]);
+  test("a flipped bit in the last acknowledged frame is reported as corrupt with its offset", async () => {
+    const { starts } = await writeBatches(freshDir("last-template"), batches);
+    const length = starts[3] - starts[2];
+    // Every byte of the last frame: magic, length, both checksums, payload.
+    for (let at = 0; at < length; at++) {
+      const log = await damaged("bad-last", (file) => { file[starts[2] + at] ^= 1 << (at % 8); });
+      await reportsDamageAt(log, starts[2]);
+    }
   });
 
-  test("a zero-filled tail (file grown but never written) is dropped", async () => {
+  test("a flipped bit in a frame's length is reported as corrupt, not taken for a torn tail that hides every later frame", async () => {
+    for (const bit of [0, 9, 20, 31]) {
+      for (const frame of [0, 2]) {
+        const log = await damaged("bad-length", (file, starts) => { file[starts[frame] + 4 + (bit >> 3)] ^= 1 << (bit & 7); });
+        await reportsDamageAt(log, log.starts[frame], /its header fails its checksum/);
+      }
+    }
+  });
+
+  test("a zero-filled tail (file grown but never written) is dropped quietly", async () => {
     const dir = freshDir("zeros");
     const { log } = await writeBatches(dir, batches);
     writeFileSync(log, Buffer.concat([readFileSync(log), Buffer.alloc(4096)]));
     assert.deepEqual(await contents(dir), ["b=2", "c=3", "d=4", "e=5"]);
   });
 
-  test("a bad frame in the middle fails with corrupt and changes nothing on disk", async () => {
-    const dir = freshDir("bad-middle");
-    const { log, starts } = await writeBatches(dir, batches);
-    const file = readFileSync(log);
-    file[starts[1] + 10] ^= 0x01;
-    writeFileSync(log, file);
-    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", new RegExp(`frame at byte ${starts[1]} fails its checksum`));
-    await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", /refusing to drop acknowledged writes/);
-    assert.deepEqual(readFileSync(log), file, "the log is left as it was");
-    assert.ok(!existsSync(join(dir, LOCK_FILE)), "the lock is released");
+  test("bytes after the last frame that cannot begin a frame are damage; the start of a frame header is a torn tail", async () => {
+    const garbage = await damaged("garbage-tail", () => undefined);
+    writeFileSync(garbage.log, Buffer.concat([garbage.file, Buffer.from("xyzzy")]));
+    garbage.file = readFileSync(garbage.log);
+    await reportsDamageAt(garbage, garbage.starts[3], /the last 5 bytes do not start a frame/);
+    writeFileSync(garbage.log, Buffer.concat([garbage.file.subarray(0, garbage.starts[3]), Buffer.from("RKF")]));
+    assert.deepEqual(await contents(garbage.dir), ["b=2", "c=3", "d=4", "e=5"]);
   });
 
-  test("a frame whose checksum holds but whose payload is malformed is corrupt", async () => {
-    const dir = freshDir("malformed");
+  test("a bad frame in the middle fails with corrupt and changes nothing on disk", async () => {
+    const log = await damaged("bad-middle", (file, starts) => { file[starts[1] + HEAD + 2] ^= 0x01; });
+    await reportsDamageAt(log, log.starts[1], /its payload fails its checksum.*refusing to drop acknowledged writes/);
+  });
+
+  test("a frame whose checksums hold but whose payload is malformed is corrupt", async () => {
+    const log = await damaged("malformed", (file, starts) => {
+      file[starts[0] + HEAD + 3] = 5; // claims five ops; the payload holds two
+      reseal(file, starts[0]);
+    });
+    await reportsDamageAt(log, log.starts[0], /op 2 runs past the payload/);
+  });
+});
+
+describe("repair", () => {
+  const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
+
+  async function damaged(label, damage) {
+    const dir = freshDir(label);
     const { log, starts } = await writeBatches(dir, batches);
     const file = readFileSync(log);
-    const at = starts[0] + 8;
-    file[at + 3] = 5; // claims five ops; the payload holds two
-    const length = file.readUInt32LE(starts[0]);
-    file.writeUInt32LE(zlibCrc32(file.subarray(at, at + length)), starts[0] + 4);
+    damage(file, starts);
     writeFileSync(log, file);
-    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /op 2 runs past the payload/);
+    return { dir, log, starts, file };
+  }
+
+  const copies = (dir) => readdirSync(dir).filter((f) => f.startsWith(DAMAGED_COPY_PREFIX));
+
+  test("repair salvages every checked frame and keeps a copy", async () => {
+    const { dir, log, starts, file } = await damaged("repair", (f, s) => { f[s[1] + HEAD + 3] ^= 0x20; });
+    const report = await FileAdapter.repair({ path: dir });
+    assert.equal(report.repaired, true);
+    assert.deepEqual(report.dropped.map(({ offset, bytes }) => ({ offset, bytes })), [{ offset: starts[1], bytes: starts[2] - starts[1] }]);
+    assert.match(report.dropped[0].why, /payload fails its checksum/);
+    assert.equal(report.framesKept, 2);
+    assert.deepEqual(copies(dir).map((f) => join(dir, f)), [report.copy]);
+    assert.deepEqual(readFileSync(report.copy), file, "the copy holds the damaged log as it was");
+    assert.deepEqual(await contents(dir), ["a=1", "b=2", "d=4", "e=5"], "frames 0 and 2 applied, the damaged frame 1 dropped");
+    assert.equal(readFileSync(log).readUInt32LE(8), 3);
+    const w = await FileAdapter.open({ path: dir });
+    await w.write([put("f", "6")]);
+    await w.close();
+    assert.deepEqual(await contents(dir), ["a=1", "b=2", "d=4", "e=5", "f=6"]);
+  });
+
+  test("repair of an undamaged store changes nothing and says so, a torn tail included", async () => {
+    const { dir, log, starts, file } = await damaged("repair-clean", () => undefined);
+    const clean = await FileAdapter.repair({ path: dir });
+    assert.deepEqual(clean, { path: log, version: 3, repaired: false, framesKept: 3, dropped: [], restored: [], keys: 4 });
+    assert.deepEqual(readFileSync(log), file);
+    writeFileSync(log, file.subarray(0, starts[3] - 3));
+    const torn = await FileAdapter.repair({ path: dir });
+    assert.equal(torn.repaired, false);
+    assert.deepEqual({ offset: torn.torn.offset, bytes: torn.torn.bytes }, { offset: starts[2], bytes: starts[3] - 3 - starts[2] });
+    assert.deepEqual(readFileSync(log), file.subarray(0, starts[3] - 3), "a torn tail is left for the next writer to cut");
+    assert.deepEqual(copies(dir), []);
+  });
+
+  test("repair keeps a frame whose header has one flipped bit, and resynchronises after a header damaged beyond that", async () => {
+    const one = await damaged("repair-one-bit", (f, s) => { f[s[1] + 6] ^= 0x04; });
+    const report = await FileAdapter.repair({ path: one.dir });
+    assert.deepEqual([report.repaired, report.dropped, report.restored, report.framesKept], [true, [], [one.starts[1]], 3]);
+    assert.deepEqual(await contents(one.dir), ["b=2", "c=3", "d=4", "e=5"]);
+    const two = await damaged("repair-resync", (f, s) => { f[s[1] + 5] ^= 0x04; f[s[1] + 9] ^= 0x40; });
+    const resync = await FileAdapter.repair({ path: two.dir });
+    assert.deepEqual(resync.dropped.map(({ offset, bytes }) => [offset, bytes]), [[two.starts[1], two.starts[2] - two.starts[1]]]);
+    assert.deepEqual(await contents(two.dir), ["a=1", "b=2", "d=4", "e=5"]);
+  });
+
+  test("repair rewrites a damaged log header and keeps every frame", async () => {
+    const { dir, file } = await damaged("repair-header", (f) => { f[9] ^= 0x01; f[13] ^= 0x10; });
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "corrupt", /damaged header|log format version/);
+    const report = await FileAdapter.repair({ path: dir });
+    assert.equal(report.repaired, true);
+    assert.ok(report.header, "the header damage is reported");
+    assert.deepEqual(report.dropped, []);
+    assert.deepEqual(readFileSync(report.copy), file);
+    assert.deepEqual(await contents(dir), ["b=2", "c=3", "d=4", "e=5"]);
+  });
+
+  test("repair leaves alone what is not a recallkit log, a missing store, and a store a writer holds", async () => {
+    const dir = freshDir("repair-foreign");
+    mkdirSync(dir);
+    await rejectsWith(() => FileAdapter.repair({ path: dir }), "not_found", /no recallkit store/);
+    writeFileSync(join(dir, LOG_FILE), "id,name\n1,alice\n2,bob\n");
+    await rejectsWith(() => FileAdapter.repair({ path: dir }), "corrupt", /not a recallkit log/);
+    assert.equal(readFileSync(join(dir, LOG_FILE), "utf8"), "id,name\n1,alice\n2,bob\n");
+    const held = freshDir("repair-held");
+    const w = await FileAdapter.open({ path: held });
+    await rejectsWith(() => FileAdapter.repair({ path: held }), "locked");
+    await w.close();
+    assert.equal((await FileAdapter.repair({ path: held })).repaired, false);
+  });
+
+  test("MemoryStore.repair salvages a file store's log, removes the snapshot the lost frame may disagree with, and the store opens", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    const dir = freshDir("repair-store");
+    const options = { storage: "file", path: dir, snapshots: true };
+    let store = await MemoryStore.open(options);
+    for (let i = 0; i < 5; i++) await store.remember({ id: `m${i}`, text: `memory ${i} about the garden` }); // one frame each
+    await store.close(); // writes the snapshot
+    store = await MemoryStore.open(options);
+    assert.equal((await store.storageInfo()).openedFrom, "snapshot");
+    await store.remember({ id: "m5", text: "memory 5, after the snapshot" });
+    await store.close();
+    const log = join(dir, LOG_FILE);
+    const file = readFileSync(log);
+    const starts = [];
+    for (let at = 16; at < file.length; at += HEAD + file.readUInt32LE(at + 4)) starts.push(at);
+    file[starts[2] + HEAD + 1] ^= 0x80; // the frame of m2
+    writeFileSync(log, file);
+    await rejectsWith(() => MemoryStore.open(options), "corrupt", new RegExp(`frame at byte ${starts[2]} is damaged`));
+    const report = await MemoryStore.repair(options);
+    assert.equal(report.repaired, true);
+    assert.deepEqual(report.log.dropped.map((r) => [r.offset, r.bytes]), [[starts[2], starts[3] - starts[2]]]);
+    assert.deepEqual(report.snapshot, { found: "ok", removed: true, why: "the log lost frames, so it may disagree with the records" });
+    assert.equal(report.memories, 5);
+    assert.deepEqual(readFileSync(report.log.copy), file);
+    store = await MemoryStore.open(options);
+    assert.deepEqual(await store.ids(), ["m0", "m1", "m3", "m4", "m5"]);
+    assert.equal((await store.storageInfo()).openedFrom, "records", "the snapshot, which still held m2, is not used");
+    await store.close();
+    const again = await MemoryStore.repair(options);
+    assert.equal(again.repaired, false, "a second repair finds nothing");
+    await rejectsWith(() => MemoryStore.repair({ storage: "memory" }), "invalid_argument", /keeps nothing/);
+    await rejectsWith(() => MemoryStore.repair({ storage: "file", path: freshDir("repair-none") }), "not_found", /no recallkit store/);
+  });
+
+  test("a flipped bit in a version-2 log (the previous release's) is reported as corrupt; repair rewrites it in version 3 keeping every other frame", async () => {
+    const fixture = readFileSync(new URL("./fixtures/v2-store.log", import.meta.url));
+    const starts = [];
+    for (let at = 16; at < fixture.length; at += 8 + fixture.readUInt32LE(at)) starts.push(at);
+    const expected = async (dropped) => {
+      // What a reader sees of the fixture without frame `dropped`: replay the others by hand.
+      const dir = freshDir("v2-expected");
+      mkdirSync(dir);
+      const kept = starts.filter((_, i) => i !== dropped).map((at, i, all) => fixture.subarray(at, at + 8 + fixture.readUInt32LE(at)));
+      writeFileSync(join(dir, LOG_FILE), Buffer.concat([fixture.subarray(0, 16), ...kept]));
+      return contents(dir);
+    };
+    for (const [frame, at] of [[1, 0], [1, 3], [3, 6], [5, 8], [5, 40]]) {
+      const dir = freshDir("v2-flip");
+      mkdirSync(dir);
+      const file = Buffer.from(fixture);
+      file[starts[frame] + at] ^= 0x08;
+      writeFileSync(join(dir, LOG_FILE), file);
+      await rejectsWith(() => FileAdapter.open({ path: dir, readOnly: true }), "corrupt", new RegExp(`frame at byte ${starts[frame]} is damaged`));
+      const report = await FileAdapter.repair({ path: dir });
+      assert.equal(report.version, 2);
+      assert.equal(readFileSync(join(dir, LOG_FILE)).readUInt32LE(8), 3);
+      const after = await contents(dir);
+      if (at < 8) assert.deepEqual(after, await expected(-1), `a flip in frame ${frame}'s header loses nothing`);
+      else assert.deepEqual(after, await expected(frame), `only frame ${frame} is dropped`);
+    }
   });
 });
 
@@ -388,7 +633,7 @@ describe("compaction", () => {
     await s.compact();
     const { logBytes, liveBytes } = s.stats();
     assert.ok(logBytes < 5 * 20_000, `${logBytes} bytes for 5 values of 20,000 hex digits`);
-    assert.ok(Math.abs(logBytes - liveBytes) <= 8 + 4, `${logBytes} on disk, ${liveBytes} estimated`);
+    assert.ok(Math.abs(logBytes - liveBytes) <= HEAD + 4, `${logBytes} on disk, ${liveBytes} estimated`);
     await s.close();
     const again = await FileAdapter.open({ path: dir, readOnly: true });
     assert.equal(text(await again.get("k4")), hexText(20_000, 299));
@@ -406,7 +651,7 @@ describe("compaction", () => {
     assert.ok(after < before / 10, `${before} -> ${after} bytes`);
     assert.equal(after, s.stats().logBytes);
     const { liveBytes } = s.stats();
-    assert.ok(Math.abs(after - liveBytes) <= 8 + 4, `${after} bytes on disk, ${liveBytes} estimated: one frame header, encoding and op count apart`);
+    assert.ok(Math.abs(after - liveBytes) <= HEAD + 4, `${after} bytes on disk, ${liveBytes} estimated: one frame header, encoding and op count apart`);
     await s.write([put("after", "compaction")]);
     await s.close();
     writeFileSync(join(dir, COMPACT_FILE), "half-written garbage from a crashed compaction");
