@@ -122,6 +122,15 @@ const COMPONENTS = {
   prior: ["factor", "× trust, tier, recalls and emotion (fourth root)"],
   rrf: ["unit", "reciprocal rank fusion of the stages' lists"],
   rerank: ["score", "the host reranker's score (results follow it)"],
+  vector: ["unit", "weighted vector similarity"],
+  priority: ["unit", "0.2 × importance"],
+  confidence: ["unit", "weighted confidence"],
+  keyword: ["unit", "weighted keyword match"],
+  exact: ["unit", "share of the question's words present"],
+  importance: ["unit", "weighted importance"],
+  tag: ["unit", "question words among the tags"],
+  relation: ["unit", "weighted graph relation"],
+  temporal: ["unit", "weighted time match"],
 };
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 0.001 || v === 0 ? v.toFixed(3) : v.toExponential(2));
