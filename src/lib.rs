@@ -3,18 +3,39 @@
 //! A local-first memory recall engine. The core is plain, deterministic Rust: it owns the
 //! records, the indexes and every ranking rule, and reads no clock and no ambient randomness
 //! (callers pass `now` and seeds). `wasm.rs` is the only module that knows about JavaScript.
+//! `DESIGN.md` has the whole map, a glossary of the designs recallkit follows is in
+//! `docs/design-sources.md`.
 //!
 //! Module map (dependencies point downwards in this list):
 //!
-//! | module | role |
+//! | module | the question it answers |
 //! |---|---|
-//! | [`sort`] | the crate's few shared sorts (one copy of std's sort per integer key type) |
-//! | [`store`] | records (memories) and their ids |
-//! | [`text`] | FTS5-exact tokenisation, case and diacritic folding, Porter stemming |
-//! | [`index`] | inverted index, FTS5-exact BM25, trigram fuzzy vocabulary |
-//! | [`recall`] | the recall stages and their filters |
-//! | [`engine`] | [`Engine`]: owns records and indexes; the API the boundary calls |
-//! | [`wire`] | the boundary's binary data format and the shapes written in it |
+//! | [`error`] | what went wrong: one [`Error`] variant per stable code |
+//! | [`sort`] | how the crate sorts and keeps the best k (one copy of std's sort per key type) |
+//! | [`text`] | what the words of a text are: FTS5-exact tokenisation, folding, Porter stemming |
+//! | [`store`] | what a memory is: its record, validation and compact stored form |
+//! | [`index`] | which memories hold a word: inverted index, FTS5-exact BM25, trigram vocabulary |
+//! | [`signature`] | which memories read alike without embeddings: 256-bit LSH signatures |
+//! | [`vector`] | which memories mean the same, by the host's embeddings: exact cosine scan |
+//! | [`notes`] | what the consolidation notes say: daily, weekly and quarterly paragraphs |
+//! | [`graph`] | who and what is related: entities, aliases and edges citing memories |
+//! | [`recall`] | what a recall reads and keeps: filters, query caps, stage Sf and its formula |
+//! | [`rank`] | in which order candidates come back: the ranking models, boosts, MMR, reranking |
+//! | [`engine`] | the [`Engine`]: records, indexes, writes and the recall pipeline |
+//! | [`wire`] | how values cross the boundary: the binary data format and its shapes |
+//!
+//! Stage map (the labels are public identifiers; the plain names are used in the docs):
+//!
+//! | stage | plain name | matches | code | raw score | to 0..1 |
+//! |---|---|---|---|---|---|
+//! | `Sf` | lexical | words: porter stems, then trigram typo and substring expansions | [`recall::sf`] | FTS5 BM25 ([`index::bm25`]) | [`rank::evidence`] (share of the query) |
+//! | `Se` | embedding | the host's query vector | [`vector::VectorStore`] | cosine | [`rank::evidence::SemanticScale`] |
+//! | `Ss` | signature | a text's terms, without embeddings | [`signature`] | Hamming similarity | [`rank::evidence::signature_evidence`] |
+//! | `S6` | notes | consolidation note paragraphs | [`notes`] | matched words | coverage of the question |
+//! | `S8` | graph | entity names and aliases in the question | [`graph`] | edge strength | strength × coverage |
+//!
+//! The `abmind` ranking maps raw scores with [`rank::calibrate()`] instead, the seed's
+//! calibration.
 #![warn(missing_docs)]
 
 pub mod engine;
