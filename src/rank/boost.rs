@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Each function changes only `score` and appends its factor to `components` under a fixed
-//! name (`crossStagePenalty`, `contextBoost`, `emotionBoost`, `spacingBoost`), and only when
+//! name (`crossStagePenalty`, `contextBoost`, `emotionTiebreak`, `spacingBoost`), and only when
 //! it changes the score: a candidate that gets nothing records nothing. The additive boosts
 //! are intentionally small next to calibrated scores in `[0, 1]`: enough to break ties, not
 //! to override relevance gaps (seed 000).
@@ -170,7 +170,7 @@ pub fn topic_key(topic: &str) -> Option<String> {
     (!key.is_empty() && key != GENERAL_TOPIC).then_some(key)
 }
 
-/// Step 3: adds `min(0.02 · |emotion|, 0.10)` and records it as `emotionBoost`. A non-finite
+/// Step 3: adds `min(0.02 · |emotion|, 0.10)` and records it as `emotionTiebreak`. A non-finite
 /// emotion counts as 0.
 pub fn emotion_tiebreak(cands: &mut [Candidate]) {
     for cand in cands {

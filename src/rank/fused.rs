@@ -10,7 +10,7 @@
 //! | 3. context (`recallkit`) | `+` seed 000's context boost | `contextBoost` |
 //! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)`, then at most 1 | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
-//! | 6. MMR (when λ is given, or `recallkit`'s default) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
+//! | 6. MMR (only when the recall gives `mmrLambda`) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
 //! | 7. truncate | keeps the first `limit` | |
 //!
 //! Every model's score lies in `[0, 1]`, after the boosts too.

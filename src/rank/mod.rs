@@ -13,7 +13,7 @@
 //! | 1. calibrate | [`calibrate::apply_calibration`] | `score = calibrate(stage, raw) ∈ [0, 1]` | `calibrated` |
 //! | 2. cross-stage penalty | [`boost::cross_stage_penalty`] | `× 0.5` for Sf hits not confirmed by Se, when Se ran and returned hits | `crossStagePenalty` |
 //! | 3. context | [`boost::context_boost`] | `+ 0.02` same hour bucket, `+ 0.015` same weekday (else `+ 0.0075` same weekday/weekend class), `+ 0.03` same topic (not "general") | `contextBoost` |
-//! | 4. emotion | [`boost::emotion_tiebreak`] | `+ min(0.02 · \|emotion\|, 0.10)` | `emotionBoost` |
+//! | 4. emotion | [`boost::emotion_tiebreak`] | `+ min(0.02 · \|emotion\|, 0.10)` | `emotionTiebreak` |
 //! | 5. spacing | [`boost::spacing_boost`] | `× 1.3` if the mean interval of the last 20 recalls is ≥ 7 days, `× 1.15` if ≥ 1 day | `spacingBoost` |
 //! | 6. MMR | [`mmr::mmr`] (first `limit` only: [`mmr::mmr_top`]) | reorders: `λ · score − (1 − λ) · max Jaccard`, λ = 0.7 | `rankBeforeMmr`, `rankAfterMmr` |
 //! | 7. truncate | [`take_in_order`] | keeps the first `limit` | |
@@ -34,7 +34,7 @@
 //! - No input panics: NaN, infinities, empty texts, empty lists, huge timestamps.
 //! - Every factor applied to a score is recorded, in order, in `components`, so a result can
 //!   explain itself (e.g. `calibrated 0.71, crossStagePenalty 0.5, contextBoost 0.035,
-//!   emotionBoost 0.06, spacingBoost 1.15, rankBeforeMmr 3, rankAfterMmr 1`).
+//!   emotionTiebreak 0.06, spacingBoost 1.15, rankBeforeMmr 3, rankAfterMmr 1`).
 
 #[cfg(test)]
 macro_rules! assert_close {
