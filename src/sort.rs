@@ -37,7 +37,8 @@
 //! Reference: O. Peters, "Pattern-defeating Quicksort", arXiv:2106.05123 (2021): std's
 //! `sort_unstable`.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 /// Sign bit of an `f64`.
 const SIGN_BIT: u64 = 1 << 63;
@@ -270,6 +271,121 @@ pub fn permute<T>(items: &mut [T], order: &mut [u32]) {
 fn to_position(position: usize) -> u32 {
     debug_assert!(u32::try_from(position).is_ok(), "{position} items or more");
     position as u32
+}
+
+/// A score [`Ranked`] compares: `f64`, `f32` (by `total_cmp`, after `+ 0.0` turns `-0.0` into
+/// `+0.0` so that the two zeros tie) or an integer.
+pub trait Score: Copy {
+    /// Total order of two scores, ascending.
+    fn order(self, other: Self) -> Ordering;
+}
+
+impl Score for f64 {
+    fn order(self, other: Self) -> Ordering {
+        (self + 0.0).total_cmp(&(other + 0.0))
+    }
+}
+
+impl Score for f32 {
+    fn order(self, other: Self) -> Ordering {
+        (self + 0.0).total_cmp(&(other + 0.0))
+    }
+}
+
+impl Score for u32 {
+    fn order(self, other: Self) -> Ordering {
+        self.cmp(&other)
+    }
+}
+
+/// An item id with a score, ordered for ranking: **the higher score is better, and of two equal
+/// scores the lower id** (the analogue of SQLite's rowid order; every ranked list of the crate
+/// breaks ties this way). `a > b` means `a` ranks before `b`.
+#[derive(Debug, Clone, Copy)]
+pub struct Ranked<S> {
+    /// The score; higher is better.
+    pub score: S,
+    /// The id (a `DocId`'s number); lower wins a tie.
+    pub id: u32,
+}
+
+impl<S: Score> Ord for Ranked<S> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score
+            .order(other.score)
+            .then_with(|| other.id.cmp(&self.id))
+    }
+}
+
+impl<S: Score> PartialOrd for Ranked<S> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<S: Score> PartialEq for Ranked<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl<S: Score> Eq for Ranked<S> {}
+
+/// The best `k` of the items offered (the greatest by `Ord`; for [`Ranked`], the highest
+/// scores, ties to the lowest id): the one top-k of the crate, used by BM25, the vector scan
+/// and the signature scan. A min-heap of the kept items, so offering one costs `O(log k)`
+/// and the worst kept one is at hand as the bar a newcomer must clear.
+#[derive(Debug, Clone)]
+pub struct TopK<T> {
+    k: usize,
+    heap: BinaryHeap<Reverse<T>>,
+}
+
+/// Initial heap capacity cap, so that `k = usize::MAX` does not try to preallocate.
+const TOP_K_PREALLOCATED: usize = 1024;
+
+impl<T: Ord> TopK<T> {
+    /// Keeps the best `k` (any `k`, `usize::MAX` included).
+    pub fn new(k: usize) -> Self {
+        Self {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(TOP_K_PREALLOCATED)),
+        }
+    }
+
+    /// Whether `item` would be kept if offered now.
+    pub fn admits(&self, item: &T) -> bool {
+        self.heap.len() < self.k || self.heap.peek().is_some_and(|worst| *item > worst.0)
+    }
+
+    /// Offers `item`: kept while fewer than `k` are, or when better than the worst kept one
+    /// (which it then replaces).
+    pub fn push(&mut self, item: T) {
+        if self.heap.len() < self.k {
+            self.heap.push(Reverse(item));
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if item > worst.0 {
+                *worst = Reverse(item);
+            }
+        }
+    }
+
+    /// The worst kept item once `k` are kept (the bar to clear), else `None`.
+    pub fn worst_when_full(&self) -> Option<&T> {
+        (self.heap.len() >= self.k)
+            .then(|| self.heap.peek().map(|w| &w.0))
+            .flatten()
+    }
+
+    /// The kept items, best first.
+    pub fn into_sorted_vec(self) -> Vec<T> {
+        // Ascending `Reverse<T>` is descending `T`: best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|r| r.0)
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -553,5 +669,73 @@ mod tests {
         let mut sorted = items;
         sorted.sort();
         assert_eq!(sorted, ['a', 'b', 'c'], "items are only ever swapped");
+    }
+
+    #[test]
+    fn top_k_keeps_what_a_full_sort_would_keep_first() {
+        for seed in 0..400 {
+            let mut rng = SplitMix64(seed);
+            let n = rng.below(120) as usize;
+            let scores = [0.0, -0.0, 1.0, 1.0, 0.5, f64::INFINITY, -2.0];
+            let items: Vec<Ranked<f64>> = (0..n)
+                .map(|i| Ranked {
+                    score: scores[rng.below(scores.len() as u64) as usize],
+                    id: (i as u32).wrapping_mul(7) % 97,
+                })
+                .collect();
+            let k = rng.below(20) as usize;
+            let mut top = TopK::new(k);
+            for &item in &items {
+                let admitted = top.admits(&item);
+                let before = top.clone().into_sorted_vec();
+                top.push(item);
+                let bits = |v: &[Ranked<f64>]| {
+                    v.iter()
+                        .map(|r| (r.score.to_bits(), r.id))
+                        .collect::<Vec<_>>()
+                };
+                let changed = bits(&top.clone().into_sorted_vec()) != bits(&before);
+                assert!(
+                    !changed || admitted,
+                    "seed {seed}: an item that was not admitted changed the top"
+                );
+            }
+            let mut sorted = items.clone();
+            sorted.sort_by(|a, b| b.cmp(a));
+            sorted.truncate(k);
+            // `+ 0.0`: the two zeros tie, so either may be kept.
+            let key = |r: &Ranked<f64>| ((r.score + 0.0).to_bits(), r.id);
+            let got: Vec<(u64, u32)> = top.into_sorted_vec().iter().map(key).collect();
+            let want: Vec<(u64, u32)> = sorted.iter().map(key).collect();
+            assert_eq!(got, want, "seed {seed}, k {k}");
+        }
+    }
+
+    #[test]
+    fn ranked_puts_the_higher_score_first_and_breaks_ties_by_the_lower_id() {
+        let a = Ranked {
+            score: 1.0f32,
+            id: 5,
+        };
+        let b = Ranked {
+            score: 1.0f32,
+            id: 2,
+        };
+        let c = Ranked {
+            score: 2.0f32,
+            id: 9,
+        };
+        assert!(c > a && b > a);
+        assert_eq!(
+            Ranked {
+                score: -0.0f64,
+                id: 1
+            },
+            Ranked {
+                score: 0.0f64,
+                id: 1
+            }
+        );
+        assert!(Ranked { score: 3u32, id: 1 } > Ranked { score: 2u32, id: 0 });
     }
 }

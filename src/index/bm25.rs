@@ -40,8 +40,9 @@
 //! Reference: SQLite `ext/fts5/fts5_aux.c` (`fts5Bm25GetData`, `fts5Bm25Function`);
 //! <https://sqlite.org/fts5.html#the_bm25_function>.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
+
+use crate::sort;
 use std::fmt;
 
 use super::postings::{InvertedIndex, PhraseList, Posting, Postings, SKIP};
@@ -363,16 +364,16 @@ pub fn search_marking_terms(
             }
         }
     }
-    let mut top = TopK::new(k);
+    let mut top = sort::TopK::new(k);
     buffer.drain(|doc, score, terms| {
         // `accept` only for documents that would enter the top k: most matches of a common
         // term never get that far, and the filter is the costlier test.
         let scored = ScoredDoc { doc, score, terms };
-        if top.admits(scored) && accept(doc) {
-            top.push(scored);
+        if top.admits(&ByRank(scored)) && accept(doc) {
+            top.push(ByRank(scored));
         }
     });
-    top.into_sorted_vec()
+    top.into_sorted_vec().into_iter().map(|r| r.0).collect()
 }
 
 /// Number of indexed documents that contain at least one of `query_terms` and pass
@@ -641,79 +642,39 @@ fn resolve<'a>(
 /// marked document, a scan decodes every posting and tests its bit.
 const SEEK_RATIO: usize = SKIP as usize / 2;
 
-/// Ranking order: higher score first, then lower `DocId`. `Greater` means better.
+/// A result in ranking order: [`sort::Ranked`]'s (higher score first, then lower `DocId`),
+/// carrying the rest of the [`ScoredDoc`].
 #[derive(Debug, Clone, Copy)]
-struct Ranked(ScoredDoc);
+struct ByRank(ScoredDoc);
 
-impl Ord for Ranked {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0
-            .score
-            .total_cmp(&other.0.score)
-            .then_with(|| other.0.doc.cmp(&self.0.doc))
+impl ByRank {
+    fn key(&self) -> sort::Ranked<f64> {
+        sort::Ranked {
+            score: self.0.score,
+            id: self.0.doc.0,
+        }
     }
 }
 
-impl PartialOrd for Ranked {
+impl Ord for ByRank {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for ByRank {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl PartialEq for Ranked {
+impl PartialEq for ByRank {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Ranked {}
-
-/// The best `k` documents seen so far: a min-heap whose top is the worst kept one.
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Reverse<Ranked>>,
-}
-
-/// Initial heap capacity cap, so that `k = usize::MAX` does not try to preallocate.
-const MAX_PREALLOCATED: usize = 1024;
-
-impl TopK {
-    fn new(k: usize) -> Self {
-        Self {
-            k,
-            heap: BinaryHeap::with_capacity(k.min(MAX_PREALLOCATED)),
-        }
-    }
-
-    /// Whether `scored` would enter the top k now.
-    fn admits(&self, scored: ScoredDoc) -> bool {
-        self.heap.len() < self.k
-            || self
-                .heap
-                .peek()
-                .is_some_and(|worst| Ranked(scored) > worst.0)
-    }
-
-    fn push(&mut self, scored: ScoredDoc) {
-        let candidate = Ranked(scored);
-        if self.heap.len() < self.k {
-            self.heap.push(Reverse(candidate));
-        } else if let Some(mut worst) = self.heap.peek_mut() {
-            if candidate > worst.0 {
-                *worst = Reverse(candidate);
-            }
-        }
-    }
-
-    fn into_sorted_vec(self) -> Vec<ScoredDoc> {
-        // Ascending `Reverse<Ranked>` is best first.
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|Reverse(Ranked(scored))| scored)
-            .collect()
-    }
-}
+impl Eq for ByRank {}
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,7 @@
 //! returns nothing and featureless stored texts are skipped, so "?!" does not find "🚀" with
 //! similarity 1.
 
-use std::collections::BinaryHeap;
+use crate::sort::{Ranked, TopK};
 
 use super::lsh::{hamming_distance, similarity_of_distance, Signature, SIGNATURE_BITS};
 use crate::store::{Chunked, DocId};
@@ -127,7 +127,9 @@ impl SignatureIndex {
         if max == 0 || query.is_empty() {
             return Vec::new();
         }
-        let mut heap: BinaryHeap<(u32, u32)> = BinaryHeap::new();
+        // Ranked by closeness (`SIGNATURE_BITS − distance`): the nearest first, ties by DocId.
+        let closeness = |distance: u32| SIGNATURE_BITS as u32 - distance;
+        let mut top = TopK::new(max);
         let rows = self.signatures.iter().zip(self.present.iter());
         for (index, (s, &present)) in rows.enumerate() {
             let distance = hamming_distance(query, s);
@@ -140,20 +142,24 @@ impl SignatureIndex {
             if !accept(DocId(doc)) {
                 continue;
             }
-            if heap.len() == max {
-                heap.pop();
-            }
-            heap.push((distance, doc));
-            if heap.len() == max {
-                match heap.peek() {
-                    Some(&(worst, _)) if worst > 0 => bound = worst - 1,
-                    _ => break, // max hits at distance 0: nothing later can beat them
+            top.push(Ranked {
+                score: closeness(distance),
+                id: doc,
+            });
+            if let Some(worst) = top.worst_when_full() {
+                match SIGNATURE_BITS as u32 - worst.score {
+                    0 => break, // max hits at distance 0: nothing later can beat them
+                    d => bound = d - 1,
                 }
             }
         }
-        heap.into_sorted_vec()
-            .into_iter()
-            .map(|(distance, doc)| (DocId(doc), similarity_of_distance(distance)))
+        (top.into_sorted_vec().into_iter())
+            .map(|r| {
+                (
+                    DocId(r.id),
+                    similarity_of_distance(SIGNATURE_BITS as u32 - r.score),
+                )
+            })
             .collect()
     }
 

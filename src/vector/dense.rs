@@ -45,11 +45,9 @@
 //!
 //! Reference: cosine similarity over host embeddings as in seed 000 (stage Se).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use super::dot::dot;
 use crate::error::{Error, Num, Result};
+use crate::sort::{Ranked, TopK};
 use crate::store::DocId;
 
 /// Largest supported dimension. Common embedding models use 384–3,072 dimensions; 4,096
@@ -266,12 +264,19 @@ impl VectorStore {
                 continue;
             };
             if accept(doc) {
-                if let Some(worst) = top.push(Hit::new(doc, score)) {
-                    floor = floor.max(worst);
+                // `+ 0.0`: a -0.0 cosine is returned as +0.0, the zero it ties with.
+                top.push(Ranked {
+                    score: score + 0.0,
+                    id: doc.0,
+                });
+                if let Some(worst) = top.worst_when_full() {
+                    floor = floor.max(worst.score);
                 }
             }
         }
-        out.hits = top.into_sorted();
+        out.hits = (top.into_sorted_vec().into_iter())
+            .map(|r| (DocId(r.id), r.score))
+            .collect();
         out.sum = sum;
         out.sum_sq = sum_sq;
         Ok(out)
@@ -398,85 +403,6 @@ fn exact_cosine(query: &[f32], query_norm: f64, row: &[f32]) -> f32 {
         .map(|(&q, &v)| f64::from(q) * f64::from(v))
         .sum();
     ((dot / query_norm / norm_f64(row)) as f32).clamp(-1.0, 1.0)
-}
-
-/// A candidate hit. Ordered so that *greater is worse* (lower score, then higher DocId),
-/// which makes `BinaryHeap::peek` the worst hit kept so far.
-#[derive(Debug, Clone, Copy)]
-struct Hit {
-    doc: DocId,
-    score: f32,
-}
-
-impl Hit {
-    fn new(doc: DocId, score: f32) -> Self {
-        // `+ 0.0` turns -0.0 into +0.0, so total_cmp treats the two zeros as a tie.
-        Self {
-            doc,
-            score: score + 0.0,
-        }
-    }
-}
-
-impl Ord for Hit {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then(self.doc.cmp(&other.doc))
-    }
-}
-
-impl PartialOrd for Hit {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Hit {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Hit {}
-
-/// The best `k` hits seen so far.
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Hit>,
-}
-
-impl TopK {
-    fn new(k: usize) -> Self {
-        Self {
-            k,
-            heap: BinaryHeap::new(),
-        }
-    }
-
-    /// Offers a hit; once `k` hits are kept, returns the worst kept score (the floor a new
-    /// hit must reach to have a chance).
-    fn push(&mut self, hit: Hit) -> Option<f32> {
-        if self.heap.len() < self.k {
-            self.heap.push(hit);
-        } else if let Some(mut worst) = self.heap.peek_mut() {
-            if hit < *worst {
-                *worst = hit;
-            }
-        }
-        (self.heap.len() >= self.k)
-            .then(|| self.heap.peek().map(|w| w.score))
-            .flatten()
-    }
-
-    fn into_sorted(self) -> Vec<(DocId, f32)> {
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|h| (h.doc, h.score))
-            .collect()
-    }
 }
 
 #[cfg(test)]
