@@ -38,6 +38,21 @@
 //! calibration.
 #![warn(missing_docs)]
 
+/// The crate's one float assertion for tests: `|a − b| ≤ eps` (default 1e-12).
+#[cfg(test)]
+macro_rules! assert_close {
+    ($a:expr, $b:expr) => {
+        assert_close!($a, $b, 1e-12)
+    };
+    ($a:expr, $b:expr, $eps:expr) => {{
+        let (a, b, eps): (f64, f64, f64) = ($a, $b, $eps);
+        assert!((a - b).abs() <= eps, "{a} is not within {eps} of {b}");
+    }};
+}
+
+#[cfg(test)]
+mod test_support;
+
 pub mod engine;
 pub mod error;
 pub mod graph;

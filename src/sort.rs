@@ -392,39 +392,23 @@ impl<T: Ord> TopK<T> {
 mod tests {
     use super::*;
 
-    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for property tests.
-    struct SplitMix64(u64);
+    use crate::test_support::SplitMix64;
 
-    impl SplitMix64 {
-        fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
+    /// A length in `0..=MAX_LEN`, often tiny, sometimes past std's small-sort cutoffs.
+    fn random_len(rng: &mut SplitMix64) -> usize {
+        match rng.below(4) {
+            0 => rng.below(4) as usize,
+            1 => rng.below(33) as usize,
+            _ => rng.below(MAX_LEN + 1) as usize,
         }
+    }
 
-        /// A value in `0..n`; `n` must be positive.
-        fn below(&mut self, n: u64) -> u64 {
-            self.next_u64() % n
-        }
-
-        /// A length in `0..=MAX_LEN`, often tiny, sometimes past std's small-sort cutoffs.
-        fn len(&mut self) -> usize {
-            match self.below(4) {
-                0 => self.below(4) as usize,
-                1 => self.below(33) as usize,
-                _ => self.below(MAX_LEN + 1) as usize,
-            }
-        }
-
-        /// A value in a range of `spread` values (small spreads give many ties).
-        fn value(&mut self, spread: u64) -> u64 {
-            if spread == 0 {
-                self.next_u64()
-            } else {
-                self.below(spread)
-            }
+    /// A value in a range of `spread` values (small spreads give many ties).
+    fn random_value(rng: &mut SplitMix64, spread: u64) -> u64 {
+        if spread == 0 {
+            rng.next_u64()
+        } else {
+            rng.below(spread)
         }
     }
 
@@ -512,11 +496,18 @@ mod tests {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
             let spread = SPREADS[(seed % 4) as usize];
-            let len = rng.len();
-            let mut small: Vec<u32> = (0..len).map(|_| rng.value(spread) as u32).collect();
-            let mut large: Vec<u64> = (0..len).map(|_| rng.value(spread)).collect();
+            let len = random_len(&mut rng);
+            let mut small: Vec<u32> = (0..len)
+                .map(|_| random_value(&mut rng, spread) as u32)
+                .collect();
+            let mut large: Vec<u64> = (0..len).map(|_| random_value(&mut rng, spread)).collect();
             let mut pairs: Vec<(u64, u32)> = (0..len)
-                .map(|_| (rng.value(spread), rng.value(spread) as u32))
+                .map(|_| {
+                    (
+                        random_value(&mut rng, spread),
+                        random_value(&mut rng, spread) as u32,
+                    )
+                })
                 .collect();
             let (mut want_small, mut want_large, mut want_pairs) =
                 (small.clone(), large.clone(), pairs.clone());
@@ -537,9 +528,14 @@ mod tests {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
             let spread = SPREADS[(seed % 4) as usize];
-            let len = rng.len().max(1);
+            let len = random_len(&mut rng).max(1);
             let mut pairs: Vec<(u64, u32)> = (0..len)
-                .map(|_| (rng.value(spread), rng.value(spread) as u32))
+                .map(|_| {
+                    (
+                        random_value(&mut rng, spread),
+                        random_value(&mut rng, spread) as u32,
+                    )
+                })
                 .collect();
             let mut sorted = pairs.clone();
             sorted.sort();
@@ -564,7 +560,9 @@ mod tests {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
             let spread = SPREADS[(seed % 4) as usize];
-            let keys: Vec<u64> = (0..rng.len()).map(|_| rng.value(spread)).collect();
+            let keys: Vec<u64> = (0..random_len(&mut rng))
+                .map(|_| random_value(&mut rng, spread))
+                .collect();
             let mut want: Vec<u32> = (0..keys.len() as u32).collect();
             want.sort_by_key(|&i| keys[i as usize]);
             assert_eq!(order_by_key(keys.iter().copied()), want, "seed {seed}");
@@ -575,7 +573,9 @@ mod tests {
     fn order_by_key_of_desc_keys_is_a_stable_descending_score_sort() {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
-            let scores: Vec<f64> = (0..rng.len()).map(|_| random_score(&mut rng)).collect();
+            let scores: Vec<f64> = (0..random_len(&mut rng))
+                .map(|_| random_score(&mut rng))
+                .collect();
             let mut want: Vec<u32> = (0..scores.len() as u32).collect();
             want.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
             let got = order_by_key(scores.iter().map(|&s| desc_key(s)));
@@ -590,8 +590,16 @@ mod tests {
             let mut rng = SplitMix64(seed);
             let spread = SPREADS[(seed % 4) as usize];
             // Items: (pair, original position); the positions show the stability.
-            let mut items: Vec<((u64, u32), usize)> = (0..rng.len())
-                .map(|i| ((rng.value(spread), rng.value(spread) as u32), i))
+            let mut items: Vec<((u64, u32), usize)> = (0..random_len(&mut rng))
+                .map(|i| {
+                    (
+                        (
+                            random_value(&mut rng, spread),
+                            random_value(&mut rng, spread) as u32,
+                        ),
+                        i,
+                    )
+                })
                 .collect();
             let mut want = items.clone();
             want.sort_by_key(|item| item.0);
@@ -605,8 +613,8 @@ mod tests {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
             let spread = SPREADS[(seed % 4) as usize];
-            let words: Vec<String> = (0..rng.len())
-                .map(|_| format!("w{}", rng.value(spread)))
+            let words: Vec<String> = (0..random_len(&mut rng))
+                .map(|_| format!("w{}", random_value(&mut rng, spread)))
                 .collect();
             let mut want: Vec<u32> = (0..words.len() as u32).collect();
             want.sort_by(|&a, &b| words[a as usize].len().cmp(&words[b as usize].len()));
@@ -629,7 +637,7 @@ mod tests {
     fn order_by_returns_a_permutation_even_for_an_inconsistent_comparator() {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
-            let n = rng.len();
+            let n = random_len(&mut rng);
             let mut order = order_by(n, &mut |_, _| match rng.below(3) {
                 0 => Ordering::Less,
                 1 => Ordering::Equal,
@@ -644,7 +652,7 @@ mod tests {
     fn permute_applies_any_permutation_and_leaves_the_identity() {
         for seed in 0..CASES {
             let mut rng = SplitMix64(seed);
-            let len = rng.len();
+            let len = random_len(&mut rng);
             // A random permutation (Fisher–Yates).
             let mut order: Vec<u32> = (0..len as u32).collect();
             for i in (1..len).rev() {

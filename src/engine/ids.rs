@@ -152,8 +152,8 @@ impl IdTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
     use crate::store::Memory;
+    use crate::test_support::SplitMix64;
     use std::collections::HashMap;
 
     fn record(id: &str) -> Option<StoredMemory> {

@@ -326,7 +326,7 @@ fn better_first(a: &ScoredDoc, b: &ScoredDoc) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn top_accepted_equals_filtering_everything_then_sorting() {

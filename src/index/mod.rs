@@ -70,7 +70,7 @@ pub(crate) fn gallop<T>(items: &[T], below: impl Fn(&T) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{gallop, grow_by_quarter, quarter_growth, SMALL_TABLE_BYTES};
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn growing_by_a_quarter_leaves_at_most_a_fifth_unused() {

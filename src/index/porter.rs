@@ -244,7 +244,7 @@ impl Bm25Source for PorterView<'_> {
 mod tests {
     use super::*;
     use crate::index::bm25::{self, Bm25Params, SearchBuffer};
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     /// Tokens whose stems collide ("run", "runs", "running" → "run"), and others.
     const WORDS: [&str; 10] = [

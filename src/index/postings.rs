@@ -1067,32 +1067,10 @@ fn half(bytes: &[u8], at: usize) -> u32 {
         .map_or(0, u32::from_le_bytes)
 }
 
-/// Test helpers shared by the index modules.
-#[cfg(test)]
-pub(crate) mod test_support {
-    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for property tests.
-    pub(crate) struct SplitMix64(pub u64);
-
-    impl SplitMix64 {
-        pub(crate) fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        /// A value in `0..n`; `n` must be positive.
-        pub(crate) fn below(&mut self, n: u64) -> u64 {
-            self.next_u64() % n
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::test_support::SplitMix64;
     use super::*;
+    use crate::test_support::SplitMix64;
     use std::collections::BTreeMap;
 
     fn docs(index: &InvertedIndex, term: &str) -> Vec<(u32, u32)> {

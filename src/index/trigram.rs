@@ -798,26 +798,7 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    macro_rules! assert_close {
-        ($a:expr, $b:expr) => {{
-            let (a, b): (f64, f64) = ($a, $b);
-            assert!((a - b).abs() < 1e-12, "{a} is not close to {b}");
-        }};
-    }
-
-    /// splitmix64 (Steele, Lea and Flood, 2014): a tiny seeded generator for tests.
-    struct SplitMix64(u64);
-
-    impl SplitMix64 {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            mix64(self.0)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::test_support::SplitMix64;
 
     /// A vocabulary of texts with its trigram index, as `FuzzyIndex` keeps one.
     #[derive(Default)]
@@ -972,27 +953,27 @@ mod tests {
     }
 
     fn random_word(rng: &mut SplitMix64, alphabet: &[char], min: usize, max: usize) -> String {
-        let len = min + rng.below(max - min + 1);
+        let len = min + rng.index(max - min + 1);
         (0..len)
-            .map(|_| alphabet[rng.below(alphabet.len())])
+            .map(|_| alphabet[rng.index(alphabet.len())])
             .collect()
     }
 
     /// Applies one random edit (insert, delete, substitute, transpose) to `word`.
     fn mutate(rng: &mut SplitMix64, alphabet: &[char], word: &str) -> String {
         let mut chars: Vec<char> = word.chars().collect();
-        let letter = alphabet[rng.below(alphabet.len())];
-        match rng.below(4) {
-            0 => chars.insert(rng.below(chars.len() + 1), letter),
+        let letter = alphabet[rng.index(alphabet.len())];
+        match rng.index(4) {
+            0 => chars.insert(rng.index(chars.len() + 1), letter),
             1 if !chars.is_empty() => {
-                chars.remove(rng.below(chars.len()));
+                chars.remove(rng.index(chars.len()));
             }
             2 if !chars.is_empty() => {
-                let at = rng.below(chars.len());
+                let at = rng.index(chars.len());
                 chars[at] = letter;
             }
             _ if chars.len() >= 2 => {
-                let at = rng.below(chars.len() - 1);
+                let at = rng.index(chars.len() - 1);
                 chars.swap(at, at + 1);
             }
             _ => chars.push(letter),
@@ -1231,11 +1212,11 @@ mod tests {
     fn gallop_from_finds_the_first_value_not_below_the_target_after_start() {
         let mut rng = SplitMix64(7);
         for case in 0..500 {
-            let mut list: Vec<u32> = (0..rng.below(40)).map(|_| rng.below(100) as u32).collect();
+            let mut list: Vec<u32> = (0..rng.index(40)).map(|_| rng.index(100) as u32).collect();
             list.sort_unstable();
             list.dedup();
-            let start = rng.below(list.len() + 1);
-            let x = rng.below(110) as u32;
+            let start = rng.index(list.len() + 1);
+            let x = rng.index(110) as u32;
             let expected = (start..list.len()).find(|&i| list[i] >= x);
             assert_eq!(
                 gallop_from(&list, start, x),
@@ -1251,7 +1232,7 @@ mod tests {
         let mut rng = SplitMix64(11);
         for case in 0..5000 {
             let a = random_word(&mut rng, &alphabet, 0, 6);
-            let b = if rng.below(2) == 0 {
+            let b = if rng.index(2) == 0 {
                 mutate(&mut rng, &alphabet, &a)
             } else {
                 random_word(&mut rng, &alphabet, 0, 6)
@@ -1293,8 +1274,8 @@ mod tests {
     }
 
     fn random_query(rng: &mut SplitMix64, alphabet: &[char], vocab: &[String]) -> String {
-        let base = vocab[rng.below(vocab.len())].clone();
-        match rng.below(4) {
+        let base = vocab[rng.index(vocab.len())].clone();
+        match rng.index(4) {
             0 => random_word(rng, alphabet, 1, 15),
             1 => base,
             2 => mutate(rng, alphabet, &base),
@@ -1346,7 +1327,7 @@ mod tests {
                 assert_eq!(m.weight == 1.0, m.kind == MatchKind::Exact, "{context}");
             }
             let full = out.clone();
-            let max = 1 + rng.below(5);
+            let max = 1 + rng.index(5);
             index.lookup_with(&word, max, &mut scratch, &mut out);
             assert_eq!(out, full[..max.min(full.len())], "{context} max {max}");
         }

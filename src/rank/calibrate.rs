@@ -269,9 +269,9 @@ pub fn apply_calibration(cands: &mut [Candidate], c: &Calibration) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
     use crate::rank::CandidateKey;
     use crate::store::DocId;
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn maps_sf_scores_with_the_documented_default() {

@@ -115,7 +115,7 @@ pub fn iso_date(ms: f64, utc_offset_minutes: i32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     /// Days since 1970-01-01 of a civil date, by counting (the slow oracle).
     fn days_by_counting(year: i64, month: u8, day: u8) -> i64 {

@@ -80,7 +80,7 @@ pub fn rrf<K: Eq + Hash + Clone>(lists: &[Vec<K>], k: f64) -> Vec<(K, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn fuses_three_lists_with_hand_computed_scores() {

@@ -222,9 +222,9 @@ pub fn record_ranks(cands: &mut [Candidate], order: &[usize]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
     use crate::rank::CandidateKey;
     use crate::store::DocId;
+    use crate::test_support::SplitMix64;
 
     fn cand(id: u32, score: f64, text: &str) -> Candidate {
         let mut c = Candidate::new(CandidateKey::Memory(DocId(id)), "Se", score, text);

@@ -36,17 +36,6 @@
 //!   explain itself (e.g. `calibrated 0.71, crossStagePenalty 0.5, contextBoost 0.035,
 //!   emotionTiebreak 0.06, spacingBoost 1.15, rankBeforeMmr 3, rankAfterMmr 1`).
 
-#[cfg(test)]
-macro_rules! assert_close {
-    ($a:expr, $b:expr) => {
-        assert_close!($a, $b, 1e-12)
-    };
-    ($a:expr, $b:expr, $eps:expr) => {{
-        let (a, b, eps): (f64, f64, f64) = ($a, $b, $eps);
-        assert!((a - b).abs() <= eps, "{a} is not within {eps} of {b}");
-    }};
-}
-
 pub mod boost;
 pub mod calibrate;
 pub mod civil;
@@ -338,7 +327,7 @@ mod tests {
 
     #[test]
     fn property_components_reproduce_every_score_and_nothing_is_lost() {
-        use crate::index::postings::test_support::SplitMix64;
+        use crate::test_support::SplitMix64;
         let seed = 0x00e4_91a1;
         let mut rng = SplitMix64(seed);
         let stages = ["Sf:porter", "Sf:trigram_en", "Se", "Ss", "S6:weekly", "S8"];

@@ -179,8 +179,8 @@ fn max_distance(threshold: f64) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
     use crate::signature::similarity;
+    use crate::test_support::SplitMix64;
 
     /// A signature at exactly `distance` from `base` (flips its lowest `distance` bits).
     fn at_distance(base: Signature, distance: u32) -> Signature {

@@ -625,7 +625,7 @@ pub(crate) fn similarity_of_distance(distance: u32) -> f64 {
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     const ONSETS: [&str; 24] = [
         "b", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "t", "v", "w", "z", "br", "st",
@@ -712,7 +712,7 @@ pub(crate) mod test_support {
 mod tests {
     use super::test_support::{misspell, other_word, random_words, vocabulary};
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     fn random_signature(rng: &mut SplitMix64) -> Signature {
         let mut words = [0u64; WORDS];

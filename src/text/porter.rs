@@ -698,25 +698,18 @@ mod tests {
         stem.iter().enumerate().any(|(i, &c)| is_vowel(c, i > 0))
     }
 
-    /// splitmix64, the seeded generator for property tests.
-    fn splitmix64(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn bit_mask_conditions_agree_with_the_byte_scanning_port() {
         const SEED: u64 = 0x5EED_0F05;
         const CASES: usize = 20_000;
         let alphabet = b"aeiouybcdlstwxyz\xc3";
-        let mut state = SEED;
+        let mut rng = SplitMix64(SEED);
         for case in 0..CASES {
-            let len = 1 + (splitmix64(&mut state) % 64) as usize;
+            let len = 1 + rng.index(64);
             let word: Vec<u8> = (0..len)
-                .map(|_| alphabet[(splitmix64(&mut state) % alphabet.len() as u64) as usize])
+                .map(|_| alphabet[rng.index(alphabet.len())])
                 .collect();
             let mut work = Stemmer::new();
             work.len = len;

@@ -408,14 +408,7 @@ fn exact_cosine(query: &[f32], query_norm: f64, row: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
-
-    macro_rules! assert_close {
-        ($a:expr, $b:expr, $eps:expr) => {{
-            let (a, b, eps): (f64, f64, f64) = ($a, $b, $eps);
-            assert!((a - b).abs() <= eps, "{a} is not within {eps} of {b}");
-        }};
-    }
+    use crate::test_support::SplitMix64;
 
     fn store_of(rows: &[&[f32]]) -> VectorStore {
         let mut store = VectorStore::new(None).unwrap();

@@ -90,7 +90,7 @@ fn dot_kernel(a: &[f32], b: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::postings::test_support::SplitMix64;
+    use crate::test_support::SplitMix64;
 
     fn random_vector(rng: &mut SplitMix64, dims: usize) -> Vec<f32> {
         (0..dims)

@@ -1,0 +1,28 @@
+//! What the crate's unit tests share: one seeded generator, [`SplitMix64`], and one float
+//! assertion, `assert_close!(a, b)` (within 1e-12) or `assert_close!(a, b, eps)`, defined in
+//! `lib.rs` so that every module sees it.
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): a tiny seeded generator for property tests.
+pub(crate) struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `0..n`; `n` must be positive.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// An index in `0..n`; `n` must be positive.
+    pub(crate) fn index(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
