@@ -773,6 +773,9 @@ fn not_found(id: &str) -> Error {
 mod fused_tests;
 
 #[cfg(test)]
+mod isolation_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::bm25::Bm25Source;
