@@ -18,6 +18,9 @@
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{self, Batch, EmbeddingUpdate};
+use crate::graph::Relation;
+use crate::recall::filter::Filter;
+use crate::store::Scope;
 use crate::wire::{shapes, Writer};
 
 /// The allocator: Talc instead of Rust's default dlmalloc, smaller and no slower (DESIGN.md,
@@ -84,10 +87,13 @@ export interface RecallHitJs {
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
 export interface RecallOutputJs { results: RecallHitJs[]; stages: StageReportJs[] }
-/** A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months). */
+/**
+ * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).
+ * `userId` absent: shared; `classification` absent: 0 (and left out when 0).
+ */
 export interface NoteRecord {
   id: string; period: "daily" | "weekly" | "quarterly"; start: number; end?: number; text: string;
-  createdAt: number; updatedAt: number;
+  createdAt: number; updatedAt: number; userId?: string; classification?: number;
 }
 /** A named entity of the graph. */
 export interface EntityRecord { name: string; type?: string; aliases?: string[]; userId?: string; classification?: number; createdAt?: number }
@@ -356,9 +362,10 @@ impl Engine {
             .map(|n| write(|w| shapes::write_note(w, n)))
     }
 
-    /// Every note.
-    pub fn notes(&self) -> Vec<u8> {
-        write_list(self.inner.notes(), shapes::write_note)
+    /// Every note; with a user or a ceiling, the notes that scope sees.
+    pub fn notes(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+        let filter = scope(&user_id, max_classification);
+        write_list(self.inner.visible_notes(&filter), shapes::write_note)
     }
 
     /// Adds an entity or merges it into the one with the same name.
@@ -368,38 +375,66 @@ impl Engine {
         self.inner.add_entity(entity).map_err(to_js)
     }
 
-    /// Removes an entity and its edges; returns it.
+    /// Removes an entity and its edges (only `user_id`'s entity, when given); returns it.
     #[wasm_bindgen(js_name = removeEntity)]
-    pub fn remove_entity(&mut self, name: &str) -> Result<Vec<u8>, JsError> {
-        let entity = self.inner.remove_entity(name).map_err(to_js)?;
+    pub fn remove_entity(
+        &mut self,
+        name: &str,
+        user_id: Option<String>,
+    ) -> Result<Vec<u8>, JsError> {
+        let entity = self
+            .inner
+            .remove_entity(name, user_id.as_deref())
+            .map_err(to_js)?;
         Ok(write(|w| shapes::write_entity(w, &entity)))
     }
 
-    /// Every entity.
-    pub fn entities(&self) -> Vec<u8> {
-        write_list(self.inner.graph().entities(), shapes::write_entity)
+    /// Every entity; with a user or a ceiling, the entities that scope sees.
+    pub fn entities(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+        let filter = scope(&user_id, max_classification);
+        write_list(self.inner.visible_entities(&filter), shapes::write_entity)
     }
 
-    /// Every edge.
-    pub fn edges(&self) -> Vec<u8> {
-        write_list(self.inner.graph().edges(), shapes::write_edge)
+    /// Every edge as stored; with a user or a ceiling, the edges that scope sees, their
+    /// `memoryIds` cut to the memories it sees.
+    pub fn edges(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+        let filter = scope(&user_id, max_classification);
+        let as_stored = filter.scope() == Scope::ALL;
+        write(|w| {
+            w.begin_arr();
+            for e in self.inner.graph().visible_edges(filter.scope()) {
+                if as_stored {
+                    shapes::write_edge(w, e);
+                } else {
+                    shapes::write_edge(w, &self.inner.edge_for(e, &filter));
+                }
+            }
+            w.end();
+        })
     }
 
-    /// Relates two entities; returns the edge.
-    #[allow(clippy::too_many_arguments)]
+    /// Relates two entities; returns the edge. `relation` is an `EdgeRecord` naming the
+    /// endpoints, the relation, the memory ids and the writer (`userId`); `strength` and
+    /// `classification` come apart, since leaving them out keeps an existing edge's.
     pub fn relate(
         &mut self,
-        from: &str,
-        relation: &str,
-        to: &str,
+        relation: &[u8],
         strength: Option<f64>,
-        memory_ids: Vec<String>,
+        classification: Option<f64>,
         now: f64,
     ) -> Result<Vec<u8>, JsError> {
-        let edge = self
-            .inner
-            .relate(from, relation, to, strength, &memory_ids, now)
-            .map_err(to_js)?;
+        let e = shapes::edge_from(relation).map_err(to_js)?;
+        let relation = Relation {
+            from: e.from,
+            relation: e.relation,
+            to: e.to,
+            strength,
+            memory_ids: e.memory_ids,
+            user_id: e.user_id,
+            // An integer the wrapper checked.
+            classification: classification.map(|c| c as i64),
+        };
+        let edge = self.inner.relate(&relation, now).map_err(to_js)?;
         Ok(write(|w| shapes::write_edge(w, &edge)))
     }
 
@@ -411,15 +446,16 @@ impl Engine {
         Ok(write(|w| shapes::write_edge(w, &edge)))
     }
 
-    /// Removes edges; returns how many.
+    /// Removes edges (only `user_id`'s, when given); returns how many.
     pub fn unrelate(
         &mut self,
         from: &str,
         relation: Option<String>,
         to: &str,
+        user_id: Option<String>,
     ) -> Result<usize, JsError> {
         self.inner
-            .unrelate(from, relation.as_deref(), to)
+            .unrelate(from, relation.as_deref(), to, user_id.as_deref())
             .map_err(to_js)
     }
 
@@ -473,6 +509,14 @@ impl PendingRerank {
 
 fn to_js(e: crate::Error) -> JsError {
     JsError::new(&e.to_string())
+}
+
+/// The filter of a listing for `user_id` below `max_classification` (an integer the wrapper
+/// checked; a ceiling beyond `i64` saturates, which keeps its meaning); with neither, the
+/// whole store.
+fn scope(user_id: &Option<String>, max_classification: Option<f64>) -> Filter {
+    let max_classification = max_classification.map(|m| m as i64);
+    Filter::for_scope(Scope::new(user_id.as_deref(), max_classification))
 }
 
 /// Encodes every item of `items` as one array.

@@ -70,7 +70,7 @@ export function loadEngine(set, point = {}) {
   for (const n of set.notes) engine.addNote({ ...n, createdAt: set.meta.now, updatedAt: set.meta.now });
   for (const e of set.entities) engine.addEntity({ ...e, createdAt: set.meta.now });
   for (const e of set.edges) {
-    const stored = engine.relate(e.from, e.relation, e.to, e.strength, e.memoryIds, set.meta.now);
+    const stored = engine.relate({ from: e.from, relation: e.relation, to: e.to, strength: e.strength, memoryIds: e.memoryIds }, set.meta.now);
     if (stored.id !== e.id) throw new Error(`edge id ${stored.id} differs from the label's ${e.id}`);
   }
   return {

@@ -35,6 +35,23 @@ function wireSize(memories: readonly MemoryRecord[]): number {
  */
 const STAGE_CHUNK = 512;
 
+/** Whom a listing is for: a user's and shared records, none above the ceiling. */
+export interface Scope {
+  userId?: string;
+  maxClassification?: number;
+}
+
+/** What {@link Engine.relate} records. */
+export interface Relation {
+  from: string;
+  relation: string;
+  to: string;
+  strength?: number;
+  memoryIds?: string[];
+  userId?: string;
+  classification?: number;
+}
+
 /** The WebAssembly engine with object-valued arguments and results. */
 export class Engine {
   readonly #inner: WasmEngine;
@@ -148,36 +165,47 @@ export class Engine {
     return decodeMaybe<NoteRecord>(this.#inner.note(id));
   }
 
-  notes(): NoteRecord[] {
-    return decode(this.#inner.notes()) as NoteRecord[];
+  /**
+   * Every note (what persistence and export read); with a scope, the notes it sees. A scope
+   * names a user, a ceiling or both; `{}` is everything.
+   */
+  notes(scope: Scope = {}): NoteRecord[] {
+    return decode(this.#inner.notes(scope.userId, scope.maxClassification)) as NoteRecord[];
   }
 
   addEntity(entity: EntityRecord): void {
     this.#inner.addEntity(encodeView(entity));
   }
 
-  removeEntity(name: string): EntityRecord {
-    return decode(this.#inner.removeEntity(name)) as EntityRecord;
+  /** Removes an entity and its edges; with `userId`, only that user's entity. */
+  removeEntity(name: string, userId?: string): EntityRecord {
+    return decode(this.#inner.removeEntity(name, userId)) as EntityRecord;
   }
 
-  entities(): EntityRecord[] {
-    return decode(this.#inner.entities()) as EntityRecord[];
+  /** Every entity; with a scope, the entities it sees. */
+  entities(scope: Scope = {}): EntityRecord[] {
+    return decode(this.#inner.entities(scope.userId, scope.maxClassification)) as EntityRecord[];
   }
 
-  edges(): EdgeRecord[] {
-    return decode(this.#inner.edges()) as EdgeRecord[];
+  /** Every edge as stored; with a scope, the edges it sees, `memoryIds` cut to the memories it sees. */
+  edges(scope: Scope = {}): EdgeRecord[] {
+    return decode(this.#inner.edges(scope.userId, scope.maxClassification)) as EdgeRecord[];
   }
 
-  relate(from: string, relation: string, to: string, strength: number | null | undefined, memoryIds: string[], now: number): EdgeRecord {
-    return decode(this.#inner.relate(from, relation, to, strength, memoryIds, now)) as EdgeRecord;
+  /** Records a relation; with `userId`, as that user. */
+  relate(r: Relation, now: number): EdgeRecord {
+    const { strength, classification, ...names } = r;
+    const edge = { ...names, createdAt: now, lastSeenAt: now };
+    return decode(this.#inner.relate(encodeView(edge), strength, classification, now)) as EdgeRecord;
   }
 
   upsertEdge(edge: EdgeRecord): EdgeRecord {
     return decode(this.#inner.upsertEdge(encodeView(edge))) as EdgeRecord;
   }
 
-  unrelate(from: string, relation: string | null | undefined, to: string): number {
-    return this.#inner.unrelate(from, relation, to);
+  /** Removes `from —[relation]→ to` edges; with `userId`, only that user's. */
+  unrelate(from: string, relation: string | null | undefined, to: string, userId?: string): number {
+    return this.#inner.unrelate(from, relation, to, userId);
   }
 
   stats(): EngineStatsJs {

@@ -18,7 +18,7 @@ export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
-  RerankFunction,
+  RerankFunction, ScopeOptions,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
   RepairReport,
 } from "./types.js";

@@ -33,10 +33,12 @@ import {
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type {
   Edge, EmbedFunction, RerankFunction, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput,
-  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, SearchMode, StorageInfo,
+  MemoryPatch, Note, NoteInput, OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, ScopeOptions, SearchMode,
+  StorageInfo,
 } from "./types.js";
 import {
-  SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toRecallOptions, toRecord, toRelation,
+  SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toOwner, toRecallOptions, toRecord, toRelation,
+  toScope,
   toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
 import type { RecordInput } from "./validate.js";
@@ -1279,7 +1281,10 @@ export class MemoryStore {
     return { scores, reason: null };
   }
 
-  /** Adds a consolidation note (searched by stage S6) and returns its id. */
+  /**
+   * Adds a consolidation note (searched by stage S6) and returns its id. A note with `userId`
+   * reaches only that user's recalls (and recalls without a userId); one without is shared.
+   */
   async addNote(note: NoteInput): Promise<string> {
     this.#live();
     const record = toNote(note, this.#now(), randomId);
@@ -1295,7 +1300,8 @@ export class MemoryStore {
 
   /**
    * Changes fields of a note and returns it. `end: null` (or a new `start` without `end`)
-   * gives the period's default end; `period`, `start` and `text` cannot be cleared.
+   * gives the period's default end; `userId: null` makes it shared, `classification: null`
+   * sets it to 0; `period`, `start` and `text` cannot be cleared.
    */
   async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
     this.#live();
@@ -1333,48 +1339,72 @@ export class MemoryStore {
     return this.#live().note(checkId(id)) as Note | undefined;
   }
 
-  /** Every note. */
-  async notes(): Promise<Note[]> {
-    return this.#live().notes() as Note[];
+  /**
+   * Every note, or the notes a scope sees: `notes({ userId })` lists that user's and the
+   * shared ones, `maxClassification` hides higher levels (as recall does); no options (or
+   * `{}`) list them all.
+   */
+  async notes(options?: ScopeOptions): Promise<Note[]> {
+    return this.#live().notes(toScope(options, "notes options")) as Note[];
   }
 
-  /** Adds an entity to the graph, or merges aliases into the entity of the same name. */
+  /**
+   * Adds an entity to the graph, or merges aliases into the entity of the same name. With
+   * `userId`, the entity is that user's and merges only into that user's entity: a name held
+   * by a shared entity or another user's is `already_exists`.
+   */
   async addEntity(entity: EntityInput): Promise<void> {
     this.#live();
     const record = toEntity(entity, this.#now());
     return this.#graphWrite((engine) => engine.addEntity(record));
   }
 
-  /** Removes an entity and its edges and returns it. */
-  async forgetEntity(name: string): Promise<Entity> {
+  /**
+   * Removes an entity and its edges and returns it. With `{ userId }`, only that user's
+   * entity: a shared one or another user's is `not_found`.
+   */
+  async forgetEntity(name: string, options?: { userId?: string }): Promise<Entity> {
     this.#live();
     checkId(name);
-    return this.#graphWrite((engine) => engine.removeEntity(name) as Entity);
+    const userId = toOwner(options, "forgetEntity options");
+    return this.#graphWrite((engine) => engine.removeEntity(name, userId) as Entity);
   }
 
-  /** Every entity. */
-  async entities(): Promise<Entity[]> {
-    return this.#live().entities() as Entity[];
+  /** Every entity, or with a scope the entities it sees (as {@link notes}). */
+  async entities(options?: ScopeOptions): Promise<Entity[]> {
+    return this.#live().entities(toScope(options, "entities options")) as Entity[];
   }
 
-  /** Every edge. */
-  async edges(): Promise<Edge[]> {
-    return this.#live().edges() as Edge[];
+  /**
+   * Every edge as stored, or the edges a scope sees (the edge and both its entities), each
+   * with `memoryIds` cut to the memories that scope sees, as in recall results (ids of no
+   * stored memory are left out too).
+   */
+  async edges(options?: ScopeOptions): Promise<Edge[]> {
+    return this.#live().edges(toScope(options, "edges options")) as Edge[];
   }
 
-  /** Relates two entities (unknown names become entities); relating again updates the edge. */
+  /**
+   * Relates two entities (unknown names become entities); relating again updates the edge.
+   * With `userId`, a write as that user: the edge and the entities it creates are the user's
+   * (with the relation's `classification`), and a name or edge held by another user's record,
+   * or an existing shared edge, is `already_exists`.
+   */
   async relate(relation: RelationInput): Promise<Edge> {
     this.#live();
     const r = toRelation(relation);
     const now = this.#now();
-    return this.#graphWrite((engine) => engine.relate(r.from, r.relation, r.to, r.strength, r.memoryIds, now) as Edge);
+    return this.#graphWrite((engine) => engine.relate(r, now) as Edge);
   }
 
-  /** Removes `from —[relation]→ to` (every relation between them when `relation` is absent); returns how many. */
-  async unrelate(relation: { from: string; relation?: string; to: string }): Promise<number> {
+  /**
+   * Removes `from —[relation]→ to` (every relation between them when `relation` is absent);
+   * returns how many. With `userId`, only that user's edges.
+   */
+  async unrelate(relation: { from: string; relation?: string; to: string; userId?: string }): Promise<number> {
     this.#live();
     const r = toUnrelation(relation);
-    return this.#graphWrite((engine) => engine.unrelate(r.from, r.relation, r.to));
+    return this.#graphWrite((engine) => engine.unrelate(r.from, r.relation, r.to, r.userId));
   }
 
   #call<T>(f: () => T): T {

@@ -261,9 +261,9 @@ export interface FusionParameters {
 export interface RecallOptions {
   /** Most results (default 10; values above 100 are clamped to 100). */
   limit?: number;
-  /** Only this user's memories. */
+  /** Only this user's memories, and this user's and shared notes, entities and edges. */
   userId?: string;
-  /** Hide memories classified above this level. */
+  /** Hide memories, notes, entities and edges classified above this level. */
   maxClassification?: number;
   /** Earliest `createdAt` (inclusive). */
   start?: TimeInput;
@@ -411,6 +411,10 @@ export interface NoteInput {
   end?: TimeInput;
   /** Markdown text; each paragraph is searched by stage S6. */
   text: string;
+  /** Only recalls with this userId (or none) see it (absent: shared, seen by every recall). */
+  userId?: string;
+  /** Classification level (integer, default 0); recall's `maxClassification` hides higher levels. */
+  classification?: number;
 }
 
 /** A stored note. */
@@ -422,15 +426,36 @@ export interface Note {
   text: string;
   createdAt: number;
   updatedAt: number;
+  /** Owner; absent: shared. */
+  userId?: string;
+  /** Classification level; absent: 0. */
+  classification?: number;
 }
 
-/** What {@link MemoryStore.addEntity} accepts. */
+/**
+ * Whom {@link MemoryStore.notes}, {@link MemoryStore.entities} and {@link MemoryStore.edges}
+ * list for: with `userId`, that user's records and shared ones (records without a userId);
+ * with `maxClassification`, none classified higher; with neither, every record as stored.
+ * Recall filters notes, entities and edges the same way.
+ */
+export interface ScopeOptions {
+  userId?: string;
+  maxClassification?: number;
+}
+
+/**
+ * What {@link MemoryStore.addEntity} accepts. With `userId`, the entity is that user's (only
+ * recalls with this userId, or none, see it) and may merge only into that user's entity of the
+ * same name; names are one namespace per store, so a name another user's entity holds is
+ * `already_exists`.
+ */
 export interface EntityInput {
   name: string;
   type?: string;
   aliases?: string[];
-  /** Only recalls with this userId see it (absent: shared). */
+  /** Owner (absent: shared). */
   userId?: string;
+  /** Classification level (default 0); recall's `maxClassification` hides higher levels. */
   classification?: number;
 }
 
@@ -453,6 +478,14 @@ export interface RelationInput {
   strength?: number;
   /** Memories that support the relation. */
   memoryIds?: string[];
+  /**
+   * Relate as this user: the edge, and the entities it creates, are the user's; it may use the
+   * user's and shared entities and change the user's edges only (else `already_exists`).
+   * Absent: a shared edge, written for the whole store.
+   */
+  userId?: string;
+  /** Classification of a new edge and the entities it creates (default 0); of an existing edge, its new level (default: unchanged). */
+  classification?: number;
 }
 
 /** A stored edge; `from` and `to` are normalised entity names. */
@@ -464,6 +497,11 @@ export interface Edge {
   strength: number;
   createdAt: number;
   lastSeenAt: number;
+  /**
+   * Memories that state the relation. In a recall result, and in `edges()` given a scope, only
+   * the memories that reader may see: the ids of other users' memories, of memories above the
+   * ceiling or outside the recall's filters, and of no stored memory are left out.
+   */
   memoryIds?: string[];
   userId?: string;
   classification?: number;

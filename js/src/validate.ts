@@ -8,6 +8,7 @@ import { RecallError } from "./errors.js";
 import { isWellFormed } from "./storage/ops.js";
 import type { MemoryInput, MemoryPatch, RecallOptions, RerankFunction, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
+import type { Relation } from "./engine.js";
 
 type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
 
@@ -427,13 +428,19 @@ function checkName(name: string, field: string, where: Where): string {
   return name;
 }
 
-const NOTE_FIELDS = fieldTable({ id: "name", period: "string", start: "time", end: "time", text: "string" });
+const NOTE_FIELDS = fieldTable({
+  id: "name", period: "string", start: "time", end: "time", text: "string", userId: "name", classification: "integer",
+});
 const ENTITY_FIELDS = fieldTable({
   name: "name", type: "name", aliases: "names", userId: "name", classification: "integer",
 });
 const RELATION_FIELDS = fieldTable({
-  from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names",
+  from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names", userId: "name",
+  classification: "integer",
 });
+const UNRELATION_FIELDS = fieldTable({ from: "name", relation: "name", to: "name", userId: "name" });
+const SCOPE_FIELDS = fieldTable({ userId: "name", maxClassification: "integer" });
+const OWNER_FIELDS = fieldTable({ userId: "name" });
 const PERIODS = new Set(["daily", "weekly", "quarterly"]);
 
 function required(out: Record<string, unknown>, field: string, what: string, input: Record<string, unknown>): void {
@@ -457,6 +464,9 @@ export function toNote(input: unknown, now: number, newId: () => string, base?: 
   if (input.text === null) throw invalid("", "text", "a string", null);
   // Moving start without a new end, or end: null, gives the period's default end again.
   if (base && (input.end === null || ("start" in input && input.end === undefined))) delete out.end;
+  // userId: null makes the note shared again; classification: null sets it back to 0.
+  if (base && input.userId === null) delete out.userId;
+  if (base && input.classification === null) delete out.classification;
   out.id ??= newId();
   out.createdAt ??= now;
   out.updatedAt = now;
@@ -474,19 +484,36 @@ export function toEntity(input: unknown, now: number): EntityRecord {
 }
 
 /** Validates a relation. */
-export function toRelation(input: unknown): { from: string; relation: string; to: string; strength?: number; memoryIds: string[] } {
+export function toRelation(input: unknown): Relation {
   checkObject(input, "a relation", "");
   const out: Record<string, unknown> = {};
   convertFields(input, RELATION_FIELDS, "", out);
   for (const f of ["from", "relation", "to"]) required(out, f, "a string", input);
-  return { ...(out as { from: string; relation: string; to: string; strength?: number }), memoryIds: (out.memoryIds as string[] | undefined) ?? [] };
+  return out as unknown as Relation;
 }
 
 /** Validates an unrelate request (`relation` optional: all relations between the two). */
-export function toUnrelation(input: unknown): { from: string; relation?: string; to: string } {
+export function toUnrelation(input: unknown): { from: string; relation?: string; to: string; userId?: string } {
   checkObject(input, "a relation", "");
   const out: Record<string, unknown> = {};
-  convertFields(input, { from: "name", relation: "name", to: "name" }, "", out);
+  convertFields(input, UNRELATION_FIELDS, "", out);
   for (const f of ["from", "to"]) required(out, f, "a string", input);
-  return out as { from: string; relation?: string; to: string };
+  return out as { from: string; relation?: string; to: string; userId?: string };
+}
+
+/**
+ * Validates the options of a listing (`notes`, `entities`, `edges`): the scope to list for
+ * (`{}`, for none: everything, as stored).
+ */
+export function toScope(input: unknown, what: string): { userId?: string; maxClassification?: number } {
+  const out: Record<string, unknown> = {};
+  convertFields(checkOptions(input, what), SCOPE_FIELDS, "", out);
+  return out;
+}
+
+/** Validates the options of a removal as a user (`forgetEntity`): `{ userId? }`. */
+export function toOwner(input: unknown, what: string): string | undefined {
+  const out: Record<string, unknown> = {};
+  convertFields(checkOptions(input, what), OWNER_FIELDS, "", out);
+  return out.userId as string | undefined;
 }

@@ -268,8 +268,12 @@ fn a_memory_an_edge_cites_gains_graph_evidence() {
         ..crate::graph::Entity::default()
     })
     .unwrap();
-    e.relate("Ana", "leads", "Atlas", Some(1.0), &["m2".to_string()], NOW)
-        .unwrap();
+    let leads = crate::graph::Relation {
+        strength: Some(1.0),
+        memory_ids: vec!["m2".into()],
+        ..crate::graph::Relation::new("Ana", "leads", "Atlas")
+    };
+    e.relate(&leads, NOW).unwrap();
     let out = e
         .recall("atlas kickoff", &options(), None, &|| 0.0)
         .unwrap();
@@ -287,15 +291,11 @@ fn an_edge_found_through_an_alias_is_returned() {
         ..crate::graph::Entity::default()
     })
     .unwrap();
-    e.relate(
-        "Tomás",
-        "wants_to_visit",
-        "Zeppelin Museum",
-        Some(0.7),
-        &[],
-        NOW,
-    )
-    .unwrap();
+    let wants = crate::graph::Relation {
+        strength: Some(0.7),
+        ..crate::graph::Relation::new("Tomás", "wants_to_visit", "Zeppelin Museum")
+    };
+    e.relate(&wants, NOW).unwrap();
     let out = e
         .recall("Zeppelinmuseum", &options(), None, &|| 0.0)
         .unwrap();

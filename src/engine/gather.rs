@@ -14,7 +14,8 @@
 //!   is measured.
 //! - **S6**: note paragraphs, with the share of the query's content words they hold.
 //! - **S8**: edges, with their coverage; a memory an edge cites in `memoryIds` gets the
-//!   edge's `strength × coverage` as graph evidence (and becomes a candidate).
+//!   edge's `strength × coverage` as graph evidence (and becomes a candidate) when the recall's
+//!   filter accepts it, so an edge never brings in another user's memory.
 
 use std::collections::HashMap;
 
@@ -167,7 +168,8 @@ impl Engine {
 
         // S6
         let started = clock();
-        found.notes = self.notes.search(&query, (filter.start, filter.end), limit);
+        let window = (filter.start, filter.end);
+        found.notes = self.notes.search(&query, window, filter.scope(), limit);
         for (i, hit) in found.notes.iter().enumerate() {
             let key = CandidateKey::Note {
                 note: i as u32,
@@ -185,12 +187,7 @@ impl Engine {
 
         // S8
         let started = clock();
-        let graph_match = self.graph.search(
-            &query,
-            filter.user_id.as_deref(),
-            filter.max_classification,
-            limit,
-        );
+        let graph_match = self.graph.search(&query, filter.scope(), limit);
         found.edges = graph_match.hits;
         // The entity S8 matched counts as covered, whatever name or alias the query used.
         let matched = (graph_match.entity.as_deref())

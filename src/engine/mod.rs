@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
 //! | [`recall`] | the recall pipeline in two phases |
+//! | `visible.rs` | what a reader sees of notes and the graph; an edge's `memoryIds` cut to the memories a filter accepts |
 //! | [`output`] | result and stage report shapes |
 //! | `ids.rs` | public id → `DocId`, keyed by the records' own ids |
 //!
@@ -15,7 +16,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Num, Result};
-use crate::graph::{Edge, Entity, Graph};
+use crate::graph::{Edge, Entity, Graph, Relation};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
 use crate::index::porter::PorterIndex;
@@ -33,6 +34,7 @@ mod gather;
 mod ids;
 pub mod output;
 pub mod recall;
+mod visible;
 
 pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
 pub use recall::{PendingRecall, Ranked, RecallOptions, SearchMode, DEFAULT_LIMIT, MAX_LIMIT};
@@ -452,7 +454,7 @@ impl Engine {
         self.notes.get(id)
     }
 
-    /// Every note.
+    /// Every note, whoever owns it (see [`Engine::visible_notes`] for one reader's).
     pub fn notes(&self) -> impl Iterator<Item = &Note> {
         self.notes.iter()
     }
@@ -467,24 +469,16 @@ impl Engine {
         self.graph.add_entity(entity)
     }
 
-    /// Removes an entity and its edges.
-    pub fn remove_entity(&mut self, name: &str) -> Result<Entity> {
-        self.graph.remove_entity(name)
+    /// Removes an entity and its edges; with `user_id`, only that user's entity
+    /// ([`Graph::remove_entity`]).
+    pub fn remove_entity(&mut self, name: &str, user_id: Option<&str>) -> Result<Entity> {
+        self.graph.remove_entity(name, user_id)
     }
 
-    /// Relates two entities (created if unknown); relating again updates the edge.
-    pub fn relate(
-        &mut self,
-        from: &str,
-        relation: &str,
-        to: &str,
-        strength: Option<f64>,
-        memory_ids: &[String],
-        now: f64,
-    ) -> Result<Edge> {
-        self.graph
-            .relate(from, relation, to, strength, memory_ids, now)
-            .cloned()
+    /// Relates two entities (created if unknown); relating again updates the edge
+    /// ([`Graph::relate`], which says what a relation with a `userId` may change).
+    pub fn relate(&mut self, relation: &Relation, now: f64) -> Result<Edge> {
+        self.graph.relate(relation, now).cloned()
     }
 
     /// Stores a whole edge record (used when loading persisted edges).
@@ -492,9 +486,16 @@ impl Engine {
         self.graph.upsert_edge(edge).cloned()
     }
 
-    /// Removes the edges `from —[relation]→ to` (any relation when `None`); returns how many.
-    pub fn unrelate(&mut self, from: &str, relation: Option<&str>, to: &str) -> Result<usize> {
-        self.graph.unrelate(from, relation, to)
+    /// Removes the edges `from —[relation]→ to` (any relation when `None`; with `user_id`,
+    /// only that user's); returns how many.
+    pub fn unrelate(
+        &mut self,
+        from: &str,
+        relation: Option<&str>,
+        to: &str,
+        user_id: Option<&str>,
+    ) -> Result<usize> {
+        self.graph.unrelate(from, relation, to, user_id)
     }
 
     fn memory(&self, doc: DocId) -> Option<&StoredMemory> {
@@ -770,6 +771,9 @@ fn not_found(id: &str) -> Error {
 
 #[cfg(test)]
 mod fused_tests;
+
+#[cfg(test)]
+mod isolation_tests;
 
 #[cfg(test)]
 mod tests {

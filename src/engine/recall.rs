@@ -424,7 +424,8 @@ impl Engine {
 
         // S6
         let started = clock();
-        found.notes = self.notes.search(&query, (filter.start, filter.end), limit);
+        let window = (filter.start, filter.end);
+        found.notes = self.notes.search(&query, window, filter.scope(), limit);
         for (i, hit) in found.notes.iter().enumerate() {
             let mut c = Candidate::new(
                 CandidateKey::Note {
@@ -446,12 +447,7 @@ impl Engine {
 
         // S8
         let started = clock();
-        let graph_match = self.graph.search(
-            &query,
-            filter.user_id.as_deref(),
-            filter.max_classification,
-            limit,
-        );
+        let graph_match = self.graph.search(&query, filter.scope(), limit);
         found.edges = graph_match.hits;
         for (i, hit) in found.edges.iter().enumerate() {
             let mut c = Candidate::new(
@@ -572,7 +568,8 @@ impl Engine {
                         memory: None,
                         metadata: None,
                         note: None,
-                        edge: self.graph.edge(&e.edge_id).cloned(),
+                        edge: (self.graph.edge(&e.edge_id))
+                            .map(|edge| self.edge_for(edge, &options.filter)),
                         timeline: None,
                         conflicts: None,
                         warning: None,

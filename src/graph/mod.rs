@@ -7,26 +7,34 @@
 //! | [`keyed`] | [`keyed::Keyed`]: records by key in key order, shared with the notes |
 //! | [`names`] | normal forms of names and relations; edge ids |
 //! | [`records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
+//! | [`relation`] | [`Relation`]: what [`Graph::relate`] records, and who records it |
 //! | [`store`] | [`Graph`]: entities, edges, the name index, and the writes |
 //! | [`search`] | stage S8: [`Graph::search`], [`GraphMatch`], [`EdgeHit`] |
 //!
 //! ```
-//! use recallkit::graph::{Entity, Graph};
+//! use recallkit::graph::{Entity, Graph, Relation};
+//! use recallkit::store::Scope;
 //! let mut g = Graph::new();
 //! let mut ny = Entity::new("New York", 0.0);
 //! ny.aliases = vec!["NYC".into()];
 //! g.add_entity(ny).unwrap();
-//! g.relate("Alice", "lives_in", "nyc", None, &["m1".to_string()], 10.0).unwrap();
-//! let found = g.search("What happened in New York?", None, None, 5);
+//! let lives_in = Relation {
+//!     memory_ids: vec!["m1".into()],
+//!     ..Relation::new("Alice", "lives_in", "nyc")
+//! };
+//! g.relate(&lives_in, 10.0).unwrap();
+//! let found = g.search("What happened in New York?", Scope::ALL, 5);
 //! assert_eq!(found.hits[0].text, "Alice —[lives_in]→ New York");
 //! ```
 
 pub mod keyed;
 pub mod names;
 pub mod records;
+pub mod relation;
 pub mod search;
 pub mod store;
 
 pub use records::{Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES, MAX_NAME_WORDS};
+pub use relation::Relation;
 pub use search::{EdgeHit, GraphMatch, S8_LABEL, S8_SCORE};
 pub use store::Graph;

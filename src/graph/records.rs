@@ -6,13 +6,14 @@
 //! its endpoints' names (see [`names`](super::names)) and its `id` is derived from them, so
 //! [`Graph`](super::Graph) recomputes both when it stores an edge.
 //!
-//! Visibility (used by stage S8): a record with `userId` set is seen only by recalls for that
-//! user; a record without one is shared. A record classified above a recall's
-//! `maxClassification` is hidden.
+//! Visibility (stage S8 and the listings): [`Scope::sees`](crate::store::Scope::sees). A record
+//! with `userId` set is seen only by its user (and by reads for no user); a record without one
+//! is shared. A record classified above the reader's `maxClassification` is hidden.
 
 use crate::error::{Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
-use crate::store::records::MAX_NAME_BYTES;
+// A name-sized field is checked as memories check theirs (one copy of the message).
+use crate::store::records::check_name as check_bytes;
 
 /// Strength of an edge created without one.
 pub const DEFAULT_STRENGTH: f64 = 0.5;
@@ -169,23 +170,14 @@ pub(crate) fn check_memory_ids(ids: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn check_bytes(field: &str, value: &str) -> Result<()> {
-    if value.len() > MAX_NAME_BYTES {
-        return Err(Error::TooLarge(format!(
-            "{field} is {} bytes, more than {MAX_NAME_BYTES}",
-            value.len()
-        )));
-    }
-    Ok(())
-}
-
-fn check_optional_bytes(field: &str, value: Option<&str>) -> Result<()> {
+pub(crate) fn check_optional_bytes(field: &str, value: Option<&str>) -> Result<()> {
     value.map_or(Ok(()), |v| check_bytes(field, v))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::records::MAX_NAME_BYTES;
 
     fn edge() -> Edge {
         Edge {

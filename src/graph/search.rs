@@ -15,20 +15,24 @@
 //!    id ascending; the first `max` become hits with score [`S8_SCORE`] and the text
 //!    `from —[relation]→ to` in display names.
 //!
-//! Visibility: a record with `userId` `Some(u)` is visible only to a recall for user `u`; a
-//! record without one is shared and visible to every recall (unlike memories, whose `userId`
-//! filter also hides unowned ones: names and relations are common vocabulary). A record whose
-//! `classification` exceeds `maxClassification` is hidden. Hidden entities are never matched,
-//! so a recall cannot learn that they exist.
+//! Visibility is [`Scope::sees`]: a record with `userId` `Some(u)` is visible only to a recall
+//! for user `u` (or for no user); a record without one is shared and visible to every recall
+//! (unlike memories, whose `userId` filter also hides unowned ones: stores written before
+//! records had owners hold only shared ones). A record whose `classification` exceeds
+//! `maxClassification` is hidden. Hidden entities are never matched, so a recall cannot learn
+//! that they exist; hidden edges are dropped before the cut to `max`. The hits carry edge ids
+//! only: the engine strips an edge's `memoryIds` to the memories the recall may return before
+//! it shows the edge.
 //!
 //! Cost: O(query tokens × W) hash lookups until the first match (`W ≤`
 //! [`MAX_NAME_WORDS`](super::records::MAX_NAME_WORDS)), plus a sort of one entity's edges.
 
 use std::cmp::Ordering;
 
-use crate::graph::records::{Edge, Entity};
+use crate::graph::records::Edge;
 use crate::graph::store::Graph;
 use crate::sort;
+use crate::store::Scope;
 use crate::text;
 
 /// The fixed score of every S8 hit (seed 000).
@@ -60,56 +64,23 @@ pub struct EdgeHit {
     pub strength: f64,
 }
 
-/// Who is asking: the recall's user and classification ceiling.
-#[derive(Debug, Clone, Copy)]
-struct Viewer<'a> {
-    user_id: Option<&'a str>,
-    max_classification: Option<i64>,
-}
-
-impl Viewer<'_> {
-    fn sees(&self, user_id: Option<&str>, classification: i64) -> bool {
-        user_id.map_or(true, |u| self.user_id == Some(u))
-            && self
-                .max_classification
-                .map_or(true, |max| classification <= max)
-    }
-
-    fn sees_entity(&self, e: &Entity) -> bool {
-        self.sees(e.user_id.as_deref(), e.classification)
-    }
-
-    fn sees_edge(&self, e: &Edge) -> bool {
-        self.sees(e.user_id.as_deref(), e.classification)
-    }
-}
-
 impl Graph {
-    /// Stage S8: the edges of the first visible entity `query` mentions, for a recall by
-    /// `user_id` that hides classifications above `max_classification`, at most `max` (see
-    /// the module doc).
+    /// Stage S8: the edges of the first entity `query` mentions that `scope` sees, at most
+    /// `max` (see the module doc).
     ///
     /// ```
-    /// use recallkit::graph::Graph;
+    /// use recallkit::graph::{Graph, Relation};
+    /// use recallkit::store::Scope;
     /// let mut g = Graph::new();
-    /// g.relate("Alice", "works with", "Bob", Some(0.8), &[], 0.0).unwrap();
-    /// let found = g.search("what is alice's team doing?", None, None, 5);
+    /// let works_with = Relation { strength: Some(0.8), ..Relation::new("Alice", "works with", "Bob") };
+    /// g.relate(&works_with, 0.0).unwrap();
+    /// let found = g.search("what is alice's team doing?", Scope::ALL, 5);
     /// assert_eq!(found.entity.as_deref(), Some("Alice"));
     /// assert_eq!(found.hits[0].text, "Alice —[works_with]→ Bob");
     /// assert_eq!((found.hits[0].score, found.hits[0].strength), (0.6, 0.8));
     /// ```
-    pub fn search(
-        &self,
-        query: &str,
-        user_id: Option<&str>,
-        max_classification: Option<i64>,
-        max: usize,
-    ) -> GraphMatch {
-        let viewer = Viewer {
-            user_id,
-            max_classification,
-        };
-        let Some(key) = self.first_mention(query, viewer) else {
+    pub fn search(&self, query: &str, scope: Scope<'_>, max: usize) -> GraphMatch {
+        let Some(key) = self.first_mention(query, scope) else {
             return GraphMatch::default();
         };
         let Some(node) = self.entities.get(key) else {
@@ -119,7 +90,7 @@ impl Graph {
             .edges
             .iter()
             .filter_map(|id| self.edges.get(id))
-            .filter(|e| viewer.sees_edge(e) && self.endpoints_visible(e, viewer))
+            .filter(|e| self.is_visible(e, scope))
             .collect();
         // `rank` ends on the unique id, so the order is the same as an unstable sort's.
         sort::sort_by(&mut edges, |a, b| rank(a, b));
@@ -130,8 +101,8 @@ impl Graph {
         }
     }
 
-    /// The key of the first visible entity mentioned in `query` (leftmost, then longest).
-    fn first_mention(&self, query: &str, viewer: Viewer<'_>) -> Option<&str> {
+    /// The key of the first entity `scope` sees mentioned in `query` (leftmost, then longest).
+    fn first_mention(&self, query: &str, scope: Scope<'_>) -> Option<&str> {
         let max_words = self.words.len().saturating_sub(1);
         let tokens = text::tokens(query);
         let mut span = String::new();
@@ -144,11 +115,9 @@ impl Graph {
                 }
                 span.push_str(token);
                 if let Some(key) = self.lookup.get(&span) {
-                    if self
-                        .entities
-                        .get(key)
-                        .is_some_and(|n| viewer.sees_entity(&n.entity))
-                    {
+                    if self.entities.get(key).is_some_and(|n| {
+                        scope.sees(n.entity.user_id.as_deref(), n.entity.classification)
+                    }) {
                         best = Some(key.as_str());
                     }
                 }
@@ -158,14 +127,6 @@ impl Graph {
             }
         }
         None
-    }
-
-    fn endpoints_visible(&self, e: &Edge, viewer: Viewer<'_>) -> bool {
-        [&e.from, &e.to].iter().all(|end| {
-            self.entities
-                .get(end)
-                .is_some_and(|n| viewer.sees_entity(&n.entity))
-        })
     }
 
     fn hit(&self, e: &Edge) -> EdgeHit {
@@ -195,13 +156,17 @@ fn rank(a: &Edge, b: &Edge) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::records::MAX_NAME_WORDS;
+    use crate::graph::records::{Entity, MAX_NAME_WORDS};
+    use crate::graph::Relation;
 
     fn graph(edges: &[(&str, &str, &str, f64, f64)]) -> Graph {
         let mut g = Graph::new();
         for &(from, relation, to, strength, now) in edges {
-            g.relate(from, relation, to, Some(strength), &[], now)
-                .unwrap();
+            let r = Relation {
+                strength: Some(strength),
+                ..Relation::new(from, relation, to)
+            };
+            g.relate(&r, now).unwrap();
         }
         g
     }
@@ -222,7 +187,7 @@ mod tests {
     fn multi_word_names_match_across_query_words() {
         let mut g = graph(&[("Alice", "visited", "New York", 0.5, 0.0)]);
         add(&mut g, "New", &[]);
-        let m = g.search("what happened in new york?", None, None, 10);
+        let m = g.search("what happened in new york?", Scope::ALL, 10);
         assert_eq!(m.entity.as_deref(), Some("New York"));
         assert_eq!(texts(&m), ["Alice —[visited]→ New York"]);
         assert_eq!(m.hits[0].edge_id, "alice|visited|new york");
@@ -234,11 +199,11 @@ mod tests {
         let mut g = graph(&[("Robert", "works_with", "Carol", 0.5, 0.0)]);
         add(&mut g, "Robert", &["Bob", "Bobby T"]);
         assert_eq!(
-            g.search("did bob call?", None, None, 10).entity.as_deref(),
+            g.search("did bob call?", Scope::ALL, 10).entity.as_deref(),
             Some("Robert")
         );
         assert_eq!(
-            texts(&g.search("BOBBY   t", None, None, 10)),
+            texts(&g.search("BOBBY   t", Scope::ALL, 10)),
             ["Robert —[works_with]→ Carol"]
         );
     }
@@ -247,14 +212,14 @@ mod tests {
     fn possessives_and_diacritics_do_not_hide_a_name() {
         let g = graph(&[("José", "manages", "Zoë", 0.5, 0.0)]);
         assert_eq!(
-            g.search("what is Jose's role", None, None, 10)
+            g.search("what is Jose's role", Scope::ALL, 10)
                 .entity
                 .as_deref(),
             Some("José")
         );
-        assert_eq!(g.search("JOSÉ", None, None, 10).hits.len(), 1);
+        assert_eq!(g.search("JOSÉ", Scope::ALL, 10).hits.len(), 1);
         assert_eq!(
-            g.search("zoe", None, None, 10).entity.as_deref(),
+            g.search("zoe", Scope::ALL, 10).entity.as_deref(),
             Some("Zoë")
         );
     }
@@ -268,21 +233,21 @@ mod tests {
         ]);
         add(&mut g, "smith", &[]);
         assert_eq!(
-            g.search("bob and alice", None, None, 10).entity.as_deref(),
+            g.search("bob and alice", Scope::ALL, 10).entity.as_deref(),
             Some("bob")
         );
         assert_eq!(
-            g.search("alice and bob", None, None, 10).entity.as_deref(),
+            g.search("alice and bob", Scope::ALL, 10).entity.as_deref(),
             Some("alice")
         );
         assert_eq!(
-            g.search("alice smith and bob", None, None, 10)
+            g.search("alice smith and bob", Scope::ALL, 10)
                 .entity
                 .as_deref(),
             Some("alice smith")
         );
         assert_eq!(
-            texts(&g.search("Alice Smith", None, None, 10)),
+            texts(&g.search("Alice Smith", Scope::ALL, 10)),
             ["alice smith —[knows]→ z"]
         );
     }
@@ -291,12 +256,12 @@ mod tests {
     fn no_mention_gives_no_entity_and_no_hits() {
         let g = graph(&[("alice", "knows", "bob", 0.5, 0.0)]);
         assert_eq!(
-            g.search("nothing relevant here", None, None, 10),
+            g.search("nothing relevant here", Scope::ALL, 10),
             GraphMatch::default()
         );
-        assert_eq!(g.search("", None, None, 10), GraphMatch::default());
+        assert_eq!(g.search("", Scope::ALL, 10), GraphMatch::default());
         assert_eq!(
-            Graph::new().search("alice", None, None, 10),
+            Graph::new().search("alice", Scope::ALL, 10),
             GraphMatch::default()
         );
     }
@@ -309,7 +274,7 @@ mod tests {
             ("alice", "likes", "dave", 0.5, 20.0),
             ("bob", "knows", "carol", 1.0, 30.0),
         ]);
-        let m = g.search("alice", None, None, 10);
+        let m = g.search("alice", Scope::ALL, 10);
         assert_eq!(
             texts(&m),
             [
@@ -319,12 +284,12 @@ mod tests {
             ]
         );
         assert_eq!(m.hits[0].strength, 0.9);
-        assert_eq!(g.search("alice", None, None, 2).hits.len(), 2);
-        assert_eq!(g.search("alice", None, None, 0).hits.len(), 0);
+        assert_eq!(g.search("alice", Scope::ALL, 2).hits.len(), 2);
+        assert_eq!(g.search("alice", Scope::ALL, 0).hits.len(), 0);
     }
 
     #[test]
-    fn user_scoped_edges_are_seen_only_by_their_user() {
+    fn user_scoped_edges_are_seen_by_their_user_and_by_reads_for_no_user() {
         let mut g = graph(&[("alice", "knows", "bob", 0.5, 0.0)]);
         let scoped = Edge {
             id: String::new(),
@@ -339,30 +304,37 @@ mod tests {
             classification: 0,
         };
         g.upsert_edge(scoped).unwrap();
-        assert_eq!(g.search("alice", None, None, 10).hits.len(), 1);
-        assert_eq!(g.search("alice", Some("u2"), None, 10).hits.len(), 1);
+        assert_eq!(g.search("alice", Scope::ALL, 10).hits.len(), 2);
         assert_eq!(
-            texts(&g.search("alice", Some("u1"), None, 10)),
+            g.search("alice", Scope::new(Some("u2"), None), 10)
+                .hits
+                .len(),
+            1
+        );
+        assert_eq!(
+            texts(&g.search("alice", Scope::new(Some("u1"), None), 10)),
             ["alice —[dates]→ carol", "alice —[knows]→ bob"]
         );
     }
 
     #[test]
     fn hidden_entities_are_not_matched_and_hide_their_edges() {
-        let mut g = graph(&[
-            ("alice", "knows", "bob", 0.5, 0.0),
-            ("bob", "knows", "carol", 0.5, 0.0),
-        ]);
+        let mut g = Graph::new();
         let secret = Entity {
             user_id: Some("u1".into()),
             ..Entity::new("Bob", 0.0)
         };
         g.add_entity(secret).unwrap();
-        let m = g.search("bob and alice", None, None, 10);
+        // Written for the whole store, these may use u1's entity.
+        g.relate(&Relation::new("alice", "knows", "bob"), 0.0)
+            .unwrap();
+        g.relate(&Relation::new("bob", "knows", "carol"), 0.0)
+            .unwrap();
+        let m = g.search("bob and alice", Scope::new(Some("u2"), None), 10);
         assert_eq!(m.entity.as_deref(), Some("alice"));
         assert!(m.hits.is_empty());
         assert_eq!(
-            g.search("bob and alice", Some("u1"), None, 10)
+            g.search("bob and alice", Scope::new(Some("u1"), None), 10)
                 .entity
                 .as_deref(),
             Some("Bob")
@@ -377,15 +349,24 @@ mod tests {
             ..g.edges().next().unwrap().clone()
         };
         g.upsert_edge(classified).unwrap();
-        assert_eq!(g.search("alice", None, Some(2), 10).hits.len(), 0);
-        assert_eq!(g.search("alice", None, Some(3), 10).hits.len(), 1);
-        assert_eq!(g.search("alice", None, None, 10).hits.len(), 1);
+        assert_eq!(
+            g.search("alice", Scope::new(None, Some(2)), 10).hits.len(),
+            0
+        );
+        assert_eq!(
+            g.search("alice", Scope::new(None, Some(3)), 10).hits.len(),
+            1
+        );
+        assert_eq!(g.search("alice", Scope::ALL, 10).hits.len(), 1);
         g.add_entity(Entity {
             classification: 5,
             ..Entity::new("alice", 0.0)
         })
         .unwrap();
-        assert_eq!(g.search("alice", None, Some(4), 10).entity, None);
+        assert_eq!(
+            g.search("alice", Scope::new(None, Some(4)), 10).entity,
+            None
+        );
     }
 
     #[test]
@@ -397,7 +378,9 @@ mod tests {
         })
         .unwrap();
         assert_eq!(
-            g.search("new york", None, Some(0), 10).entity.as_deref(),
+            g.search("new york", Scope::new(None, Some(0)), 10)
+                .entity
+                .as_deref(),
             Some("new")
         );
     }
@@ -409,31 +392,24 @@ mod tests {
         add(&mut g, &long, &[]);
         add(&mut g, "a", &[]);
         assert_eq!(g.words.len() - 1, MAX_NAME_WORDS);
-        g.remove_entity(&long).unwrap();
+        g.remove_entity(&long, None).unwrap();
         assert_eq!(g.words.len() - 1, 1);
         assert_eq!(
-            g.search(&format!("{long} a"), None, None, 1)
+            g.search(&format!("{long} a"), Scope::ALL, 1)
                 .entity
                 .as_deref(),
             Some("a")
         );
     }
 
-    /// splitmix64, for the seeded property test below.
-    fn splitmix64(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::test_support::SplitMix64;
 
     #[test]
     fn the_scan_agrees_with_a_brute_force_oracle() {
         const WORDS: [&str; 6] = ["ann", "bo", "cy", "di", "ed", "fa"];
         for seed in 0..200u64 {
-            let mut state = seed;
-            let mut pick = |n: u64| (splitmix64(&mut state) % n) as usize;
+            let mut rng = SplitMix64(seed);
+            let mut pick = |n: usize| rng.index(n);
             let mut g = Graph::new();
             for _ in 0..6 {
                 let len = 1 + pick(3);
@@ -452,7 +428,7 @@ mod tests {
                     }
                 }
             }
-            let got = g.search(&query.join(" "), None, None, 10).entity;
+            let got = g.search(&query.join(" "), Scope::ALL, 10).entity;
             assert_eq!(got, expected, "seed {seed}, query {query:?}");
         }
     }

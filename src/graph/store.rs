@@ -16,19 +16,30 @@
 //!
 //! Writes validate everything first and change nothing on error. Names passed to any method
 //! may be the entity's name or one of its aliases, in any case and with or without diacritics.
-//! [`Graph::relate`] and [`Graph::upsert_edge`] create missing endpoint entities implicitly:
-//! shared (`userId` none), classification 0, no kind or aliases, `createdAt` = the edge's time,
-//! display name as spelled in the call.
+//! [`Graph::relate`] and [`Graph::upsert_edge`] create missing endpoint entities implicitly,
+//! with the edge's owner and classification (so a private or classified relation publishes no
+//! name), no kind or aliases, `createdAt` = the edge's time, display name as spelled in the
+//! call.
+//!
+//! Owners. Names, aliases and relation triples are one namespace per store; each record has an
+//! owner (`userId`, or none: shared). A write *as user `u`* (an entity or relation with
+//! `userId = u`, a removal given `u`) creates `u`'s records, may use `u`'s and shared entities
+//! as endpoints, and changes or removes only `u`'s entities and edges: using another user's
+//! entity, or merging into or relating onto a record that is shared or another user's, is
+//! `already_exists` (the message names only what the caller passed, never the other record),
+//! and removing one is `not_found`, as if it did not exist. A write without `userId` acts for
+//! the whole store, as before owners existed: it creates shared records and may change or
+//! remove any record, keeping its owner. [`Graph::upsert_edge`] (loading, import) stores the
+//! record as given.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::graph::keyed::Keyed;
 use crate::graph::names::{edge_id, normalize_name, normalize_relation, word_count};
-use crate::graph::records::{
-    check_finite, check_memory_ids, check_name, check_relation, check_strength, Edge, Entity,
-    DEFAULT_STRENGTH, MAX_ALIASES,
-};
+use crate::graph::records::{check_finite, Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES};
+use crate::graph::relation::Relation;
+use crate::store::Scope;
 
 /// An entity and the ids of the edges that touch it.
 #[derive(Debug, Clone)]
@@ -56,26 +67,36 @@ impl Graph {
 
     /// Adds an entity, or merges it into the entity with the same normalised name: aliases
     /// are unioned (by normal form; aliases equal to the name are dropped), the display name,
-    /// `classification` and a given `type` or `userId` replace the stored ones, and the
-    /// earlier `createdAt` is kept. Errors: validation errors; `invalid_argument` when the
-    /// name or an alias already names another entity (the message names both); `too_large`
+    /// `classification` and a given `type` replace the stored ones, the owner stays, and the
+    /// earlier `createdAt` is kept. An entity with `userId = u` is a write as `u` (module
+    /// doc): it may only merge into `u`'s entity. Errors: validation errors;
+    /// `invalid_argument` when the name or an alias already names another entity (the
+    /// message names both when the writer may see the other one); `already_exists` when the
+    /// name is held by a shared entity or another user's, for a write as a user; `too_large`
     /// when the merged aliases exceed the limit.
     pub fn add_entity(&mut self, entity: Entity) -> Result<()> {
         entity.validate()?;
         let key = normalize_name(&entity.name);
+        let writer = entity.user_id.as_deref();
         if let Some(other) = self.owner_other_than(&key, &key) {
             return Err(Error::InvalidArgument(format!(
-                "entity name \"{}\" is already an alias of entity \"{other}\"",
-                entity.name
+                "entity name \"{}\" is already an alias of {}",
+                entity.name,
+                self.describe(other, writer)
             )));
         }
         for alias in &entity.aliases {
             if let Some(other) = self.owner_other_than(&normalize_name(alias), &key) {
                 return Err(Error::InvalidArgument(format!(
-                    "alias \"{alias}\" of entity \"{}\" already names entity \"{other}\"",
-                    entity.name
+                    "alias \"{alias}\" of entity \"{}\" already names {}",
+                    entity.name,
+                    self.describe(other, writer)
                 )));
             }
+        }
+        if let (Some(user), Some(node)) = (writer, self.entities.get(&key)) {
+            let what = format!("entity \"{}\"", entity.name);
+            check_owner(node.entity.user_id.as_deref(), user, what)?;
         }
         let merged = match self.entities.get(&key) {
             Some(node) => merge(&node.entity, entity),
@@ -109,10 +130,16 @@ impl Graph {
         Ok(())
     }
 
-    /// Removes an entity (by name or alias) and every edge that touches it. Errors:
-    /// `not_found`.
-    pub fn remove_entity(&mut self, name: &str) -> Result<Entity> {
+    /// Removes an entity (by name or alias) and every edge that touches it. With `user_id`,
+    /// a removal as that user: only the user's own entity. Errors: `not_found` (also for a
+    /// shared or another user's entity, for a removal as a user).
+    pub fn remove_entity(&mut self, name: &str, user_id: Option<&str>) -> Result<Entity> {
         let key = self.resolve(name).ok_or_else(|| no_entity(name))?;
+        if let (Some(user), Some(node)) = (user_id, self.entities.get(&key)) {
+            if node.entity.user_id.as_deref() != Some(user) {
+                return Err(no_entity(name));
+            }
+        }
         let Some(node) = self.entities.remove(&key) else {
             return Err(no_entity(name));
         };
@@ -142,32 +169,31 @@ impl Graph {
         self.entities.len()
     }
 
-    /// Records `from —[relation]→ to`. A new edge gets `strength` (default
-    /// [`DEFAULT_STRENGTH`]), `createdAt = lastSeenAt = now`, the given memory ids, and is
-    /// shared and unclassified (use [`Graph::upsert_edge`] for scoped edges). Relating an
-    /// existing edge again sets its strength when one is given, moves `lastSeenAt` to `now`
-    /// (never backwards) and unions the memory ids. The relation is normalised to lower
-    /// snake_case; missing endpoints are created (see the module doc). Errors:
-    /// `invalid_argument` or `too_large` for a bad name, relation, strength, memory id or
-    /// `now`.
-    pub fn relate(
-        &mut self,
-        from: &str,
-        relation: &str,
-        to: &str,
-        strength: Option<f64>,
-        memory_ids: &[String],
-        now: f64,
-    ) -> Result<&Edge> {
-        check_name("entity name", from)?;
-        check_name("entity name", to)?;
-        check_relation(relation)?;
-        strength.map_or(Ok(()), check_strength)?;
-        check_memory_ids(memory_ids)?;
+    /// Records `from —[relation]→ to`. A new edge gets the relation's strength (default
+    /// [`DEFAULT_STRENGTH`]), `createdAt = lastSeenAt = now`, its memory ids, owner and
+    /// classification (default 0). Relating an existing edge again sets its strength and
+    /// classification when given, moves `lastSeenAt` to `now` (never backwards) and unions
+    /// the memory ids; its owner stays. The relation is normalised to lower snake_case;
+    /// missing endpoints are created (module doc). A relation with `userId = u` is a write as
+    /// `u` (module doc). Errors: `invalid_argument` or `too_large` for a bad name, relation,
+    /// strength, memory id or `now`; `already_exists` for a write as a user through an entity
+    /// or onto an edge it may not change.
+    pub fn relate(&mut self, r: &Relation, now: f64) -> Result<&Edge> {
+        r.validate()?;
         check_finite("now", now)?;
-        let from_key = self.resolve_or_create(from, now);
-        let to_key = self.resolve_or_create(to, now);
-        let relation = normalize_relation(relation);
+        let writer = r.user_id.as_deref();
+        let from = self.resolve_as(&r.from, writer)?;
+        let to = self.resolve_as(&r.to, writer)?;
+        let relation = normalize_relation(&r.relation);
+        if let (Some(user), Some(from), Some(to)) = (writer, &from, &to) {
+            if let Some(edge) = self.edges.get(&edge_id(from, &relation, to)) {
+                let what = format!("the relation \"{}\" —[{relation}]→ \"{}\"", r.from, r.to);
+                check_owner(edge.user_id.as_deref(), user, what)?;
+            }
+        }
+        let classification = r.classification.unwrap_or(0);
+        let from_key = self.resolve_or_create(&r.from, now, writer, classification);
+        let to_key = self.resolve_or_create(&r.to, now, writer, classification);
         let id = edge_id(&from_key, &relation, &to_key);
         self.link(&id, &from_key, &to_key);
         let edge = self.edges.get_or_insert_with(id, |id| Edge {
@@ -175,30 +201,39 @@ impl Graph {
             from: from_key,
             relation,
             to: to_key,
-            strength: strength.unwrap_or(DEFAULT_STRENGTH),
+            strength: r.strength.unwrap_or(DEFAULT_STRENGTH),
             created_at: now,
             last_seen_at: now,
             memory_ids: Vec::new(),
-            user_id: None,
-            classification: 0,
+            user_id: r.user_id.clone(),
+            classification,
         });
-        if let Some(s) = strength {
+        if let Some(s) = r.strength {
             edge.strength = s;
         }
+        if let Some(c) = r.classification {
+            edge.classification = c;
+        }
         edge.last_seen_at = edge.last_seen_at.max(now);
-        union_into(&mut edge.memory_ids, memory_ids);
+        union_into(&mut edge.memory_ids, &r.memory_ids);
         Ok(edge)
     }
 
     /// Stores a whole edge record, replacing any edge with the same endpoints and relation:
-    /// the path for scoped or classified edges and for loading persisted edges. `from` and
-    /// `to` are resolved like names (missing endpoints are created at `createdAt`), the
-    /// relation is normalised, the id recomputed and repeated memory ids dropped. Errors:
+    /// the path for loading persisted edges and importing them. `from` and `to` are resolved
+    /// like names (missing endpoints are created at `createdAt`, with the edge's owner and
+    /// classification), the relation is normalised, the id recomputed and repeated memory ids
+    /// dropped. Owners are not checked: the record is stored as given. Errors:
     /// [`Edge::validate`]'s.
     pub fn upsert_edge(&mut self, edge: Edge) -> Result<&Edge> {
         edge.validate()?;
-        let from = self.resolve_or_create(&edge.from, edge.created_at);
-        let to = self.resolve_or_create(&edge.to, edge.created_at);
+        let (owner, level, at) = (
+            edge.user_id.as_deref(),
+            edge.classification,
+            edge.created_at,
+        );
+        let from = self.resolve_or_create(&edge.from, at, owner, level);
+        let to = self.resolve_or_create(&edge.to, at, owner, level);
         let relation = normalize_relation(&edge.relation);
         let id = edge_id(&from, &relation, &to);
         let mut memory_ids = Vec::new();
@@ -216,11 +251,19 @@ impl Graph {
     }
 
     /// Removes the edges `from —[relation]→ to` (every relation when `relation` is `None`)
-    /// and returns how many. Direction matters. Errors: `not_found` when an endpoint is
-    /// unknown or no edge matched.
-    pub fn unrelate(&mut self, from: &str, relation: Option<&str>, to: &str) -> Result<usize> {
-        let from_key = self.resolve(from).ok_or_else(|| no_entity(from))?;
-        let to_key = self.resolve(to).ok_or_else(|| no_entity(to))?;
+    /// and returns how many. Direction matters. With `user_id`, a removal as that user: only
+    /// the user's edges, between entities the user may use. Errors: `not_found` when an
+    /// endpoint is unknown (or another user's, for a removal as a user) or no edge matched.
+    pub fn unrelate(
+        &mut self,
+        from: &str,
+        relation: Option<&str>,
+        to: &str,
+        user_id: Option<&str>,
+    ) -> Result<usize> {
+        let usable = |key: &String| self.usable_by(key, user_id);
+        let from_key = (self.resolve(from).filter(usable)).ok_or_else(|| no_entity(from))?;
+        let to_key = (self.resolve(to).filter(usable)).ok_or_else(|| no_entity(to))?;
         let relation = relation.map(normalize_relation);
         let doomed: Vec<String> = self
             .edges_of(from)
@@ -229,6 +272,7 @@ impl Graph {
                 e.from == from_key
                     && e.to == to_key
                     && relation.as_ref().map_or(true, |r| *r == e.relation)
+                    && user_id.map_or(true, |u| e.user_id.as_deref() == Some(u))
             })
             .map(|e| e.id.clone())
             .collect();
@@ -248,6 +292,27 @@ impl Graph {
     /// Every edge, ordered by id.
     pub fn edges(&self) -> impl Iterator<Item = &Edge> {
         self.edges.values_sorted()
+    }
+
+    /// The entities `scope` sees, ordered by normalised name.
+    pub fn visible_entities<'a>(&'a self, scope: Scope<'a>) -> impl Iterator<Item = &'a Entity> {
+        self.entities()
+            .filter(move |e| scope.sees(e.user_id.as_deref(), e.classification))
+    }
+
+    /// The edges `scope` sees, with both endpoints (whose names they hold), ordered by id.
+    pub fn visible_edges<'a>(&'a self, scope: Scope<'a>) -> impl Iterator<Item = &'a Edge> {
+        self.edges().filter(move |e| self.is_visible(e, scope))
+    }
+
+    /// Whether `scope` sees the edge and both its endpoints (stage S8's rule).
+    pub fn is_visible(&self, e: &Edge, scope: Scope<'_>) -> bool {
+        scope.sees(e.user_id.as_deref(), e.classification)
+            && [&e.from, &e.to].iter().all(|end| {
+                self.entities.get(end).is_some_and(|n| {
+                    scope.sees(n.entity.user_id.as_deref(), n.entity.classification)
+                })
+            })
     }
 
     /// The edge with this id.
@@ -277,15 +342,46 @@ impl Graph {
         self.lookup.get(&normalize_name(name)).cloned()
     }
 
-    /// Resolves a validated name, creating a shared entity for it when unknown.
-    fn resolve_or_create(&mut self, name: &str, now: f64) -> String {
+    /// The key of the entity `name` refers to, if any, for a write as `writer` (module doc).
+    /// Errors: `already_exists` when it is another user's.
+    fn resolve_as(&self, name: &str, writer: Option<&str>) -> Result<Option<String>> {
+        match self.resolve(name) {
+            Some(key) if !self.usable_by(&key, writer) => Err(Error::AlreadyExists(format!(
+                "entity \"{name}\" is another user's"
+            ))),
+            found => Ok(found),
+        }
+    }
+
+    /// Whether a write as `writer` may use the entity `key`: its own or a shared one (any,
+    /// for a write without a user).
+    fn usable_by(&self, key: &str, writer: Option<&str>) -> bool {
+        let Some(user) = writer else { return true };
+        self.entities
+            .get(key)
+            .is_some_and(|n| n.entity.user_id.as_deref().map_or(true, |o| o == user))
+    }
+
+    /// Resolves a validated name, creating an entity for it when unknown, owned by `owner`
+    /// (`None`: shared) at `classification`.
+    fn resolve_or_create(
+        &mut self,
+        name: &str,
+        now: f64,
+        owner: Option<&str>,
+        classification: i64,
+    ) -> String {
         if let Some(key) = self.resolve(name) {
             return key;
         }
         let key = normalize_name(name);
         self.index_name(&key, &key);
         let node = Node {
-            entity: Entity::new(name.trim(), now),
+            entity: Entity {
+                user_id: owner.map(str::to_owned),
+                classification,
+                ..Entity::new(name.trim(), now)
+            },
             edges: Vec::new(),
         };
         self.entities.insert(key.clone(), node);
@@ -303,15 +399,22 @@ impl Graph {
         }
     }
 
-    /// The display name of the entity that owns `normal` (a name or alias normal form), when
-    /// that is not the entity `key`.
+    /// The key of the entity that owns `normal` (a name or alias normal form), when that is
+    /// not the entity `key`.
     fn owner_other_than(&self, normal: &str, key: &str) -> Option<&str> {
-        let owner = self.lookup.get(normal).filter(|k| *k != key)?;
-        Some(
-            self.entities
-                .get(owner)
-                .map_or(owner.as_str(), |n| n.entity.name.as_str()),
-        )
+        self.lookup
+            .get(normal)
+            .filter(|k| *k != key)
+            .map(String::as_str)
+    }
+
+    /// How an error shown to `writer` names the entity `key`: by its display name when the
+    /// writer may use it, else without a name.
+    fn describe(&self, key: &str, writer: Option<&str>) -> String {
+        match self.entities.get(key) {
+            Some(n) if self.usable_by(key, writer) => format!("entity \"{}\"", n.entity.name),
+            _ => "another user's entity".to_owned(),
+        }
     }
 
     /// Removes an edge and its entries in its endpoints' edge sets.
@@ -391,6 +494,17 @@ fn union_into(ids: &mut Vec<String>, new: &[String]) {
     }
 }
 
+/// Checks that a write as `user` may change a record owned by `owner`, which the error calls
+/// `what`.
+fn check_owner(owner: Option<&str>, user: &str, what: String) -> Result<()> {
+    if owner == Some(user) {
+        return Ok(());
+    }
+    Err(Error::AlreadyExists(format!(
+        "{what} is shared or another user's"
+    )))
+}
+
 fn no_entity(name: &str) -> Error {
     Error::NotFound(format!("no entity named \"{name}\""))
 }
@@ -404,6 +518,24 @@ mod tests {
             aliases: aliases.iter().map(|a| a.to_string()).collect(),
             ..Entity::new(name, 1.0)
         }
+    }
+
+    /// `relate` for the whole store, returning a copy of the edge.
+    fn rel(
+        g: &mut Graph,
+        from: &str,
+        relation: &str,
+        to: &str,
+        strength: Option<f64>,
+        memory_ids: &[String],
+        now: f64,
+    ) -> Result<Edge> {
+        let r = Relation {
+            strength,
+            memory_ids: memory_ids.to_vec(),
+            ..Relation::new(from, relation, to)
+        };
+        g.relate(&r, now).cloned()
     }
 
     fn ids(ids: &[&str]) -> Vec<String> {
@@ -520,10 +652,17 @@ mod tests {
     #[test]
     fn relate_creates_missing_entities_and_normalises_the_relation() {
         let mut g = Graph::new();
-        let e = g
-            .relate("Alice", "Works With", "Bob", None, &ids(&["m1"]), 100.0)
-            .unwrap()
-            .clone();
+        let e = rel(
+            &mut g,
+            "Alice",
+            "Works With",
+            "Bob",
+            None,
+            &ids(&["m1"]),
+            100.0,
+        )
+        .unwrap()
+        .clone();
         assert_eq!(e.id, "alice|works_with|bob");
         assert_eq!(
             (e.from.as_str(), e.relation.as_str(), e.to.as_str()),
@@ -543,7 +682,8 @@ mod tests {
     #[test]
     fn relating_twice_updates_one_edge() {
         let mut g = Graph::new();
-        g.relate(
+        rel(
+            &mut g,
             "alice",
             "worksWith",
             "bob",
@@ -552,7 +692,8 @@ mod tests {
             100.0,
         )
         .unwrap();
-        g.relate(
+        rel(
+            &mut g,
             "ALICE",
             "works_with",
             "Bob",
@@ -561,9 +702,7 @@ mod tests {
             200.0,
         )
         .unwrap();
-        let e = g
-            .relate("alice", "works with", "bob", Some(0.9), &[], 150.0)
-            .unwrap();
+        let e = rel(&mut g, "alice", "works with", "bob", Some(0.9), &[], 150.0).unwrap();
         assert_eq!(e.strength, 0.9);
         assert_eq!((e.created_at, e.last_seen_at), (100.0, 200.0));
         assert_eq!(e.memory_ids, ids(&["m1", "m2", "m3"]));
@@ -575,9 +714,7 @@ mod tests {
     fn relate_resolves_aliases_to_their_entity() {
         let mut g = Graph::new();
         g.add_entity(entity("New York", &["NYC"])).unwrap();
-        let e = g
-            .relate("Alice", "lives in", "nyc", None, &[], 0.0)
-            .unwrap();
+        let e = rel(&mut g, "Alice", "lives in", "nyc", None, &[], 0.0).unwrap();
         assert_eq!(e.to, "new york");
         assert_eq!(g.entity_count(), 2);
     }
@@ -586,22 +723,12 @@ mod tests {
     fn relate_rejects_bad_input_and_changes_nothing() {
         let mut g = Graph::new();
         let bad = [
-            g.clone()
-                .relate("!", "knows", "bob", None, &[], 0.0)
-                .map(|_| ()),
-            g.clone()
-                .relate("a", "--", "bob", None, &[], 0.0)
-                .map(|_| ()),
-            g.clone()
-                .relate("a", "knows", "b", Some(2.0), &[], 0.0)
-                .map(|_| ()),
-            g.clone()
-                .relate("a", "knows", "b", Some(f64::NAN), &[], 0.0)
-                .map(|_| ()),
-            g.clone()
-                .relate("a", "knows", "b", None, &ids(&[""]), 0.0)
-                .map(|_| ()),
-            g.relate("a", "knows", "b", None, &[], f64::NAN).map(|_| ()),
+            rel(&mut g.clone(), "!", "knows", "bob", None, &[], 0.0).map(|_| ()),
+            rel(&mut g.clone(), "a", "--", "bob", None, &[], 0.0).map(|_| ()),
+            rel(&mut g.clone(), "a", "knows", "b", Some(2.0), &[], 0.0).map(|_| ()),
+            rel(&mut g.clone(), "a", "knows", "b", Some(f64::NAN), &[], 0.0).map(|_| ()),
+            rel(&mut g.clone(), "a", "knows", "b", None, &ids(&[""]), 0.0).map(|_| ()),
+            rel(&mut g, "a", "knows", "b", None, &[], f64::NAN).map(|_| ()),
         ];
         for r in bad {
             assert_eq!(r.unwrap_err().code(), "invalid_argument");
@@ -612,7 +739,7 @@ mod tests {
     #[test]
     fn self_relations_are_one_edge() {
         let mut g = Graph::new();
-        g.relate("Ann", "mentors", "ann", None, &[], 0.0).unwrap();
+        rel(&mut g, "Ann", "mentors", "ann", None, &[], 0.0).unwrap();
         assert_eq!(g.entity_count(), 1);
         assert_eq!(g.edges_of("ann").len(), 1);
         assert_consistent(&g);
@@ -653,19 +780,19 @@ mod tests {
     #[test]
     fn unrelate_removes_one_relation_or_all_in_one_direction() {
         let mut g = Graph::new();
-        g.relate("a", "knows", "b", None, &[], 0.0).unwrap();
-        g.relate("a", "likes", "b", None, &[], 0.0).unwrap();
-        g.relate("b", "knows", "a", None, &[], 0.0).unwrap();
-        assert_eq!(g.unrelate("A", Some("Knows"), "B"), Ok(1));
-        let e = g.unrelate("a", Some("knows"), "b").unwrap_err();
+        rel(&mut g, "a", "knows", "b", None, &[], 0.0).unwrap();
+        rel(&mut g, "a", "likes", "b", None, &[], 0.0).unwrap();
+        rel(&mut g, "b", "knows", "a", None, &[], 0.0).unwrap();
+        assert_eq!(g.unrelate("A", Some("Knows"), "B", None), Ok(1));
+        let e = g.unrelate("a", Some("knows"), "b", None).unwrap_err();
         assert_eq!(e.to_string(), "not_found: no edge \"a\" —[knows]→ \"b\"");
-        assert_eq!(g.unrelate("a", None, "b"), Ok(1));
+        assert_eq!(g.unrelate("a", None, "b", None), Ok(1));
         assert_eq!(
-            g.unrelate("a", None, "b").unwrap_err().to_string(),
+            g.unrelate("a", None, "b", None).unwrap_err().to_string(),
             "not_found: no edge from \"a\" to \"b\""
         );
         assert_eq!(
-            g.unrelate("zed", None, "b").unwrap_err().to_string(),
+            g.unrelate("zed", None, "b", None).unwrap_err().to_string(),
             "not_found: no entity named \"zed\""
         );
         assert_eq!(
@@ -679,10 +806,10 @@ mod tests {
     fn removing_an_entity_removes_its_names_and_edges() {
         let mut g = Graph::new();
         g.add_entity(entity("Robert", &["Bob"])).unwrap();
-        g.relate("alice", "knows", "bob", None, &[], 0.0).unwrap();
-        g.relate("bob", "knows", "carol", None, &[], 0.0).unwrap();
-        g.relate("alice", "knows", "carol", None, &[], 0.0).unwrap();
-        let removed = g.remove_entity("BOB").unwrap();
+        rel(&mut g, "alice", "knows", "bob", None, &[], 0.0).unwrap();
+        rel(&mut g, "bob", "knows", "carol", None, &[], 0.0).unwrap();
+        rel(&mut g, "alice", "knows", "carol", None, &[], 0.0).unwrap();
+        let removed = g.remove_entity("BOB", None).unwrap();
         assert_eq!(removed.name, "Robert");
         assert!(g.entity("bob").is_none() && g.entity("robert").is_none());
         assert_eq!(
@@ -690,7 +817,10 @@ mod tests {
             ["alice|knows|carol"]
         );
         assert_eq!(g.edges_of("alice").len(), 1);
-        assert_eq!(g.remove_entity("bob").unwrap_err().code(), "not_found");
+        assert_eq!(
+            g.remove_entity("bob", None).unwrap_err().code(),
+            "not_found"
+        );
         assert_consistent(&g);
         // The alias is free again.
         g.add_entity(entity("Bobby", &["Bob"])).unwrap();
@@ -700,9 +830,9 @@ mod tests {
     #[test]
     fn edges_of_lists_both_directions_by_id() {
         let mut g = Graph::new();
-        g.relate("b", "knows", "c", None, &[], 0.0).unwrap();
-        g.relate("a", "knows", "b", None, &[], 0.0).unwrap();
-        g.relate("c", "knows", "d", None, &[], 0.0).unwrap();
+        rel(&mut g, "b", "knows", "c", None, &[], 0.0).unwrap();
+        rel(&mut g, "a", "knows", "b", None, &[], 0.0).unwrap();
+        rel(&mut g, "c", "knows", "d", None, &[], 0.0).unwrap();
         let of_b: Vec<_> = g.edges_of("B").iter().map(|e| e.id.as_str()).collect();
         assert_eq!(of_b, ["a|knows|b", "b|knows|c"]);
         assert!(g.edges_of("nobody").is_empty());
@@ -716,5 +846,201 @@ mod tests {
         }
         let names: Vec<_> = g.entities().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["Alice", "bob", "carol"]);
+    }
+    fn as_user(from: &str, relation: &str, to: &str, user: &str) -> Relation {
+        Relation {
+            user_id: Some(user.into()),
+            ..Relation::new(from, relation, to)
+        }
+    }
+
+    #[test]
+    fn a_relation_as_a_user_creates_that_users_edge_and_entities() {
+        let mut g = Graph::new();
+        let r = Relation {
+            classification: Some(2),
+            memory_ids: ids(&["m1"]),
+            ..as_user("Alice", "dates", "Carol", "u1")
+        };
+        let e = g.relate(&r, 5.0).unwrap().clone();
+        assert_eq!((e.user_id.as_deref(), e.classification), (Some("u1"), 2));
+        for name in ["alice", "carol"] {
+            let entity = g.entity(name).unwrap();
+            assert_eq!(
+                (entity.user_id.as_deref(), entity.classification),
+                (Some("u1"), 2),
+                "{name}: a private, classified relation publishes no name"
+            );
+        }
+        // Relating again as the same user updates the edge; the classification only when given.
+        let again = Relation {
+            memory_ids: ids(&["m2"]),
+            ..as_user("alice", "dates", "carol", "u1")
+        };
+        let e = g.relate(&again, 6.0).unwrap();
+        assert_eq!((e.classification, e.memory_ids.len()), (2, 2));
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn a_user_may_relate_shared_entities_but_never_another_users() {
+        let mut g = Graph::new();
+        rel(&mut g, "Alice", "knows", "Bob", None, &[], 0.0).unwrap();
+        g.relate(&as_user("alice", "likes", "Bob", "u1"), 1.0)
+            .unwrap();
+        assert_eq!(g.entity("alice").unwrap().user_id, None, "still shared");
+        g.relate(&as_user("Dora", "knows", "Alice", "u2"), 1.0)
+            .unwrap();
+        let e = g
+            .relate(&as_user("Alice", "knows", "dora", "u1"), 2.0)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "already_exists: entity \"dora\" is another user's"
+        );
+        assert_eq!(g.edge_count(), 3, "nothing changed");
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn a_user_never_changes_or_reads_another_users_or_a_shared_edge() {
+        let mut g = Graph::new();
+        rel(&mut g, "a", "knows", "b", None, &ids(&["shared-m"]), 0.0).unwrap();
+        let private = Relation {
+            memory_ids: ids(&["secret-m"]),
+            ..as_user("a", "likes", "b", "u1")
+        };
+        g.relate(&private, 0.0).unwrap();
+        let e = g
+            .relate(&as_user("A", "likes", "B", "u2"), 1.0)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "already_exists: the relation \"A\" —[likes]→ \"B\" is shared or another user's"
+        );
+        let e = g
+            .relate(&as_user("a", "knows", "b", "u2"), 1.0)
+            .unwrap_err();
+        assert_eq!(e.code(), "already_exists");
+        assert!(e.to_string().contains("is shared"), "{e}");
+        assert_eq!(g.edge("a|likes|b").unwrap().memory_ids, ids(&["secret-m"]));
+        assert_eq!(g.edge("a|likes|b").unwrap().last_seen_at, 0.0);
+        // The whole store's writes keep the owner.
+        rel(&mut g, "a", "likes", "b", None, &ids(&["m3"]), 2.0).unwrap();
+        assert_eq!(g.edge("a|likes|b").unwrap().user_id.as_deref(), Some("u1"));
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn entities_merge_only_with_their_owner_and_errors_never_name_another_users_entity() {
+        let mut g = Graph::new();
+        let mine = |name: &str, aliases: &[&str], user: &str| Entity {
+            user_id: Some(user.into()),
+            ..entity(name, aliases)
+        };
+        g.add_entity(mine("Robert", &["Secret Bob"], "u1")).unwrap();
+        g.add_entity(entity("Shared", &[])).unwrap();
+        let e = g.add_entity(mine("robert", &[], "u2")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "already_exists: entity \"robert\" is shared or another user's"
+        );
+        let e = g.add_entity(mine("Shared", &["x"], "u2")).unwrap_err();
+        assert_eq!(e.code(), "already_exists");
+        let e = g
+            .add_entity(mine("Bobby", &["secret bob"], "u2"))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid_argument: alias \"secret bob\" of entity \"Bobby\" already names another user's entity"
+        );
+        let e = g.add_entity(mine("Bobby", &["shared"], "u2")).unwrap_err();
+        assert!(
+            e.to_string().ends_with("already names entity \"Shared\""),
+            "{e}"
+        );
+        // Its owner merges; the whole store merges and keeps the owner.
+        g.add_entity(mine("ROBERT", &["Rob"], "u1")).unwrap();
+        g.add_entity(entity("robert", &["Bert"])).unwrap();
+        let r = g.entity("rob").unwrap();
+        assert_eq!(r.user_id.as_deref(), Some("u1"));
+        assert_eq!(r.aliases, ["Secret Bob", "Rob", "Bert"]);
+        assert_eq!(g.entity("shared").unwrap().user_id, None);
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn removals_as_a_user_reach_only_that_users_records() {
+        let mut g = Graph::new();
+        g.relate(&as_user("Ann", "knows", "Ben", "u1"), 0.0)
+            .unwrap();
+        rel(&mut g, "Cy", "knows", "Di", None, &[], 0.0).unwrap();
+        rel(&mut g, "Cy", "likes", "Di", None, &[], 0.0).unwrap();
+        g.relate(&as_user("cy", "dates", "di", "u1"), 0.0).unwrap();
+        // Another user's entity is not found, exactly as a missing one.
+        let missing = g.remove_entity("nobody", Some("u2")).unwrap_err();
+        let hidden = g.remove_entity("ann", Some("u2")).unwrap_err();
+        assert_eq!(hidden.code(), "not_found");
+        assert_eq!(
+            hidden.to_string().replace("ann", "nobody"),
+            missing.to_string()
+        );
+        assert_eq!(
+            g.unrelate("ann", None, "ben", Some("u2"))
+                .unwrap_err()
+                .to_string(),
+            "not_found: no entity named \"ann\""
+        );
+        assert_eq!(
+            g.remove_entity("cy", Some("u1")).unwrap_err().to_string(),
+            "not_found: no entity named \"cy\"",
+            "a shared entity is removed without userId"
+        );
+        // u1 removes its own edge between shared entities, not the shared ones.
+        assert_eq!(g.unrelate("cy", None, "di", Some("u1")), Ok(1));
+        assert_eq!(
+            g.unrelate("cy", None, "di", Some("u1")).unwrap_err().code(),
+            "not_found"
+        );
+        assert_eq!(g.remove_entity("ann", Some("u1")).unwrap().name, "Ann");
+        assert_eq!(
+            g.edges().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            ["cy|knows|di", "cy|likes|di"]
+        );
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn listings_show_what_a_scope_sees() {
+        let mut g = Graph::new();
+        g.relate(&as_user("Ann", "knows", "Ben", "u1"), 0.0)
+            .unwrap();
+        rel(&mut g, "Cy", "knows", "Di", None, &[], 0.0).unwrap();
+        let classified = Relation {
+            classification: Some(3),
+            ..Relation::new("Cy", "likes", "Eve")
+        };
+        g.relate(&classified, 0.0).unwrap();
+        let names = |scope| {
+            g.visible_entities(scope)
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let edges = |scope| {
+            g.visible_edges(scope)
+                .map(|e| e.id.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert_eq!(names(Scope::ALL), "Ann,Ben,Cy,Di,Eve");
+        assert_eq!(names(Scope::new(Some("u2"), None)), "Cy,Di,Eve");
+        assert_eq!(names(Scope::new(Some("u1"), Some(0))), "Ann,Ben,Cy,Di");
+        assert_eq!(
+            edges(Scope::new(Some("u2"), None)),
+            "cy|knows|di,cy|likes|eve"
+        );
+        assert_eq!(edges(Scope::new(Some("u2"), Some(2))), "cy|knows|di");
+        assert_eq!(edges(Scope::ALL), "ann|knows|ben,cy|knows|di,cy|likes|eve");
     }
 }

@@ -8,8 +8,13 @@
 //! Calendar arithmetic uses Howard Hinnant's `days_from_civil` / `civil_from_days`
 //! (<https://howardhinnant.github.io/date_algorithms.html>, public domain), exact on the
 //! proleptic Gregorian calendar over JavaScript's whole `Date` range.
+//!
+//! A note may have an owner (`userId`) and a classification level, as memories do; a note
+//! without an owner is shared. Stage S6 shows a note only to the recalls whose
+//! [`Scope`](crate::store::Scope) sees it.
 
 use crate::error::{Error, Num, Result};
+use crate::graph::records::check_optional_bytes;
 use crate::store::records::MAX_NAME_BYTES;
 
 /// Largest accepted note text, in UTF-8 bytes (1 MiB).
@@ -90,11 +95,15 @@ pub struct Note {
     pub created_at: f64,
     /// Last update time (ms).
     pub updated_at: f64,
+    /// Owner; `None` means shared (every recall sees it).
+    pub user_id: Option<String>,
+    /// Classification level; recalls with a lower `maxClassification` do not see it.
+    pub classification: i64,
 }
 
 impl Note {
-    /// A note whose `end` is [`Period::default_end`] of `start` and whose `createdAt` and
-    /// `updatedAt` are `now`.
+    /// A shared, unclassified note whose `end` is [`Period::default_end`] of `start` and whose
+    /// `createdAt` and `updatedAt` are `now`.
     pub fn new(
         id: impl Into<String>,
         period: Period,
@@ -110,11 +119,14 @@ impl Note {
             text: text.into(),
             created_at: now,
             updated_at: now,
+            user_id: None,
+            classification: 0,
         }
     }
 
     /// Checks the record: non-empty id (at most 1 KiB) and text (at most [`MAX_NOTE_BYTES`]),
-    /// finite times, `start ≤ end`. Returns `invalid_argument` or `too_large` naming the value.
+    /// finite times, `start ≤ end`, a `userId` of at most 1 KiB. Returns `invalid_argument`
+    /// or `too_large` naming the value.
     pub fn validate(&self) -> Result<()> {
         if self.id.is_empty() {
             return Err(Error::InvalidArgument("note id must not be empty".into()));
@@ -125,6 +137,7 @@ impl Note {
                 self.id.len()
             )));
         }
+        check_optional_bytes("userId", self.user_id.as_deref())?;
         if self.text.len() > MAX_NOTE_BYTES {
             return Err(Error::TooLarge(format!(
                 "text of note \"{}\" is {} bytes, more than {MAX_NOTE_BYTES}",
@@ -333,6 +346,15 @@ mod tests {
             "too_large"
         );
         assert_eq!(note(&"a".repeat(MAX_NOTE_BYTES)).validate(), Ok(()));
+    }
+
+    #[test]
+    fn rejects_a_user_id_over_one_kibibyte() {
+        let mut n = note("text");
+        n.user_id = Some("u".repeat(MAX_NAME_BYTES + 1));
+        assert_eq!(n.validate().unwrap_err().code(), "too_large");
+        n.user_id = Some("u".repeat(MAX_NAME_BYTES));
+        assert_eq!(n.validate(), Ok(()));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //!
 //! 1. The query's non-trivial terms ([`query_terms`]: porter stems minus stopwords). None → no
 //!    hits.
-//! 2. Every note whose closed `[start, end]` overlaps the window (a `None` side is unbounded);
-//!    every paragraph ([`paragraphs`]) of it that holds at least one of the terms is a hit with
+//! 2. Every note the recall's [`Scope`] sees (its user's notes and shared ones, none
+//!    classified above the ceiling) whose closed `[start, end]` overlaps the window (a `None`
+//!    side is unbounded); every paragraph ([`paragraphs`]) of it that holds at least one of the terms is a hit with
 //!    score [`S6_SCORE`] and `matched_terms` = the number of distinct terms it holds.
 //! 3. Hits are ordered by `matched_terms` descending, then note `start` descending (recent
 //!    notes first), then note id and paragraph index ascending.
@@ -14,6 +15,9 @@
 //!    (seed 000: "first 80 chars + timestamp"; chars are Unicode scalar values, the `0xFF`
 //!    byte, which never occurs in UTF-8, separates the two parts).
 //! 5. The first `max` remain.
+//!
+//! Hidden notes are dropped in step 2, before deduplication and the cut, so a note a recall
+//! cannot see never takes the place of one it can.
 //!
 //! Cost: a scan over the paragraphs of the notes in the window with a binary search per query
 //! term in each paragraph's sorted term list; notes are few (one per day, week or quarter), so
@@ -28,6 +32,7 @@ use crate::notes::keywords::{paragraph_terms, query_terms};
 use crate::notes::note::{Note, Period};
 use crate::notes::paragraph::paragraphs;
 use crate::sort;
+use crate::store::Scope;
 
 /// The fixed score of every S6 hit (seed 000).
 pub const S6_SCORE: f64 = 0.5;
@@ -155,16 +160,23 @@ impl NoteStore {
         self.notes.is_empty()
     }
 
-    /// Stage S6: paragraphs of the notes overlapping `window` (ms, inclusive; `None` =
-    /// unbounded) that hold at least one non-trivial term of `query`, ranked, deduplicated
-    /// and cut to `max` as the module doc describes. A NaN bound matches no note.
+    /// Every note `scope` sees, in ascending id order.
+    pub fn visible<'a>(&'a self, scope: Scope<'a>) -> impl Iterator<Item = &'a Note> {
+        self.iter()
+            .filter(move |n| scope.sees(n.user_id.as_deref(), n.classification))
+    }
+
+    /// Stage S6: paragraphs of the notes `scope` sees that overlap `window` (ms, inclusive;
+    /// `None` = unbounded) and hold at least one non-trivial term of `query`, ranked,
+    /// deduplicated and cut to `max` as the module doc describes. A NaN bound matches no note.
     ///
     /// ```
     /// use recallkit::notes::{Note, NoteStore, Period};
+    /// use recallkit::store::Scope;
     /// let mut store = NoteStore::new();
     /// let text = "# Week 12\n\nWe migrated the project database to SQLite.";
     /// store.insert(Note::new("w12", Period::Weekly, 0.0, text, 0.0)).unwrap();
-    /// let hits = store.search("what database does the project use?", (None, None), 5);
+    /// let hits = store.search("what database does the project use?", (None, None), Scope::ALL, 5);
     /// assert_eq!(hits[0].text, "We migrated the project database to SQLite.");
     /// assert_eq!((hits[0].score, hits[0].matched_terms), (0.5, 2));
     /// ```
@@ -172,6 +184,7 @@ impl NoteStore {
         &self,
         query: &str,
         window: (Option<f64>, Option<f64>),
+        scope: Scope<'_>,
         max: usize,
     ) -> Vec<NoteHit> {
         let terms = query_terms(query);
@@ -179,7 +192,10 @@ impl NoteStore {
             return Vec::new();
         }
         let mut hits = Vec::new();
-        for entry in self.notes.values().filter(|e| e.note.overlaps(window)) {
+        let searched = self.notes.values().filter(|e| {
+            e.note.overlaps(window) && scope.sees(e.note.user_id.as_deref(), e.note.classification)
+        });
+        for entry in searched {
             for (index, paragraph) in entry.paragraphs.iter().enumerate() {
                 let matched = paragraph.matched(&terms);
                 if matched > 0 {
@@ -267,7 +283,7 @@ mod tests {
             ),
             note("d1", Period::Daily, WEEK_12, "Migrated to SQLite today."),
         ]);
-        let hits = s.search("what database does the project use?", ALL, 10);
+        let hits = s.search("what database does the project use?", ALL, Scope::ALL, 10);
         assert_eq!(
             texts(&hits),
             ["We migrated the project database to SQLite."]
@@ -287,7 +303,7 @@ mod tests {
             note("a", Period::Daily, 0.0, "sqlite alpha"),
             note("b", Period::Daily, 10.0 * DAY_MS, "sqlite beta"),
         ]);
-        let found = |w| texts(&s.search("sqlite", w, 10)).join(",");
+        let found = |w| texts(&s.search("sqlite", w, Scope::ALL, 10)).join(",");
         assert_eq!(found(ALL), "sqlite beta,sqlite alpha");
         // Closed intervals: the daily note "a" ends exactly where this window starts.
         assert_eq!(found((Some(DAY_MS), None)), "sqlite beta,sqlite alpha");
@@ -309,7 +325,7 @@ mod tests {
             note("b", Period::Weekly, WEEK_12, "Chose SQLite."),
             note("c", Period::Weekly, WEEK_12 + DAY_MS, "Chose SQLite."),
         ]);
-        let hits = s.search("sqlite", ALL, 10);
+        let hits = s.search("sqlite", ALL, Scope::ALL, 10);
         let ids: Vec<_> = hits
             .iter()
             .map(|h| (h.note_id.as_str(), h.paragraph))
@@ -336,10 +352,10 @@ mod tests {
             0.0,
             "What does the fox say? It is what it is.",
         )]);
-        assert!(s.search("what does the", ALL, 10).is_empty());
-        assert!(s.search("it's", ALL, 10).is_empty());
-        assert!(s.search("?!", ALL, 10).is_empty());
-        assert_eq!(s.search("fox", ALL, 10).len(), 1);
+        assert!(s.search("what does the", ALL, Scope::ALL, 10).is_empty());
+        assert!(s.search("it's", ALL, Scope::ALL, 10).is_empty());
+        assert!(s.search("?!", ALL, Scope::ALL, 10).is_empty());
+        assert_eq!(s.search("fox", ALL, Scope::ALL, 10).len(), 1);
     }
 
     #[test]
@@ -350,9 +366,9 @@ mod tests {
             0.0,
             "Le CAFÉ a déménagé; deploying Tuesday",
         )]);
-        assert_eq!(s.search("cafe", ALL, 10).len(), 1);
-        assert_eq!(s.search("DEMENAGÉ", ALL, 10).len(), 1);
-        assert_eq!(s.search("deployed", ALL, 10).len(), 1);
+        assert_eq!(s.search("cafe", ALL, Scope::ALL, 10).len(), 1);
+        assert_eq!(s.search("DEMENAGÉ", ALL, Scope::ALL, 10).len(), 1);
+        assert_eq!(s.search("deployed", ALL, Scope::ALL, 10).len(), 1);
     }
 
     #[test]
@@ -366,7 +382,7 @@ mod tests {
             ),
             note("new", Period::Daily, DAY_MS, "database"),
         ]);
-        let hits = s.search("sqlite database", ALL, 10);
+        let hits = s.search("sqlite database", ALL, Scope::ALL, 10);
         let order: Vec<_> = hits
             .iter()
             .map(|h| (h.note_id.as_str(), h.paragraph, h.matched_terms))
@@ -375,8 +391,8 @@ mod tests {
             order,
             [("old", 1, 2), ("new", 0, 1), ("old", 0, 1), ("old", 2, 1)]
         );
-        assert_eq!(s.search("sqlite database", ALL, 2).len(), 2);
-        assert!(s.search("sqlite database", ALL, 0).is_empty());
+        assert_eq!(s.search("sqlite database", ALL, Scope::ALL, 2).len(), 2);
+        assert!(s.search("sqlite database", ALL, Scope::ALL, 0).is_empty());
     }
 
     #[test]
@@ -391,8 +407,8 @@ mod tests {
         );
         s.replace(note("a", Period::Daily, 0.0, "gamma")).unwrap();
         assert_eq!(s.get("a").map(|n| n.text.as_str()), Some("gamma"));
-        assert_eq!(s.search("alpha", ALL, 10).len(), 0);
-        assert_eq!(s.search("gamma", ALL, 10).len(), 1);
+        assert_eq!(s.search("alpha", ALL, Scope::ALL, 10).len(), 0);
+        assert_eq!(s.search("gamma", ALL, Scope::ALL, 10).len(), 1);
         let e = s.replace(note("b", Period::Daily, 0.0, "x")).unwrap_err();
         assert_eq!(e.to_string(), "not_found: no note with id \"b\"");
         assert_eq!(s.remove("a").unwrap().text, "gamma");
@@ -416,6 +432,64 @@ mod tests {
         assert_eq!(s.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["a"]);
     }
 
+    fn owned(id: &str, user: Option<&str>, classification: i64, text: &str) -> Note {
+        Note {
+            user_id: user.map(str::to_owned),
+            classification,
+            ..note(id, Period::Daily, 0.0, text)
+        }
+    }
+
+    #[test]
+    fn a_note_of_one_user_never_reaches_another_users_search() {
+        let s = store(&[
+            owned("a", Some("alice"), 0, "sqlite alice"),
+            owned("b", Some("bob"), 0, "sqlite bob"),
+            owned("shared", None, 0, "sqlite shared"),
+        ]);
+        let found = |scope| texts(&s.search("sqlite", ALL, scope, 10)).join(",");
+        assert_eq!(
+            found(Scope::new(Some("alice"), None)),
+            "sqlite alice,sqlite shared"
+        );
+        assert_eq!(
+            found(Scope::new(Some("bob"), None)),
+            "sqlite bob,sqlite shared"
+        );
+        assert_eq!(found(Scope::new(Some("carol"), None)), "sqlite shared");
+        assert_eq!(found(Scope::ALL), "sqlite alice,sqlite bob,sqlite shared");
+    }
+
+    #[test]
+    fn a_note_classified_above_the_ceiling_is_hidden() {
+        let s = store(&[
+            owned("low", None, 1, "sqlite low"),
+            owned("high", None, 3, "sqlite high"),
+        ]);
+        let found = |max| texts(&s.search("sqlite", ALL, Scope::new(None, max), 10)).join(",");
+        assert_eq!(found(Some(0)), "");
+        assert_eq!(found(Some(2)), "sqlite low");
+        assert_eq!(found(None), "sqlite high,sqlite low");
+    }
+
+    #[test]
+    fn a_hidden_duplicate_never_takes_the_place_of_a_visible_paragraph() {
+        // Same paragraph, same start: deduplication would keep only note "a" (first by id)
+        // if hidden notes were deduplicated before being dropped.
+        let s = store(&[
+            owned("a", Some("alice"), 0, "Chose SQLite."),
+            owned("b", Some("bob"), 0, "Chose SQLite."),
+        ]);
+        let hits = s.search("sqlite", ALL, Scope::new(Some("bob"), None), 1);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].note_id, "b");
+        let ids: Vec<_> = s
+            .visible(Scope::new(Some("bob"), None))
+            .map(|n| n.id.as_str())
+            .collect();
+        assert_eq!(ids, ["b"]);
+    }
+
     #[test]
     fn headings_alone_never_match() {
         let s = store(&[note(
@@ -424,6 +498,6 @@ mod tests {
             0.0,
             "# Database\n\nNothing else here.",
         )]);
-        assert!(s.search("database", ALL, 10).is_empty());
+        assert!(s.search("database", ALL, Scope::ALL, 10).is_empty());
     }
 }

@@ -8,9 +8,13 @@
 //! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
+//!
+//! Notes, entities and edges are filtered by [`Filter::scope`] (`userId` and
+//! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); an
+//! edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
 
 use crate::error::{Error, Num, Result};
-use crate::store::StoredMemory;
+use crate::store::{Scope, StoredMemory};
 
 /// The filters of one recall; check it with [`Filter::validate`]. `Default` keeps every
 /// memory unexpired at `now = 0`.
@@ -61,6 +65,22 @@ impl Filter {
             }
         }
         Ok(())
+    }
+
+    /// The filter that keeps what `scope` sees of memories, expired ones included: the
+    /// memory side of a listing such as `edges({ userId })`.
+    pub fn for_scope(scope: Scope<'_>) -> Filter {
+        Filter {
+            user_id: scope.user_id.map(str::to_owned),
+            max_classification: scope.max_classification,
+            include_expired: true,
+            ..Filter::default()
+        }
+    }
+
+    /// The user and classification part, which notes, entities and edges are filtered by.
+    pub fn scope(&self) -> Scope<'_> {
+        Scope::new(self.user_id.as_deref(), self.max_classification)
     }
 
     /// Whether `m` passes every filter.

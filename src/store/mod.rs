@@ -2,10 +2,12 @@
 
 pub mod chunked;
 pub mod records;
+pub mod scope;
 pub mod stored;
 
 pub use chunked::Chunked;
 pub use records::{DocId, Memory};
+pub use scope::Scope;
 pub use stored::StoredMemory;
 
 /// The engine's records by `DocId`: `None` once removed.

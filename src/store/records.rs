@@ -179,7 +179,9 @@ fn check_text(field: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-fn check_name(field: &str, value: &str) -> Result<()> {
+/// Checks that a name-sized field (`field`, for the message) holds at most
+/// [`MAX_NAME_BYTES`]. Errors: `too_large`.
+pub(crate) fn check_name(field: &str, value: &str) -> Result<()> {
     if value.len() > MAX_NAME_BYTES {
         return Err(Error::TooLarge(format!(
             "{field} is {} bytes, more than {MAX_NAME_BYTES}",

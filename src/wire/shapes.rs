@@ -5,7 +5,10 @@
 //!
 //! Records (memories, entities, edges) ignore fields they do not know, so a newer writer's
 //! extra fields never make an older engine fail; option bags and notes reject them, naming
-//! the field, because there a typo would silently change a result.
+//! the field, because there a typo would silently change a result. (For notes that also means
+//! an engine from before notes had owners refuses a note with `userId` or `classification`
+//! instead of showing it to everyone; a note without them is written exactly as before, so
+//! such an engine still reads it.)
 
 use crate::engine::{
     Batch, EngineConfig, HitKind, RecallHit, RecallOptions, RecallOutput, SearchMode, StageReport,
@@ -281,14 +284,16 @@ pub fn write_memory(w: &mut Writer, m: &Memory) {
     w.end();
 }
 
-/// Reads a note; `end` defaults from the period ([`Period::default_end`]). Unknown fields
-/// are an error.
+/// Reads a note; `end` defaults from the period ([`Period::default_end`]), `userId` to none
+/// (shared) and `classification` to 0, as in notes written before they had owners. Unknown
+/// fields are an error.
 pub fn note_from(bytes: &[u8]) -> Result<Note> {
     const W: &str = "note";
     let mut r = Reader::new(bytes);
     r.begin_obj(W)?;
     let (mut id, mut period, mut start, mut end, mut text) = (None, None, None, None, None);
     let (mut created_at, mut updated_at) = (None, None);
+    let (mut user_id, mut classification) = (None, None);
     while let Some(key) = r.next_key()? {
         match key {
             "id" => id = r.opt_str(W, key)?,
@@ -303,6 +308,8 @@ pub fn note_from(bytes: &[u8]) -> Result<Note> {
             "text" => text = r.opt_str(W, key)?,
             "createdAt" => created_at = r.opt_num(W, key)?,
             "updatedAt" => updated_at = r.opt_num(W, key)?,
+            "userId" => user_id = r.opt_str(W, key)?,
+            "classification" => classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?,
             _ => return Err(unknown(W, key)),
         }
     }
@@ -317,6 +324,8 @@ pub fn note_from(bytes: &[u8]) -> Result<Note> {
         text: required(W, "text", text)?,
         created_at: required(W, "createdAt", created_at)?,
         updated_at: required(W, "updatedAt", updated_at)?,
+        user_id,
+        classification: classification.unwrap_or(0),
     })
 }
 
@@ -341,7 +350,8 @@ fn period_from(label: &str) -> Result<Period> {
         })
 }
 
-/// Writes a note.
+/// Writes a note; `userId` only when set and `classification` only when not 0, so a shared,
+/// unclassified note is written exactly as before notes had owners (module doc).
 pub fn write_note(w: &mut Writer, n: &Note) {
     w.begin_obj();
     w.field_str("id", &n.id);
@@ -351,6 +361,10 @@ pub fn write_note(w: &mut Writer, n: &Note) {
     w.field_str("text", &n.text);
     w.field_num("createdAt", n.created_at);
     w.field_num("updatedAt", n.updated_at);
+    w.opt_str("userId", n.user_id.as_deref());
+    if n.classification != 0 {
+        w.field_num("classification", n.classification as f64);
+    }
     w.end();
 }
 
@@ -1122,6 +1136,31 @@ mod tests {
             classification: 0,
         };
         assert_eq!(edge_from(&raw(|w| write_edge(w, &edge))).unwrap(), edge);
+    }
+
+    #[test]
+    fn an_owned_classified_note_round_trips_and_a_shared_one_is_written_as_before() {
+        let owned = Note {
+            user_id: Some("u1".into()),
+            classification: 3,
+            ..Note::new("n1", Period::Daily, 0.0, "text", 5.0)
+        };
+        assert_eq!(note_from(&raw(|w| write_note(w, &owned))).unwrap(), owned);
+        // A note written before notes had owners: exactly these fields, read as shared.
+        let old = raw(|w| {
+            w.begin_obj();
+            w.field_str("id", "n1");
+            w.field_str("period", "daily");
+            w.field_num("start", 0.0);
+            w.field_num("end", 86_400_000.0);
+            w.field_str("text", "text");
+            w.field_num("createdAt", 5.0);
+            w.field_num("updatedAt", 5.0);
+            w.end();
+        });
+        let shared = Note::new("n1", Period::Daily, 0.0, "text", 5.0);
+        assert_eq!(note_from(&old).unwrap(), shared);
+        assert_eq!(raw(|w| write_note(w, &shared)), old);
     }
 
     #[test]
