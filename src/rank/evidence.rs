@@ -136,21 +136,8 @@ pub fn signature_evidence(similarity: f64) -> f64 {
 /// The query's distinct content terms (porter stems of the words that are not stopwords), for
 /// [`coverage`]. Empty for a query of stopwords.
 pub fn query_terms(query: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    let mut words: Vec<String> = Vec::new();
-    text::tokenize::for_each_token(query, |w| words.push(w.to_string()));
-    let mut i = 0;
-    text::for_each_term(query, |stem| {
-        // One stem per token, in order.
-        let content = words
-            .get(i)
-            .is_some_and(|w| !crate::notes::keywords::is_stopword(w));
-        i += 1;
-        if content && !terms.iter().any(|t| t == stem) {
-            terms.push(stem.to_string());
-        }
-    });
-    terms
+    // The same terms as stage S6 looks up: one tokenizer and stemmer loop in the wasm.
+    crate::notes::keywords::query_terms(query)
 }
 
 /// The share of `terms` (from [`query_terms`]) that `text` holds as words (after the same

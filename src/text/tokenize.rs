@@ -35,7 +35,18 @@ use super::normalize::{ascii_token_bytes, char_info, ASCII_TOKEN_BYTES};
 /// recallkit::text::tokenize::for_each_token("Don't PANIC, Zoë!", |t| seen.push(t.to_owned()));
 /// assert_eq!(seen, ["don", "t", "panic", "zoe"]);
 /// ```
-pub fn for_each_token(text: &str, f: impl FnMut(&str)) {
+pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    for_each_token_dyn(text, &mut f);
+}
+
+/// The one copy of the tokenizer loop behind [`for_each_token`]. Each closure type passed to
+/// the generic loop is another copy of it in the wasm; the callers of [`for_each_token`]
+/// (queries, coverage, MMR, names, contradictions) sharing this one saved 3.4 KB gzipped. They
+/// tokenise a few short texts per call, where an indirect call per token is not measurable
+/// (10k recall p50 within noise); the indexing path, which tokenises every stored text, calls
+/// [`for_each_token_in`] with its own closure.
+#[inline(never)]
+fn for_each_token_dyn(text: &str, f: &mut dyn FnMut(&str)) {
     for_each_token_in(text, &mut String::new(), f);
 }
 
