@@ -37,7 +37,7 @@ import type {
   StorageInfo,
 } from "./types.js";
 import {
-  SEARCH_MODES, applyPatch, checkId, checkOptions, checkQuery, toEntity, toNote, toOwner, toRecallOptions, toRecord, toRelation,
+  SEARCH_MODES, applyPatch, checkId, checkOptions, checkRecordNames, checkQuery, toEntity, toNote, toOwner, toRecallOptions, toRecord, toRelation,
   toScope,
   toUnrelation, checkDimensions, toRankingConfig, toVector,
 } from "./validate.js";
@@ -1532,6 +1532,7 @@ export class MemoryStore {
       } catch (e) {
         throw located(e, `line ${line}`);
       }
+      checkRecordNames(record.kind, record.data, `line ${line}: `);
       batch.push({ line, record });
       if (batch.length >= batchSize) {
         progress.lines = line;

@@ -441,6 +441,28 @@ const RELATION_FIELDS = fieldTable({
 const UNRELATION_FIELDS = fieldTable({ from: "name", relation: "name", to: "name", userId: "name" });
 const SCOPE_FIELDS = fieldTable({ userId: "name", maxClassification: "integer" });
 const OWNER_FIELDS = fieldTable({ userId: "name" });
+/** The field tables of the stored record kinds, for their name fields ("name", "names"). */
+const RECORD_FIELDS: Readonly<Record<string, Readonly<Record<string, Kind>>>> = {
+  memory: MEMORY_FIELDS, note: NOTE_FIELDS, entity: ENTITY_FIELDS, edge: RELATION_FIELDS,
+};
+
+/**
+ * Checks the name fields of a stored record read from a file (`import`): the same rule as a
+ * call's arguments, so a lone surrogate in an id or user id is `invalid_argument`, never
+ * mended into another name. `where` prefixes the message (`"line 12: "`).
+ */
+export function checkRecordNames(kind: string, data: Record<string, unknown>, where: string): void {
+  const fields = RECORD_FIELDS[kind];
+  if (fields === undefined) return;
+  for (const [field, k] of Object.entries(fields)) {
+    const value = data[field];
+    if (k === "name" && typeof value === "string") checkName(value, field, where);
+    if (k === "names" && Array.isArray(value)) {
+      value.forEach((n, i) => { if (typeof n === "string") checkName(n, `${field}[${i}]`, where); });
+    }
+  }
+}
+
 const PERIODS = new Set(["daily", "weekly", "quarterly"]);
 
 function required(out: Record<string, unknown>, field: string, what: string, input: Record<string, unknown>): void {

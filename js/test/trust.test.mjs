@@ -240,6 +240,21 @@ describe("names are compared exactly as given or rejected", () => {
     await store.close();
   });
 
+  test("an imported file holds names to the same rule: a lone surrogate in an id or userId is invalid_argument naming the line", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    const mem = (data) => line({ kind: "memory", data: { text: "t", createdAt: 1, ...data } });
+    await store.import(file(mem({ id: "ok" })));
+    for (const [data, field] of [[{ id: "x\ud800y" }, "id"], [{ id: "a", userId: "Ana\ud83d" }, "userId"], [{ id: "b", tags: ["t", "\udc00"] }, "tags\\[1\\]"]]) {
+      await assert.rejects(store.import(file(mem({ id: "fine" }), mem(data))),
+        (e) => e.code === "invalid_argument" && new RegExp(`line 2: ${field}`).test(e.message), JSON.stringify(data));
+    }
+    await assert.rejects(store.import(file(line({ kind: "note", data: { id: "n\ud800", period: "daily", start: 0, text: "x" } }))),
+      (e) => e.code === "invalid_argument");
+    await assert.rejects(store.import(file(line({ kind: "entity", data: { name: "Bo\ud800", createdAt: 0 } }))), (e) => e.code === "invalid_argument");
+    assert.deepEqual(await store.ids(), ["ok"]);
+    await store.close();
+  });
+
   test("text the store only searches keeps the documented mending: a lone surrogate becomes U+FFFD", async () => {
     const store = await MemoryStore.open({ storage: "memory" });
     await store.remember({ id: "t", text: "half \ud83d of a face" });
