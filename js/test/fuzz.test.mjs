@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rng } from "./support/rng.mjs";
 import { MemoryStore, RecallError } from "../dist/index.js";
 
 const CALLS = Number(process.env.RECALLKIT_FUZZ_CALLS ?? 1500);
@@ -23,18 +24,6 @@ const CODES = new Set([
 const root = mkdtempSync(join(tmpdir(), "recallkit-fuzz-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-function rng(seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-  const int = (n) => Math.floor(next() * n);
-  return { next, int, pick: (a) => a[int(a.length)], chance: (p) => next() < p };
-}
 
 const IDS = ["a", "b", "c", "d", "e", "x\ud800y", "", "🦀", "a".repeat(300)];
 const STRINGS = ["", "garden", "the", "invoice paris", "x\ud800", "\u001b[2J", "🦀 crab", "a".repeat(5000), " ", "NaN"];

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rng } from "./support/rng.mjs";
 import { MemoryStore } from "../dist/index.js";
 import { FileAdapter } from "../dist/storage/file.js";
 
@@ -102,18 +103,6 @@ test("a first vector whose write fails leaves the dimension free", async () => {
   await store.close();
 });
 
-/** SplitMix32-style seeded generator: reproducible runs. */
-function rng(seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-  return { next, int: (n) => Math.floor(next() * n), pick: (a) => a[Math.floor(next() * a.length)] };
-}
 
 const WORDS = ["garden", "invoice", "paris", "meeting", "sqlite", "deploy", "friday", "coffee", "budget", "tram"];
 
