@@ -737,12 +737,13 @@ impl Analysis {
         self.push_tokens(text);
     }
 
-    /// Appends the tokens of `text` to the tokens (one copy of the tokenizer loop: it is
-    /// large, and each caller that inlines it costs wasm bytes).
+    /// Appends the tokens of `text` to the tokens (through the shared copy of the tokenizer
+    /// loop, `for_each_token_dyn`: it is large, and each caller that inlines it costs wasm
+    /// bytes).
     #[inline(never)]
     fn push_tokens(&mut self, text: &str) {
         let tokens = &mut self.tokens;
-        text::tokenize::for_each_token_in(text, &mut self.folded, |t| tokens.push(t));
+        text::tokenize::for_each_token_dyn(text, &mut self.folded, &mut |t| tokens.push(t));
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.
