@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, Graph};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
@@ -123,12 +123,7 @@ impl EngineConfig {
             ("shortCircuitFloor", self.short_circuit_floor.unwrap_or(0.0)),
             ("minScore", self.min_score.unwrap_or(0.0)),
         ] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::InvalidArgument(format!(
-                    "{name} must be between 0 and 1, got {}",
-                    Num(v)
-                )));
-            }
+            check_unit(name, v)?;
         }
         Ok(())
     }

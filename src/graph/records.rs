@@ -10,7 +10,7 @@
 //! user; a record without one is shared. A record classified above a recall's
 //! `maxClassification` is hidden.
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
 use crate::store::records::MAX_NAME_BYTES;
 
@@ -140,13 +140,7 @@ pub(crate) fn check_relation(relation: &str) -> Result<()> {
 }
 
 pub(crate) fn check_strength(strength: f64) -> Result<()> {
-    if !(0.0..=1.0).contains(&strength) {
-        return Err(Error::InvalidArgument(format!(
-            "strength must be between 0 and 1, got {}",
-            Num(strength)
-        )));
-    }
-    Ok(())
+    check_unit("strength", strength)
 }
 
 pub(crate) fn check_finite(field: &str, value: f64) -> Result<()> {
