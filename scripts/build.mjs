@@ -34,7 +34,7 @@ writeFileSync(glue, readFileSync(glue, "utf8").replace(/^[ \t]*\/\*\*[\s\S]*?\*\
 const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
 const optimised = join(root, "pkg", "recallkit_bg.opt.wasm");
 // --strip-producers and --strip-target-features drop two custom sections (tool names and
-// versions, the feature list) that no runtime reads: 240 B gzipped.
+// versions, the feature list) that no runtime reads: about 230 B gzipped.
 run("node", [
   wasmOpt, bgWasm, "-O3", "--converge", "--strip-producers", "--strip-target-features", "-o", optimised,
   "--enable-simd", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
