@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // Prints the shipped size of the package's WebAssembly and JS glue, raw and gzip (level 9),
 // against the budget, and fails over budget, so that npm test catches growth. The benchmark
-// target of issue 3 was 150 KiB; the ranking models of issue 21 (evidence fusion, four more
-// models, their validation and explanations) took the package to about 165 KiB, so the check
-// stands at 170 KiB while that target is missed (README "Performance").
+// target of issue 3 is 150 KiB (148.7 KiB before issue 21). The ranking models of issue 21
+// (the evidence-fusing pipeline and four more models, the host reranker, their options and
+// explanations) took the package to 166.8 KiB; sharing the tokenizer loop and the glue without
+// its JSDoc brought it to 159.2 KiB, and the isolation of notes and the graph by user
+// (issue 27) added 3.3 KiB: 162.5 KiB, still over the target (CHANGELOG.md, "Package size
+// after the ranking models", says what is left), so the check stands at 163 KiB: it catches
+// growth without failing on the known miss.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const BUDGET_GZIP_BYTES = 170 * 1024;
+const BUDGET_GZIP_BYTES = 163 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

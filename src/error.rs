@@ -127,6 +127,21 @@ impl fmt::Display for Num {
     }
 }
 
+/// `invalid_argument` "`what` must be between 0 and 1, got `v`" unless `v` lies in `[0, 1]`
+/// (NaN does not). The range checks of weights, floors and thresholds share this one copy of
+/// the message's formatting.
+#[inline(never)]
+pub fn check_unit(what: &str, v: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what} must be between 0 and 1, got {}",
+            Num(v)
+        )))
+    }
+}
+
 /// `whole.fraction` with `fraction` zero-padded to `width` digits, trailing zeros dropped.
 fn write_fixed(f: &mut fmt::Formatter<'_>, whole: u64, fraction: u64, width: usize) -> fmt::Result {
     write!(f, "{whole}")?;

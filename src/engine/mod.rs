@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, Graph, Relation};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
@@ -125,12 +125,7 @@ impl EngineConfig {
             ("shortCircuitFloor", self.short_circuit_floor.unwrap_or(0.0)),
             ("minScore", self.min_score.unwrap_or(0.0)),
         ] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::InvalidArgument(format!(
-                    "{name} must be between 0 and 1, got {}",
-                    Num(v)
-                )));
-            }
+            check_unit(name, v)?;
         }
         Ok(())
     }
@@ -745,12 +740,13 @@ impl Analysis {
         self.push_tokens(text);
     }
 
-    /// Appends the tokens of `text` to the tokens (one copy of the tokenizer loop: it is
-    /// large, and each caller that inlines it costs wasm bytes).
+    /// Appends the tokens of `text` to the tokens (through the shared copy of the tokenizer
+    /// loop, `for_each_token_dyn`: it is large, and each caller that inlines it costs wasm
+    /// bytes).
     #[inline(never)]
     fn push_tokens(&mut self, text: &str) {
         let tokens = &mut self.tokens;
-        text::tokenize::for_each_token_in(text, &mut self.folded, |t| tokens.push(t));
+        text::tokenize::for_each_token_dyn(text, &mut self.folded, &mut |t| tokens.push(t));
     }
 
     /// Appends the tokens of `m`'s keywords to the tokens.

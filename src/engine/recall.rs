@@ -18,7 +18,7 @@ use crate::engine::output::{
 };
 use crate::engine::Engine;
 use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
 use crate::rank::host::RERANK_DEPTH;
@@ -193,12 +193,7 @@ impl Engine {
             (None, None) if ranking == Ranking::Recallkit => DEFAULT_MIN_SCORE,
             (None, None) => 0.0,
         };
-        if !(0.0..=1.0).contains(&min_score) {
-            return Err(Error::InvalidArgument(format!(
-                "minScore must be between 0 and 1, got {}",
-                Num(min_score)
-            )));
-        }
+        check_unit("minScore", min_score)?;
         let limit = options.limit.min(MAX_LIMIT);
         if options.mode == SearchMode::Semantic {
             return Ok(PendingRecall {
@@ -624,13 +619,7 @@ impl Components {
 
 /// Checks an MMR λ: a number in `0..=1`.
 pub fn check_lambda(lambda: f64) -> Result<()> {
-    if !(0.0..=1.0).contains(&lambda) {
-        return Err(Error::InvalidArgument(format!(
-            "mmrLambda must be between 0 and 1, got {}",
-            Num(lambda)
-        )));
-    }
-    Ok(())
+    check_unit("mmrLambda", lambda)
 }
 
 pub(super) fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {

@@ -10,7 +10,7 @@
 //! with `userId` set is seen only by its user (and by reads for no user); a record without one
 //! is shared. A record classified above the reader's `maxClassification` is hidden.
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
 // A name-sized field is checked as memories check theirs (one copy of the message).
 use crate::store::records::check_name as check_bytes;
@@ -141,13 +141,7 @@ pub(crate) fn check_relation(relation: &str) -> Result<()> {
 }
 
 pub(crate) fn check_strength(strength: f64) -> Result<()> {
-    if !(0.0..=1.0).contains(&strength) {
-        return Err(Error::InvalidArgument(format!(
-            "strength must be between 0 and 1, got {}",
-            Num(strength)
-        )));
-    }
-    Ok(())
+    check_unit("strength", strength)
 }
 
 pub(crate) fn check_finite(field: &str, value: f64) -> Result<()> {

@@ -46,7 +46,7 @@ use crate::sort;
 use std::fmt;
 
 use super::postings::{InvertedIndex, PhraseList, Posting, Postings, SKIP};
-use crate::error::Num;
+use crate::error::check_unit;
 use crate::store::DocId;
 use crate::{Error, Result};
 
@@ -89,12 +89,7 @@ impl Bm25Params {
                 "bm25 k1 must be finite and non-negative, got {k1}"
             )));
         }
-        if !(0.0..=1.0).contains(&b) {
-            return Err(Error::InvalidArgument(format!(
-                "bm25 b must be between 0 and 1, got {}",
-                Num(b)
-            )));
-        }
+        check_unit("bm25 b", b)?;
         Ok(Self { k1, b })
     }
 }

@@ -50,7 +50,7 @@
 
 use super::evidence::Evidence;
 use super::fusion::DEFAULT_RRF_K;
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Num, Result};
 
 /// The models (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,21 +131,16 @@ impl FusionParams {
     /// Checks that every parameter is a number in `[0, 1]`.
     pub fn validate(&self) -> Result<()> {
         for (name, v) in [
-            ("lexicalWeight", self.lexical_weight),
-            ("signatureWeight", self.signature_weight),
-            ("graphWeight", self.graph_weight),
-            ("noteWeight", self.note_weight),
-            ("recencyWeight", self.recency_weight),
-            ("latestRecencyWeight", self.latest_recency_weight),
-            ("priorExponent", self.prior_exponent),
-            ("coverageWeight", self.coverage_weight),
+            ("fusion.lexicalWeight", self.lexical_weight),
+            ("fusion.signatureWeight", self.signature_weight),
+            ("fusion.graphWeight", self.graph_weight),
+            ("fusion.noteWeight", self.note_weight),
+            ("fusion.recencyWeight", self.recency_weight),
+            ("fusion.latestRecencyWeight", self.latest_recency_weight),
+            ("fusion.priorExponent", self.prior_exponent),
+            ("fusion.coverageWeight", self.coverage_weight),
         ] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::InvalidArgument(format!(
-                    "fusion.{name} must be between 0 and 1, got {}",
-                    Num(v)
-                )));
-            }
+            check_unit(name, v)?;
         }
         if !(self.semantic_from.is_finite()
             && self.semantic_full.is_finite()

@@ -15,7 +15,7 @@
 //! `ageDays` is `(now − createdAt) / 86 400 000`, clamped at 0 so a memory dated in the future
 //! is not boosted above a fresh one.
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_unit, Error, Num, Result};
 use crate::store::records::MAX_TRUST;
 use crate::store::StoredMemory;
 
@@ -70,12 +70,7 @@ impl ScoreParams {
                 Num(self.decay_days)
             )));
         }
-        if !(0.0..=1.0).contains(&self.decay_floor) {
-            return Err(Error::InvalidArgument(format!(
-                "decayFloor must be between 0 and 1, got {}",
-                Num(self.decay_floor)
-            )));
-        }
+        check_unit("decayFloor", self.decay_floor)?;
         if !(self.emotion_boost.is_finite() && self.emotion_boost >= 0.0) {
             return Err(Error::InvalidArgument(format!(
                 "emotionBoost must be a non-negative number, got {}",

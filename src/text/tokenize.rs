@@ -36,18 +36,19 @@ use super::normalize::{ascii_token_bytes, char_info, ASCII_TOKEN_BYTES};
 /// assert_eq!(seen, ["don", "t", "panic", "zoe"]);
 /// ```
 pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    for_each_token_dyn(text, &mut f);
+    for_each_token_dyn(text, &mut String::new(), &mut f);
 }
 
-/// The one copy of the tokenizer loop behind [`for_each_token`]. Each closure type passed to
-/// the generic loop is another copy of it in the wasm; the callers of [`for_each_token`]
-/// (queries, coverage, MMR, names, contradictions) sharing this one saved 3.4 KB gzipped. They
+/// The one copy of the tokenizer loop behind [`for_each_token`], with the caller's buffer for
+/// folded tokens. Each closure type passed to the generic loop is another copy of it in the
+/// wasm; the callers of [`for_each_token`] (queries, coverage, MMR, names, contradictions) and
+/// the engine's keyword and original-text tokens sharing this one saved 4.2 KB gzipped. They
 /// tokenise a few short texts per call, where an indirect call per token is not measurable
-/// (10k recall p50 within noise); the indexing path, which tokenises every stored text, calls
-/// [`for_each_token_in`] with its own closure.
+/// (10k recall p50 and build within noise); the indexing of `textEn`, which tokenises every
+/// stored text, calls [`for_each_token_in`] with its own closure.
 #[inline(never)]
-fn for_each_token_dyn(text: &str, f: &mut dyn FnMut(&str)) {
-    for_each_token_in(text, &mut String::new(), f);
+pub fn for_each_token_dyn(text: &str, buf: &mut String, f: &mut dyn FnMut(&str)) {
+    for_each_token_in(text, buf, f);
 }
 
 /// [`for_each_token`] with the caller's buffer for folded tokens, for callers that tokenise
