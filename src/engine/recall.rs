@@ -22,7 +22,7 @@ use crate::error::{Error, Num, Result};
 use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
 use crate::rank::host::RERANK_DEPTH;
-use crate::rank::{self, Candidate, CandidateKey, Context, Ranking, RerankOptions, Weights};
+use crate::rank::{self, Candidate, CandidateKey, Context, PostProcessOptions, Ranking, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
 use crate::signature as lsh;
@@ -219,8 +219,8 @@ impl Engine {
         let sf = sf::run(
             SfIndexes {
                 porter: &self.porter,
-                trigram_en: &self.trigram_en,
-                trigram_orig: &self.trigram_orig,
+                fuzzy_en: &self.fuzzy_en,
+                fuzzy_orig: &self.fuzzy_orig,
             },
             SfQuery {
                 text: query,
@@ -461,14 +461,14 @@ impl Engine {
         }
         stages.push(StageReport::ran("S8", found.edges.len(), clock() - started));
 
-        let rerank_options = RerankOptions {
+        let post_process_options = PostProcessOptions {
             calibration: self.config.calibration,
             se_ran_with_hits: found.se_hits > 0,
             context: options.context.clone(),
             lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
             limit: depth,
         };
-        let mut ranked = rank::rerank(cands, &rerank_options);
+        let mut ranked = rank::post_process(cands, &post_process_options);
         ranked.retain(|c| c.score > 0.0 && c.score >= min_score);
         Ok(Ranked {
             ranked,

@@ -54,7 +54,7 @@ pub const CROSS_STAGE_PENALTY_COMPONENT: &str = "crossStagePenalty";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const CONTEXT_BOOST_COMPONENT: &str = "contextBoost";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
-pub const EMOTION_BOOST_COMPONENT: &str = "emotionTiebreak";
+pub const EMOTION_TIEBREAK_COMPONENT: &str = "emotionTiebreak";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const SPACING_BOOST_COMPONENT: &str = "spacingBoost";
 
@@ -177,7 +177,7 @@ pub fn emotion_tiebreak(cands: &mut [Candidate]) {
         let boost = emotion_boost(cand.emotion);
         if boost > 0.0 {
             cand.score += boost;
-            cand.components.push((EMOTION_BOOST_COMPONENT, boost));
+            cand.components.push((EMOTION_TIEBREAK_COMPONENT, boost));
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Post-processing for the models that weigh every stage's evidence (`recallkit`, `rrf`,
-//! `composite`, `weighted`; seed 000's `abmind` goes through [`super::rerank`]).
+//! `composite`, `weighted`; seed 000's `abmind` goes through [`super::post_process`]).
 //!
 //! # Order of operations
 //!
@@ -23,7 +23,7 @@ use super::{take_in_order, Candidate, CandidateKey};
 /// Everything [`rank`] needs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FusedOptions {
-    /// The model (not [`Ranking::Abmind`], which [`super::rerank`] handles).
+    /// The model (not [`Ranking::Abmind`], which [`super::post_process`] handles).
     pub ranking: Ranking,
     /// `recallkit`'s parameters.
     pub fusion: FusionParams,

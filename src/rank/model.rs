@@ -5,7 +5,7 @@
 //! | model | from | score |
 //! |---|---|---|
 //! | `recallkit` (default) | this crate, measured on LoCoMo | `relevance × preference`, see below |
-//! | `abmind` | seed 000 | first stage wins, its calibrated score, cross-stage ×0.5, boosts, MMR λ 0.7 ([`super::rerank`]) |
+//! | `abmind` | seed 000 | first stage wins, its calibrated score, cross-stage ×0.5, boosts, MMR λ 0.7 ([`super::post_process`]) |
 //! | `rrf` | seed 003 | `Σ 1 / (60 + rank)` over the stages' lists, divided by its largest possible value (every list that ran ranking the candidate first) |
 //! | `composite` | seed 002 | `0.6·vector + 0.2·importance + 0.1·confidence + 0.1·recency` |
 //! | `weighted` | seed 004 | `Σ wᵢ·cᵢ / Σ wᵢ` over nine components, weights overridable |

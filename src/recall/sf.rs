@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::porter::PorterIndex;
+use crate::index::porter_index::PorterIndex;
 use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
@@ -88,12 +88,14 @@ pub struct SfHit {
 /// The indexes stage Sf reads.
 #[derive(Debug, Clone, Copy)]
 pub struct SfIndexes<'a> {
-    /// Stemmed terms of `textEn` (derived from `trigram_en`'s tokens).
+    /// Stemmed terms of `textEn` (derived from `fuzzy_en`'s tokens).
     pub porter: &'a PorterIndex,
-    /// Unstemmed terms of `textEn` + `keywords`.
-    pub trigram_en: &'a FuzzyIndex,
-    /// Unstemmed terms of `text`, for memories whose `text` differs from `textEn`.
-    pub trigram_orig: &'a FuzzyIndex,
+    /// The fuzzy (trigram) index of the unstemmed terms of `textEn` + `keywords`: sub-query
+    /// `Sf:trigram_en`.
+    pub fuzzy_en: &'a FuzzyIndex,
+    /// The fuzzy (trigram) index of the unstemmed terms of `text`, for memories whose `text`
+    /// differs from `textEn`: sub-query `Sf:trigram_orig`.
+    pub fuzzy_orig: &'a FuzzyIndex,
 }
 
 /// Everything one Sf run needs besides the indexes.
@@ -208,7 +210,7 @@ pub fn run<'m>(
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
-    let porter = indexes.porter.view(indexes.trigram_en.terms());
+    let porter = indexes.porter.view(indexes.fuzzy_en.terms());
     let found = bm25::search_marking_terms(
         &mut scratch.bm25,
         &porter,
@@ -224,7 +226,7 @@ pub fn run<'m>(
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
     let (fuzzy, trigram_weight) =
         indexes
-            .trigram_en
+            .fuzzy_en
             .search_weighted(&words, &bm25_params, k, scratch, accept);
     // One measure of the query for both readings: a misspelt word is unknown to the porter
     // index but read by the trigram one, and a memory matching only the query's other words
@@ -233,10 +235,10 @@ pub fn run<'m>(
     keep(&mut best, SfSource::Porter, found, weight);
     keep(&mut best, SfSource::TrigramEn, fuzzy, weight);
 
-    if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {
+    if best.len() < query.limit && indexes.fuzzy_orig.doc_count() > 0 {
         let (found, weight) =
             indexes
-                .trigram_orig
+                .fuzzy_orig
                 .search_weighted(&words, &bm25_params, k, scratch, accept);
         keep(&mut best, SfSource::TrigramOrig, found, weight);
     }
