@@ -5,7 +5,9 @@
 //! | file | role |
 //! |---|---|
 //! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
-//! | [`recall`] | the recall pipeline in two phases |
+//! | [`recall`] | the recall in two phases, and phase 2 of abmind's pipeline (the `abmind` ranking: the first stage to find a record keeps it) |
+//! | `gather.rs` | phase 2 of the fused rankings: every stage adds its evidence to a candidate |
+//! | `stages.rs` | what both phase 2 pipelines share: the candidate pool, the Se/Ss skip rule, the Ss, S6 and S8 searches |
 //! | `visible.rs` | what a reader sees of notes and the graph; an edge's `memoryIds` cut to the memories a filter accepts |
 //! | [`output`] | result and stage report shapes |
 //! | `ids.rs` | public id → `DocId`, keyed by the records' own ids |
@@ -34,6 +36,7 @@ mod gather;
 mod ids;
 pub mod output;
 pub mod recall;
+mod stages;
 mod visible;
 
 pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
