@@ -1,7 +1,8 @@
 //! Phase 2 of a recall for the rankings that weigh every stage's evidence (`recallkit`, `rrf`,
 //! `composite`, `weighted`): every stage adds what it found about a candidate to that
-//! candidate's [`Evidence`] instead of the first stage keeping it (seed 000's rule, which the
-//! `abmind` ranking keeps in `recall.rs`).
+//! candidate's [`Evidence`] instead of the first stage keeping it (abmind's rule, which the
+//! `abmind` ranking keeps in `recall.rs`). One function per stage; what the two pipelines
+//! share is in `stages.rs`.
 //!
 //! - **Sf**: every sub-query candidate (not only the first `limit`), ranked by lexical evidence.
 //! - **Se**: the best `max(limit × 3, 50)` by cosine, with no fixed threshold (unless the store
@@ -362,7 +363,7 @@ impl Engine {
     }
 }
 
-/// Seed 000's linear recency without its floor: `max(0, 1 − ageDays / decayDays)`, 1 for a
+/// abmind's linear recency without its floor: `max(0, 1 − ageDays / decayDays)`, 1 for a
 /// time in the future.
 fn fresh(created_at: f64, now: f64, engine: &Engine) -> f64 {
     let age_days = ((now - created_at) / MS_PER_DAY).max(0.0);

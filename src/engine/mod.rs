@@ -45,7 +45,7 @@ pub use recall::{PendingRecall, Ranked, RecallOptions, SearchMode, DEFAULT_LIMIT
 /// Seed of the LSH hyperplanes when the host passes none. Fixed, so signatures of the same
 /// text agree across stores and survive export and import.
 pub const DEFAULT_SIGNATURE_SEED: u64 = 0x7265_6361_6c6c_6b69; // "recallki"
-/// Seed 000 `EMBEDDING_SIMILARITY_THRESHOLD`.
+/// abmind's `EMBEDDING_SIMILARITY_THRESHOLD`.
 pub const DEFAULT_SE_THRESHOLD: f64 = 0.5;
 /// Default [`EngineConfig::min_score`] of the `recallkit` ranking: a result must match at
 /// least this much of the question. Chosen on the LoCoMo dev half (README "Recall quality":
@@ -59,7 +59,7 @@ pub struct EngineConfig {
     pub score: ScoreParams,
     /// Embedding dimension; `None`: fixed by the first vector stored.
     pub dims: Option<usize>,
-    /// Minimum cosine for stage Se. `None`: seed 000's [`DEFAULT_SE_THRESHOLD`] for the
+    /// Minimum cosine for stage Se. `None`: abmind's [`DEFAULT_SE_THRESHOLD`] for the
     /// `abmind` ranking, none for the others (they measure each cosine against the query's
     /// background instead, `rank::evidence`).
     pub se_threshold: Option<f64>,
@@ -70,7 +70,7 @@ pub struct EngineConfig {
     /// Seed of the LSH signatures.
     pub signature_seed: u64,
     /// Calibrated score an Sf hit needs to count toward the short-circuit (0 counts every hit,
-    /// as seed 000 does). `None`: seed 000's 0 for the `abmind` ranking, and no short-circuit
+    /// as abmind does). `None`: abmind's 0 for the `abmind` ranking, and no short-circuit
     /// for the others, which weigh every stage's evidence (set, they skip Se and Ss when Sf
     /// holds `limit` hits whose lexical evidence reaches it).
     pub short_circuit_floor: Option<f64>,
@@ -809,7 +809,7 @@ mod tests {
         out.results.into_iter().map(|r| r.id).collect()
     }
 
-    /// Seed 000's pipeline without tracking: these tests hold its rules (the `abmind`
+    /// abmind's pipeline without tracking: these tests hold its rules (the `abmind`
     /// ranking); the default ranking's are in `fused_tests`.
     fn no_tracking() -> RecallOptions {
         RecallOptions {

@@ -1,5 +1,7 @@
 //! The recall pipeline: Sf → Se → Ss → S6 → S8, deduplicated across stages (first stage wins),
-//! then calibrated, boosted, MMR-reranked, truncated and enriched (seed 000, SPEC §4).
+//! then calibrated, boosted, reordered by MMR, truncated and enriched: abmind's recall pipeline
+//! (`docs/design-sources.md` §1), the `abmind` ranking. The other rankings share phase 1 and
+//! run their own phase 2 (`gather.rs`); what the two phase 2 pipelines share is in `stages.rs`.
 //!
 //! A recall runs in two phases so the host can overlap its query embedding with stage Sf:
 //! [`Engine::begin_recall`] runs Sf and decides the short-circuit; the host then awaits its
@@ -7,9 +9,9 @@
 //! [`Engine::recall`] does both at once for callers with a ready vector (or none).
 //!
 //! Short-circuit: Se and Ss are skipped when Sf found at least `limit` hits whose calibrated
-//! score reaches `short_circuit_floor` (`0` counts every hit: seed 000 exactly). Ss, the
+//! score reaches `short_circuit_floor` (`0` counts every hit: abmind's rule exactly). Ss, the
 //! fallback for meaning without embeddings, is also skipped when Sf and Se together hold
-//! `limit` such hits (as in seed 000's example, where Se runs and Ss is skipped).
+//! `limit` such hits (as in abmind's worked example, where Se runs and Ss is skipped).
 
 use crate::engine::output::{
     Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
@@ -27,14 +29,14 @@ use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
 use crate::store::StoredMemory;
 
-/// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
+/// Largest `limit` a recall accepts; larger values are clamped (AutoMem's `RECALL_MAX_LIMIT`).
 pub const MAX_LIMIT: usize = 100;
 /// Default number of results.
 pub const DEFAULT_LIMIT: usize = 10;
-/// Se returns up to `limit ×` this many candidates (seed 000: "over-fetches for MMR").
+/// Se returns up to `limit ×` this many candidates (abmind: "over-fetches for MMR").
 pub const SE_OVERFETCH: usize = 3;
 
-/// Which stages run (seed 000 `MEMORY_SEARCH_MODE`).
+/// Which stages run (abmind's `MEMORY_SEARCH_MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SearchMode {
     /// Every stage.

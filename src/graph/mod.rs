@@ -1,6 +1,6 @@
 //! The entity graph: named entities with aliases, directed labelled edges between them, and
 //! stage S8, which answers a query with the relations of the first entity it mentions
-//! (seed 000, SPEC §3–§4).
+//! (abmind's recall pipeline, `docs/design-sources.md` §1).
 //!
 //! | file | role |
 //! |---|---|

@@ -1,5 +1,5 @@
 //! Stage S8, entity graph lookup: find the first known entity the query mentions and return
-//! its relations (seed 000, SPEC §4).
+//! its relations (abmind's recall pipeline, `docs/design-sources.md` §1).
 //!
 //! Algorithm:
 //!
@@ -35,7 +35,7 @@ use crate::sort;
 use crate::store::Scope;
 use crate::text;
 
-/// The fixed score of every S8 hit (seed 000).
+/// The fixed score of every S8 hit (abmind's).
 pub const S8_SCORE: f64 = 0.6;
 /// The stage label S8 hits carry.
 pub const S8_LABEL: &str = "S8";

@@ -1,5 +1,5 @@
 //! Consolidation notes (daily, weekly and quarterly markdown summaries) and stage S6, which
-//! searches their paragraphs by keyword (seed 000, SPEC §4).
+//! searches their paragraphs by keyword (abmind's recall pipeline, `docs/design-sources.md` §1).
 //!
 //! | file | role |
 //! |---|---|

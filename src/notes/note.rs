@@ -78,7 +78,7 @@ impl Period {
     }
 }
 
-/// A consolidation note: a markdown summary of a day, week or quarter. See `SPEC.md` §3.
+/// A consolidation note: a markdown summary of a day, week or quarter (DESIGN.md, Glossary: note).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     /// Public id, unique within a store.

@@ -1,4 +1,4 @@
-//! A contradiction test between two short texts, for seed 000's interference warnings
+//! A contradiction test between two short texts, for abmind's interference warnings
 //! ("⚠️ Conflicts with another result"). A lexical heuristic, not inference: it flags two
 //! statements that say the same thing with opposite polarity, or the same thing with a
 //! different value, and stays silent otherwise.

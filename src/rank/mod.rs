@@ -1,5 +1,7 @@
 //! Post-processing of recall candidates: pure functions that turn the stages' hits into the
-//! ranked, enriched result list (seed 000 "Post-processing", SPEC §4; seed 003 for fusion).
+//! ranked, enriched result list. [`post_process`] is abmind's "Post-processing" (the `abmind`
+//! ranking, `docs/design-sources.md` §1); [`fused`] ranks for the other models ([`model`]);
+//! [`host`] applies the host's reranker; [`fusion::rrf`] is Memoria's fusion.
 //!
 //! The pipeline hands over a `Vec<`[`Candidate`]`>`, already deduplicated across stages (the
 //! first stage that found a record keeps it) and in pipeline order: stages in the order
@@ -20,9 +22,9 @@
 //! | 8. enrich | [`enrich::timeline`], [`enrich::conflicts`] | none: adds timelines and conflict warnings | |
 //!
 //! [`post_process`] runs steps 1–7 in this order; enrichment runs on its output. With a host
-//! reranker, step 7 keeps [`host::RERANK_DEPTH`] candidates and [`host::apply`] reorders and
-//! cuts them before enrichment. [`fusion::rrf`]
-//! (Reciprocal Rank Fusion, k = 60) is the alternative way to merge ranked lists (seed 003).
+//! reranker, step 7 keeps [`host::RERANK_DEPTH`] candidates and [`host::apply`] reorders and cuts
+//! them before enrichment. [`fusion::rrf`] (Reciprocal Rank Fusion, k = 60) is the alternative way
+//! to merge ranked lists (Memoria's fusion).
 //!
 //! # Invariants
 //!
@@ -76,15 +78,15 @@ pub enum CandidateKey {
 /// The recall stages, as named by the prefix of a stage label before any `:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageKind {
-    /// Fuzzy search: `Sf:porter`, `Sf:trigram_en`, `Sf:trigram_orig`.
+    /// Lexical: `Sf:porter`, `Sf:trigram_en`, `Sf:trigram_orig`.
     Sf,
-    /// Embedding cosine: `Se`.
+    /// Embedding (cosine of the host's vectors): `Se`.
     Se,
-    /// Signature Hamming similarity: `Ss`.
+    /// Signature (Hamming similarity of 256-bit signatures): `Ss`.
     Ss,
-    /// Consolidation notes: `S6:daily`, `S6:weekly`, `S6:quarterly`.
+    /// Notes (consolidation note paragraphs): `S6:daily`, `S6:weekly`, `S6:quarterly`.
     S6,
-    /// Entity graph: `S8`.
+    /// Graph (entity edges): `S8`.
     S8,
 }
 
@@ -188,7 +190,7 @@ pub struct PostProcessOptions {
     pub se_ran_with_hits: bool,
     /// The caller's context, if it gave one (enables the context boost).
     pub context: Option<Context>,
-    /// MMR trade-off λ (seed 000: [`mmr::DEFAULT_LAMBDA`] = 0.7).
+    /// MMR trade-off λ (abmind's: [`mmr::DEFAULT_LAMBDA`] = 0.7).
     pub lambda: f64,
     /// Results to keep after MMR.
     pub limit: usize,

@@ -1,4 +1,5 @@
-//! Stage Sf, fuzzy search: three sub-queries, deduplicated by memory (seed 000, SPEC §4).
+//! Stage Sf (lexical): three sub-queries, deduplicated by memory, as abmind's recall pipeline
+//! runs them (`docs/design-sources.md` §1).
 //!
 //! 1. `Sf:porter`: FTS5-exact BM25 over the stemmed terms of `textEn`, the query's terms OR-ed.
 //! 2. `Sf:trigram_en`: the fuzzy index over the unstemmed terms of `textEn` + `keywords`
@@ -8,10 +9,10 @@
 //!    from `textEn`; the others' original text is already covered by sub-query 2.
 //!
 //! Every sub-query applies the recall's [`Filter`] before taking its top candidates, and takes
-//! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (seed 000 does the same with
-//! SQL `LIMIT` before re-ranking). Each candidate then gets the seed's full score
+//! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (abmind does the same with
+//! SQL `LIMIT` before re-ranking). Each candidate then gets abmind's full Sf score
 //! ([`SfComponents`]). A memory found by several sub-queries appears once, labelled with the
-//! first sub-query that found it (seed 000: "first stage wins") and scored with the best of
+//! first sub-query that found it (abmind: "first stage wins") and scored with the best of
 //! its sub-query scores. The stage returns up to `limit` hits by score descending, ties by
 //! ascending `DocId`.
 //!
@@ -32,7 +33,8 @@ use crate::sort::{desc_key, sort_pairs};
 use crate::store::{DocId, StoredMemory};
 use crate::text;
 
-/// Each sub-query keeps `limit ×` this many candidates before the seed's factors re-rank them.
+/// Each sub-query keeps `limit ×` this many candidates before the Sf formula's factors re-rank
+/// them.
 pub const OVERFETCH: usize = 4;
 /// … and at least this many.
 pub const MIN_CANDIDATES: usize = 50;
@@ -105,7 +107,7 @@ pub struct SfQuery<'a> {
     pub text: &'a str,
     /// Results the recall asks for (sizes each sub-query's candidate list).
     pub limit: usize,
-    /// Hits to return: `limit` for seed 000's pipeline, more for a fusion that weighs every
+    /// Hits to return: `limit` for abmind's pipeline, more for a fusion that weighs every
     /// candidate's evidence (the sub-queries keep up to `max(limit × OVERFETCH,
     /// MIN_CANDIDATES)` each).
     pub keep: usize,
