@@ -215,7 +215,7 @@ fn main() {
         );
         let stats = engine.stats();
         println!(
-            "  ({} porter terms, {} trigram_en terms: {:.2} and {:.2} per memory)",
+            "  ({} porter terms, {} fuzzy_en terms: {:.2} and {:.2} per memory)",
             stats.porter_terms,
             stats.fuzzy_terms,
             stats.porter_terms as f64 / n,

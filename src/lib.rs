@@ -34,8 +34,8 @@
 //! | `S6` | notes | consolidation note paragraphs | [`notes`] | matched words | coverage of the question |
 //! | `S8` | graph | entity names and aliases in the question | [`graph`] | edge strength | strength × coverage |
 //!
-//! The `abmind` ranking maps raw scores with [`rank::calibrate()`] instead, the seed's
-//! calibration.
+//! The `abmind` ranking maps raw scores with [`rank::calibrate()`] instead, abmind's
+//! calibration (raw BM25, cosines and fixed scores mapped to 0..1).
 #![warn(missing_docs)]
 
 /// The crate's one float assertion for tests: `|a − b| ≤ eps` (default 1e-12).

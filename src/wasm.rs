@@ -36,7 +36,7 @@ fn start() {
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
-/** Engine parameters (all optional; defaults from seed 000). */
+/** Engine parameters (all optional; defaults from abmind's recall pipeline). */
 export interface EngineConfigJs {
   decayDays?: number; decayFloor?: number; emotionBoost?: number; dimensions?: number;
   similarityThreshold?: number; signatureSeed?: bigint; shortCircuitFloor?: number; mmrLambda?: number;

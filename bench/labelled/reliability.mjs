@@ -79,7 +79,7 @@ export function reliability(set) {
 function main() {
   const set = generate();
   const { sf, se, ss, s6, s8 } = reliability(set);
-  console.log(tally("Sf (raw = the seed's formula)", [0.5, 1, 2, 3, 4, 6, 8, 12, 16], sf));
+  console.log(tally("Sf (raw = abmind's formula)", [0.5, 1, 2, 3, 4, 6, 8, 12, 16], sf));
   console.log();
   console.log(tally("Se (raw = cosine)", [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9], se));
   console.log();

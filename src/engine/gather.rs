@@ -1,7 +1,8 @@
 //! Phase 2 of a recall for the rankings that weigh every stage's evidence (`recallkit`, `rrf`,
 //! `composite`, `weighted`): every stage adds what it found about a candidate to that
-//! candidate's [`Evidence`] instead of the first stage keeping it (seed 000's rule, which the
-//! `abmind` ranking keeps in `recall.rs`).
+//! candidate's [`Evidence`] instead of the first stage keeping it (abmind's rule, which the
+//! `abmind` ranking keeps in `recall.rs`). One function per stage; what the two pipelines
+//! share is in `stages.rs`.
 //!
 //! - **Sf**: every sub-query candidate (not only the first `limit`), ranked by lexical evidence.
 //! - **Se**: the best `max(limit × 3, 50)` by cosine, with no fixed threshold (unless the store
@@ -17,28 +18,28 @@
 //!   edge's `strength × coverage` as graph evidence (and becomes a candidate) when the recall's
 //!   filter accepts it, so an edge never brings in another user's memory.
 
-use std::collections::HashMap;
-
 use super::output::StageReport;
-use super::recall::{
-    accepts, memory_candidate, Found, PendingRecall, Ranked, SearchMode, SE_OVERFETCH,
+use super::recall::{PendingRecall, Ranked, RecallOptions, SearchMode, SE_OVERFETCH};
+use super::stages::{
+    accepts, edge_candidate, meaning_skip, note_candidate, se_vector, Found, Pool, StageQuery,
 };
 use super::Engine;
 use crate::error::Result;
 use crate::rank::evidence::{self, SemanticScale};
 use crate::rank::fused::{self, FusedOptions};
 use crate::rank::model::{self, Facts};
-use crate::rank::{Candidate, CandidateKey, Ranking};
+use crate::rank::{CandidateKey, Ranking};
 use crate::recall::score::{SfComponents, MS_PER_DAY};
-use crate::recall::sf::MIN_CANDIDATES;
+use crate::recall::sf::{SfHit, MIN_CANDIDATES};
 use crate::sort;
-use crate::store::{DocId, StoredMemory};
+use crate::store::StoredMemory;
 
-/// Seed 004's recency horizon: `max(0, 1 − days since last access / 180)`.
+/// AutoMem's recency horizon: `max(0, 1 − days since last access / 180)`.
 const ACCESS_HORIZON_DAYS: f64 = 180.0;
 
 impl Engine {
-    /// Phase 2 for the evidence-weighing rankings (module doc).
+    /// Phase 2 for the evidence-weighing rankings (module doc): every stage adds its evidence
+    /// to the candidates, then the model ranks them ([`fused::rank`]).
     pub(super) fn rank_fused(
         &mut self,
         pending: PendingRecall,
@@ -58,197 +59,38 @@ impl Engine {
             weights,
             min_score,
         } = pending;
-        let filter = &options.filter;
+        let q = StageQuery::new(&query, &options, limit, clock);
         let terms = evidence::query_terms(&query);
-        let mut stages = vec![sf_report];
+        let skip = meaning_skip(options.mode, short_circuit);
         let mut pool = Pool::default();
-        let mut lists = u32::from(options.mode != SearchMode::Semantic);
-
-        // Sf, ranked by lexical evidence.
-        let mut order = sort::order_by_key(sf.iter().map(|h| sort::desc_key(h.lexical)));
-        sort::permute(&mut sf, &mut order);
-        // Pool slots whose coverage the porter postings already gave (`SfHit::coverage`).
-        let mut covered: Vec<bool> = Vec::new();
-        for (rank, hit) in sf.iter().enumerate() {
-            let Some(i) = pool.slot(self, hit.doc, hit.source.label(), hit.lexical) else {
-                continue;
-            };
-            let e = &mut pool.cands[i].evidence;
-            e.porter = hit.porter;
-            e.trigram = hit.trigram;
-            e.lexical = hit.lexical;
-            e.sf_rank = Some(rank as u32 + 1);
-            if let Some(coverage) = hit.coverage {
-                e.exact = coverage;
-                covered.resize(covered.len().max(i + 1), false);
-                covered[i] = true;
-            }
-        }
-
-        // Se
         let mut found = Found::default();
-        let semantic_skip = match options.mode {
-            SearchMode::Lexical => Some("lexical_mode"),
-            _ if short_circuit => Some("short_circuit"),
-            _ => None,
-        };
-        let mut semantic = false;
-        match (semantic_skip, query_embedding) {
-            (Some(reason), _) => stages.push(StageReport::skipped("Se", reason)),
-            (None, None) => stages.push(StageReport::skipped(
-                "Se",
-                se_skip_reason.unwrap_or("no_embedder"),
-            )),
-            (None, Some(q)) => {
-                let started = clock();
-                let records = &self.records;
-                let k = (limit * SE_OVERFETCH).max(MIN_CANDIDATES);
-                let threshold = self.config.se_threshold.unwrap_or(-1.0) as f32;
-                let scan = self
-                    .vectors
-                    .scan(q, k, threshold, |d| accepts(records, filter, d))?;
-                let scale = SemanticScale::from_moments(scan.count, scan.sum, scan.sum_sq);
-                found.se_hits = scan.hits.len();
-                for (rank, &(doc, cosine)) in scan.hits.iter().enumerate() {
-                    let Some(i) = pool.slot(self, doc, "Se", f64::from(cosine)) else {
-                        continue;
-                    };
-                    pool.cands[i].evidence.cosine = Some(f64::from(cosine));
-                    pool.cands[i].evidence.se_rank = Some(rank as u32 + 1);
-                }
-                for c in &mut pool.cands {
-                    if let CandidateKey::Memory(doc) = c.key {
-                        if c.evidence.cosine.is_none() {
-                            c.evidence.cosine = self.vectors.cosine(doc, q).map(f64::from);
-                        }
-                    }
-                    if let Some(cosine) = c.evidence.cosine {
-                        let f = &self.config.fusion;
-                        c.evidence.semantic =
-                            scale.evidence_between(cosine, f.semantic_from, f.semantic_full);
-                    }
-                }
-                semantic = true;
-                lists += 1;
-                stages.push(StageReport::ran("Se", found.se_hits, clock() - started));
-            }
-        }
+        let covered = self.fused_sf(&mut sf, &mut pool);
+        let mut stages = vec![sf_report];
+        let se = se_vector(skip, query_embedding, se_skip_reason);
+        let semantic = se.is_ok();
+        stages.push(match se {
+            Ok(vector) => self.fused_se(&q, vector, &mut pool, &mut found)?,
+            Err(skipped) => skipped,
+        });
+        let ss = self.fused_ss(&q, skip, semantic, ranking, &mut pool);
+        let ss_ran = !ss.skipped;
+        stages.push(ss);
+        stages.push(self.fused_s6(&q, &terms, &mut pool, &mut found));
+        stages.push(self.fused_s8(&q, &terms, &mut pool, &mut found));
+        self.fused_facts(&mut pool, &covered, &terms, &options, ranking);
 
-        // Ss: meaning without embeddings, for the models that read it.
-        let ignored = ranking == Ranking::Recallkit && self.config.fusion.signature_weight == 0.0;
-        let ss_skip = semantic_skip
-            .or(semantic.then_some("semantic_evidence"))
-            .or(ignored.then_some("not_ranked"));
-        if let Some(reason) = ss_skip {
-            stages.push(StageReport::skipped("Ss", reason));
-        } else {
-            let started = clock();
-            let (signature, hits) = self.ss_search(&query, filter);
-            for (rank, &(doc, similarity)) in hits.iter().enumerate() {
-                let Some(i) = pool.slot(self, doc, "Ss", similarity) else {
-                    continue;
-                };
-                pool.cands[i].evidence.ss_rank = Some(rank as u32 + 1);
-                pool.cands[i].evidence.similarity = Some(similarity);
-            }
-            for c in &mut pool.cands {
-                if let CandidateKey::Memory(doc) = c.key {
-                    if c.evidence.similarity.is_none() {
-                        c.evidence.similarity = self.signatures.similarity(doc, &signature);
-                    }
-                }
-                c.evidence.signature = c
-                    .evidence
-                    .similarity
-                    .map_or(0.0, evidence::signature_evidence);
-            }
-            lists += 1;
-            stages.push(StageReport::ran("Ss", hits.len(), clock() - started));
-        }
-
-        // S6
-        let started = clock();
-        let window = (filter.start, filter.end);
-        found.notes = self.notes.search(&query, window, filter.scope(), limit);
-        for (i, hit) in found.notes.iter().enumerate() {
-            let key = CandidateKey::Note {
-                note: i as u32,
-                paragraph: hit.paragraph,
-            };
-            let mut c = Candidate::new(key, hit.period.stage_label(), hit.score, hit.text.clone());
-            c.created_at = Some(hit.start);
-            c.evidence.lexical = evidence::coverage(&terms, &hit.text);
-            c.evidence.s6_rank = Some(i as u32 + 1);
-            c.facts = neutral_facts(fresh(hit.start, filter.now, self));
-            pool.cands.push(c);
-        }
-        lists += u32::from(!found.notes.is_empty());
-        stages.push(StageReport::ran("S6", found.notes.len(), clock() - started));
-
-        // S8
-        let started = clock();
-        let graph_match = self.graph.search(&query, filter.scope(), limit);
-        found.edges = graph_match.hits;
-        // The entity S8 matched counts as covered, whatever name or alias the query used.
-        let matched = (graph_match.entity.as_deref())
-            .and_then(|name| self.graph.entity(name))
-            .map_or(String::new(), |e| {
-                format!("{} {}", e.name, e.aliases.join(" "))
-            });
-        for (i, hit) in found.edges.iter().enumerate() {
-            let coverage = evidence::coverage(&terms, &format!("{} {matched}", hit.text));
-            let graph = (hit.strength * coverage).clamp(0.0, 1.0);
-            let mut c = Candidate::new(
-                CandidateKey::Edge(i as u32),
-                "S8",
-                hit.score,
-                hit.text.clone(),
-            );
-            c.evidence.lexical = coverage;
-            c.evidence.graph = graph;
-            c.evidence.s8_rank = Some(i as u32 + 1);
-            c.facts = neutral_facts(1.0);
-            c.components.push(("strength", hit.strength));
-            pool.cands.push(c);
-            let cited = self.graph.edge(&hit.edge_id).map(|e| e.memory_ids.clone());
-            for id in cited.unwrap_or_default() {
-                let Some(doc) = self.ids.get(&id, &self.records) else {
-                    continue;
-                };
-                if !accepts(&self.records, filter, doc) {
-                    continue;
-                }
-                let Some(j) = pool.slot(self, doc, "S8", graph) else {
-                    continue;
-                };
-                let e = &mut pool.cands[j].evidence;
-                e.graph = e.graph.max(graph);
-                e.s8_rank = Some(e.s8_rank.map_or(i as u32 + 1, |r| r.min(i as u32 + 1)));
-            }
-        }
-        lists += u32::from(!found.edges.is_empty());
-        stages.push(StageReport::ran("S8", found.edges.len(), clock() - started));
-
-        // Facts and coverage of every memory candidate.
-        let coverage_weight = self.config.fusion.coverage_weight;
-        for (i, c) in pool.cands.iter_mut().enumerate() {
-            if let CandidateKey::Memory(doc) = c.key {
-                if let Some(m) = self.memory(doc) {
-                    c.facts = self.facts(m, &terms, &options, ranking);
-                    let wanted = ranking == Ranking::Weighted || coverage_weight > 0.0;
-                    if wanted && !covered.get(i).copied().unwrap_or(false) {
-                        c.evidence.exact = evidence::coverage(&terms, m.text_en());
-                    }
-                    if ranking == Ranking::Recallkit && coverage_weight > 0.0 {
-                        c.evidence.lexical = self
-                            .config
-                            .fusion
-                            .lexical(c.evidence.lexical, c.evidence.exact);
-                    }
-                }
-            }
-        }
-
+        // The stage lists that ran, for `rrf`'s scale: Sf, Se and Ss when they ran, S6 and S8
+        // when they found something.
+        let lists = [
+            options.mode != SearchMode::Semantic,
+            semantic,
+            ss_ran,
+            !found.notes.is_empty(),
+            !found.edges.is_empty(),
+        ]
+        .into_iter()
+        .map(u32::from)
+        .sum();
         let fused_options = FusedOptions {
             ranking,
             fusion: self.config.fusion,
@@ -271,12 +113,217 @@ impl Engine {
         })
     }
 
+    /// Stage Sf's hits (run in phase 1), ranked by lexical evidence, as the first candidates.
+    /// Returns, by pool position, whether the porter postings already gave a candidate's
+    /// coverage ([`SfHit::coverage`]).
+    fn fused_sf(&self, sf: &mut [SfHit], pool: &mut Pool) -> Vec<bool> {
+        let mut order = sort::order_by_key(sf.iter().map(|h| sort::desc_key(h.lexical)));
+        sort::permute(sf, &mut order);
+        let mut covered: Vec<bool> = Vec::new();
+        for (rank, hit) in sf.iter().enumerate() {
+            let Some(i) = pool.slot(self, hit.doc, hit.source.label(), hit.lexical) else {
+                continue;
+            };
+            let e = &mut pool.cands[i].evidence;
+            e.porter = hit.porter;
+            e.trigram = hit.trigram;
+            e.lexical = hit.lexical;
+            e.sf_rank = Some(rank as u32 + 1);
+            if let Some(coverage) = hit.coverage {
+                e.exact = coverage;
+                covered.resize(covered.len().max(i + 1), false);
+                covered[i] = true;
+            }
+        }
+        covered
+    }
+
+    /// Stage Se (embedding) with the query's `vector`: the best `max(limit × 3, 50)` by cosine
+    /// join the pool, and every memory candidate with a vector gets its cosine and its
+    /// semantic evidence against the query's background ([`SemanticScale`]).
+    fn fused_se(
+        &self,
+        q: &StageQuery,
+        vector: &[f32],
+        pool: &mut Pool,
+        found: &mut Found,
+    ) -> Result<StageReport> {
+        let started = q.time();
+        let records = &self.records;
+        let k = (q.limit * SE_OVERFETCH).max(MIN_CANDIDATES);
+        let threshold = self.config.se_threshold.unwrap_or(-1.0) as f32;
+        let scan = (self.vectors).scan(vector, k, threshold, |d| accepts(records, q.filter, d))?;
+        let scale = SemanticScale::from_moments(scan.count, scan.sum, scan.sum_sq);
+        found.se_hits = scan.hits.len();
+        for (rank, &(doc, cosine)) in scan.hits.iter().enumerate() {
+            let Some(i) = pool.slot(self, doc, "Se", f64::from(cosine)) else {
+                continue;
+            };
+            pool.cands[i].evidence.cosine = Some(f64::from(cosine));
+            pool.cands[i].evidence.se_rank = Some(rank as u32 + 1);
+        }
+        for c in &mut pool.cands {
+            if let CandidateKey::Memory(doc) = c.key {
+                if c.evidence.cosine.is_none() {
+                    c.evidence.cosine = self.vectors.cosine(doc, vector).map(f64::from);
+                }
+            }
+            if let Some(cosine) = c.evidence.cosine {
+                let f = &self.config.fusion;
+                c.evidence.semantic =
+                    scale.evidence_between(cosine, f.semantic_from, f.semantic_full);
+            }
+        }
+        Ok(StageReport::ran("Se", found.se_hits, q.time() - started))
+    }
+
+    /// Stage Ss (signature): meaning without embeddings, for the models that read it. Skipped
+    /// for `skip`, when Se ran with a query vector (`semantic`), or when the `recallkit` model
+    /// gives signatures no weight; otherwise its hits join the pool and every memory
+    /// candidate gets its signature similarity and evidence.
+    fn fused_ss(
+        &mut self,
+        q: &StageQuery,
+        skip: Option<&str>,
+        semantic: bool,
+        ranking: Ranking,
+        pool: &mut Pool,
+    ) -> StageReport {
+        let ignored = ranking == Ranking::Recallkit && self.config.fusion.signature_weight == 0.0;
+        let skip = skip
+            .or(semantic.then_some("semantic_evidence"))
+            .or(ignored.then_some("not_ranked"));
+        if let Some(reason) = skip {
+            return StageReport::skipped("Ss", reason);
+        }
+        let started = q.time();
+        let (signature, hits) = self.ss_search(q.text, q.filter);
+        for (rank, &(doc, similarity)) in hits.iter().enumerate() {
+            let Some(i) = pool.slot(self, doc, "Ss", similarity) else {
+                continue;
+            };
+            pool.cands[i].evidence.ss_rank = Some(rank as u32 + 1);
+            pool.cands[i].evidence.similarity = Some(similarity);
+        }
+        for c in &mut pool.cands {
+            if let CandidateKey::Memory(doc) = c.key {
+                if c.evidence.similarity.is_none() {
+                    c.evidence.similarity = self.signatures.similarity(doc, &signature);
+                }
+            }
+            c.evidence.signature = c
+                .evidence
+                .similarity
+                .map_or(0.0, evidence::signature_evidence);
+        }
+        StageReport::ran("Ss", hits.len(), q.time() - started)
+    }
+
+    /// Stage S6 (notes): every paragraph found is a candidate whose lexical evidence is the
+    /// share of the query's content words it holds.
+    fn fused_s6(
+        &self,
+        q: &StageQuery,
+        terms: &[String],
+        pool: &mut Pool,
+        found: &mut Found,
+    ) -> StageReport {
+        let started = q.time();
+        found.notes = self.s6_search(q);
+        for (i, hit) in found.notes.iter().enumerate() {
+            let mut c = note_candidate(i, hit);
+            c.evidence.lexical = evidence::coverage(terms, &hit.text);
+            c.evidence.s6_rank = Some(i as u32 + 1);
+            c.facts = neutral_facts(fresh(hit.start, q.filter.now, self));
+            pool.push(c);
+        }
+        StageReport::ran("S6", found.notes.len(), q.time() - started)
+    }
+
+    /// Stage S8 (graph): every edge found is a candidate with its coverage of the query; a
+    /// memory it cites that the recall's filter accepts gets the edge's `strength × coverage`
+    /// as graph evidence (and joins the pool).
+    fn fused_s8(
+        &self,
+        q: &StageQuery,
+        terms: &[String],
+        pool: &mut Pool,
+        found: &mut Found,
+    ) -> StageReport {
+        let started = q.time();
+        let graph_match = self.s8_search(q);
+        found.edges = graph_match.hits;
+        // The entity S8 matched counts as covered, whatever name or alias the query used.
+        let matched = (graph_match.entity.as_deref())
+            .and_then(|name| self.graph.entity(name))
+            .map_or(String::new(), |e| {
+                format!("{} {}", e.name, e.aliases.join(" "))
+            });
+        for (i, hit) in found.edges.iter().enumerate() {
+            let coverage = evidence::coverage(terms, &format!("{} {matched}", hit.text));
+            let graph = (hit.strength * coverage).clamp(0.0, 1.0);
+            let mut c = edge_candidate(i, hit);
+            c.evidence.lexical = coverage;
+            c.evidence.graph = graph;
+            c.evidence.s8_rank = Some(i as u32 + 1);
+            c.facts = neutral_facts(1.0);
+            c.components.push(("strength", hit.strength));
+            pool.push(c);
+            let cited = self.graph.edge(&hit.edge_id).map(|e| e.memory_ids.clone());
+            for id in cited.unwrap_or_default() {
+                let Some(doc) = self.ids.get(&id, &self.records) else {
+                    continue;
+                };
+                if !accepts(&self.records, q.filter, doc) {
+                    continue;
+                }
+                let Some(j) = pool.slot(self, doc, "S8", graph) else {
+                    continue;
+                };
+                let e = &mut pool.cands[j].evidence;
+                e.graph = e.graph.max(graph);
+                e.s8_rank = Some(e.s8_rank.map_or(i as u32 + 1, |r| r.min(i as u32 + 1)));
+            }
+        }
+        StageReport::ran("S8", found.edges.len(), q.time() - started)
+    }
+
+    /// The facts of every memory candidate, and its coverage of the query where the porter
+    /// postings did not give it (`covered`) and the model reads it.
+    fn fused_facts(
+        &self,
+        pool: &mut Pool,
+        covered: &[bool],
+        terms: &[String],
+        options: &RecallOptions,
+        ranking: Ranking,
+    ) {
+        let coverage_weight = self.config.fusion.coverage_weight;
+        for (i, c) in pool.cands.iter_mut().enumerate() {
+            if let CandidateKey::Memory(doc) = c.key {
+                if let Some(m) = self.memory(doc) {
+                    c.facts = self.facts(m, terms, options, ranking);
+                    let wanted = ranking == Ranking::Weighted || coverage_weight > 0.0;
+                    if wanted && !covered.get(i).copied().unwrap_or(false) {
+                        c.evidence.exact = evidence::coverage(terms, m.text_en());
+                    }
+                    if ranking == Ranking::Recallkit && coverage_weight > 0.0 {
+                        c.evidence.lexical = self
+                            .config
+                            .fusion
+                            .lexical(c.evidence.lexical, c.evidence.exact);
+                    }
+                }
+            }
+        }
+    }
+
     /// The facts the models read about memory `m` (see [`Facts`]).
     fn facts(
         &self,
         m: &StoredMemory,
         terms: &[String],
-        options: &super::RecallOptions,
+        options: &RecallOptions,
         ranking: Ranking,
     ) -> Facts {
         let now = options.filter.now;
@@ -316,34 +363,7 @@ impl Engine {
     }
 }
 
-/// The candidates so far: one per record, and the position of each memory's.
-#[derive(Default)]
-struct Pool {
-    cands: Vec<Candidate>,
-    by_doc: HashMap<DocId, usize>,
-}
-
-impl Pool {
-    /// The position of `doc`'s candidate, adding one labelled `stage` (the first stage that
-    /// found it) when there is none; `None` for a memory that is gone.
-    fn slot(
-        &mut self,
-        engine: &Engine,
-        doc: DocId,
-        stage: &'static str,
-        raw: f64,
-    ) -> Option<usize> {
-        if let Some(&i) = self.by_doc.get(&doc) {
-            return Some(i);
-        }
-        let m = engine.memory(doc)?;
-        self.by_doc.insert(doc, self.cands.len());
-        self.cands.push(memory_candidate(doc, stage, raw, m));
-        Some(self.cands.len() - 1)
-    }
-}
-
-/// Seed 000's linear recency without its floor: `max(0, 1 − ageDays / decayDays)`, 1 for a
+/// abmind's linear recency without its floor: `max(0, 1 − ageDays / decayDays)`, 1 for a
 /// time in the future.
 fn fresh(created_at: f64, now: f64, engine: &Engine) -> f64 {
     let age_days = ((now - created_at) / MS_PER_DAY).max(0.0);

@@ -5,7 +5,9 @@
 //! | file | role |
 //! |---|---|
 //! | `mod.rs` | the engine, its configuration, and writes (memories, embeddings, notes, graph) |
-//! | [`recall`] | the recall pipeline in two phases |
+//! | [`recall`] | the recall in two phases, and phase 2 of abmind's pipeline (the `abmind` ranking: the first stage to find a record keeps it) |
+//! | `gather.rs` | phase 2 of the fused rankings: every stage adds its evidence to a candidate |
+//! | `stages.rs` | what both phase 2 pipelines share: the candidate pool, the Se/Ss skip rule, the Ss, S6 and S8 searches |
 //! | `visible.rs` | what a reader sees of notes and the graph; an edge's `memoryIds` cut to the memories a filter accepts |
 //! | [`output`] | result and stage report shapes |
 //! | `ids.rs` | public id → `DocId`, keyed by the records' own ids |
@@ -19,7 +21,7 @@ use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, Graph, Relation};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
-use crate::index::porter::PorterIndex;
+use crate::index::porter_index::PorterIndex;
 use crate::index::postings::{TermId, MAX_DOC};
 use crate::notes::{Note, NoteStore};
 use crate::rank::{Calibration, FusionParams, Ranking, Weights};
@@ -34,6 +36,7 @@ mod gather;
 mod ids;
 pub mod output;
 pub mod recall;
+mod stages;
 mod visible;
 
 pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
@@ -42,7 +45,7 @@ pub use recall::{PendingRecall, Ranked, RecallOptions, SearchMode, DEFAULT_LIMIT
 /// Seed of the LSH hyperplanes when the host passes none. Fixed, so signatures of the same
 /// text agree across stores and survive export and import.
 pub const DEFAULT_SIGNATURE_SEED: u64 = 0x7265_6361_6c6c_6b69; // "recallki"
-/// Seed 000 `EMBEDDING_SIMILARITY_THRESHOLD`.
+/// abmind's `EMBEDDING_SIMILARITY_THRESHOLD`.
 pub const DEFAULT_SE_THRESHOLD: f64 = 0.5;
 /// Default [`EngineConfig::min_score`] of the `recallkit` ranking: a result must match at
 /// least this much of the question. Chosen on the LoCoMo dev half (README "Recall quality":
@@ -56,7 +59,7 @@ pub struct EngineConfig {
     pub score: ScoreParams,
     /// Embedding dimension; `None`: fixed by the first vector stored.
     pub dims: Option<usize>,
-    /// Minimum cosine for stage Se. `None`: seed 000's [`DEFAULT_SE_THRESHOLD`] for the
+    /// Minimum cosine for stage Se. `None`: abmind's [`DEFAULT_SE_THRESHOLD`] for the
     /// `abmind` ranking, none for the others (they measure each cosine against the query's
     /// background instead, `rank::evidence`).
     pub se_threshold: Option<f64>,
@@ -67,7 +70,7 @@ pub struct EngineConfig {
     /// Seed of the LSH signatures.
     pub signature_seed: u64,
     /// Calibrated score an Sf hit needs to count toward the short-circuit (0 counts every hit,
-    /// as seed 000 does). `None`: seed 000's 0 for the `abmind` ranking, and no short-circuit
+    /// as abmind does). `None`: abmind's 0 for the `abmind` ranking, and no short-circuit
     /// for the others, which weigh every stage's evidence (set, they skip Se and Ss when Sf
     /// holds `limit` hits whose lexical evidence reaches it).
     pub short_circuit_floor: Option<f64>,
@@ -159,10 +162,12 @@ pub struct Engine {
     config: EngineConfig,
     records: Records,
     ids: IdTable,
-    /// The porter terms of `textEn`, derived from `trigram_en`'s postings of its tokens.
+    /// The porter terms of `textEn`, derived from `fuzzy_en`'s postings of its tokens.
     porter: PorterIndex,
-    trigram_en: FuzzyIndex,
-    trigram_orig: FuzzyIndex,
+    /// The fuzzy (trigram) index of `textEn` + `keywords` ([`SfIndexes::fuzzy_en`](crate::recall::sf::SfIndexes::fuzzy_en)).
+    fuzzy_en: FuzzyIndex,
+    /// The fuzzy (trigram) index of `text` where it differs from `textEn`.
+    fuzzy_orig: FuzzyIndex,
     /// The signature feature hash of each porter term ([`lsh::term_feature`] under the
     /// configured seed), by porter term id, for every id `porter_term` has returned: hashed
     /// once per distinct term. 8 bytes per porter term.
@@ -187,8 +192,8 @@ impl Engine {
             records: Records::new(),
             ids: IdTable::default(),
             porter: PorterIndex::new(),
-            trigram_en: FuzzyIndex::new(),
-            trigram_orig: FuzzyIndex::new(),
+            fuzzy_en: FuzzyIndex::new(),
+            fuzzy_orig: FuzzyIndex::new(),
             term_features: Vec::new(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
@@ -231,9 +236,9 @@ impl Engine {
             ("id table", self.ids.heap_bytes()),
             ("porter", self.porter.heap_bytes()),
             ("  its vocabulary", self.porter.vocabulary_heap_bytes()),
-            ("trigram_en", self.trigram_en.heap_bytes()),
-            ("  its trigrams", self.trigram_en.trigram_heap_bytes()),
-            ("trigram_orig", self.trigram_orig.heap_bytes()),
+            ("fuzzy_en", self.fuzzy_en.heap_bytes()),
+            ("  its trigrams", self.fuzzy_en.trigram_heap_bytes()),
+            ("fuzzy_orig", self.fuzzy_orig.heap_bytes()),
             ("term features", self.term_features.capacity() * 8),
             ("vectors", self.vectors.heap_bytes()),
             ("signatures", self.signatures.heap_bytes()),
@@ -245,7 +250,7 @@ impl Engine {
         Stats {
             memories: self.len(),
             porter_terms: self.porter.vocabulary_len(),
-            fuzzy_terms: self.trigram_en.vocabulary_len(),
+            fuzzy_terms: self.fuzzy_en.vocabulary_len(),
         }
     }
 
@@ -545,7 +550,7 @@ impl Engine {
     }
 
     /// Tokenises `m`'s `textEn` once and feeds every index and the signature from it: each
-    /// token gets its `trigram_en` id, and through [`stems`](Self::porter_term) its porter
+    /// token gets its `fuzzy_en` id, and through [`stems`](Self::porter_term) its porter
     /// term.
     fn index_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) -> Result<()> {
         a.tokens.clear();
@@ -571,7 +576,7 @@ impl Engine {
             if keep_tokens {
                 tokens.push(token);
             }
-            match self.trigram_en.intern(token).and_then(|token_id| {
+            match self.fuzzy_en.intern(token).and_then(|token_id| {
                 let term_id = self.porter_term(token_id, token, stemmer)?;
                 Ok((token_id, term_id))
             }) {
@@ -602,12 +607,12 @@ impl Engine {
         a.push_keywords(m);
         self.porter.add_keywords(doc, &a.tokens)?;
         for token in &a.tokens {
-            a.token_ids.push(self.trigram_en.intern(token)?);
+            a.token_ids.push(self.fuzzy_en.intern(token)?);
         }
-        self.trigram_en.insert_ids(doc, &a.token_ids)?;
+        self.fuzzy_en.insert_ids(doc, &a.token_ids)?;
         if m.has_distinct_original() {
             a.fill_tokens(m.text());
-            self.trigram_orig.insert(doc, &a.tokens)?;
+            self.fuzzy_orig.insert(doc, &a.tokens)?;
         }
         if let Some(signature) = signature {
             self.signatures.set(doc, signature);
@@ -615,7 +620,7 @@ impl Engine {
         Ok(())
     }
 
-    /// The porter term of a `textEn` token whose `trigram_en` id is `token_id`
+    /// The porter term of a `textEn` token whose `fuzzy_en` id is `token_id`
     /// ([`PorterIndex::stem_token`]), with its feature hash remembered in `term_features` if
     /// the term is new.
     fn porter_term(
@@ -646,12 +651,12 @@ impl Engine {
         a.tokens.clear();
         a.push_keywords(m);
         self.porter.remove_keywords(doc, &a.tokens);
-        // `trigram_en` holds the keyword and `textEn` tokens; removal takes them in any order.
+        // `fuzzy_en` holds the keyword and `textEn` tokens; removal takes them in any order.
         a.push_tokens(m.text_en());
-        self.trigram_en.remove(doc, &a.tokens);
+        self.fuzzy_en.remove(doc, &a.tokens);
         if m.has_distinct_original() {
             a.fill_tokens(m.text());
-            self.trigram_orig.remove(doc, &a.tokens);
+            self.fuzzy_orig.remove(doc, &a.tokens);
         }
     }
 }
@@ -724,7 +729,7 @@ struct Analysis {
     stemmer: Stemmer,
     /// Folded tokens (for the trigram indexes and the signature's trigrams).
     tokens: TermList,
-    /// `trigram_en` ids of the tokens, then of the keywords' tokens.
+    /// `fuzzy_en` ids of the tokens, then of the keywords' tokens.
     token_ids: Vec<TermId>,
     /// Porter term ids of the tokens.
     term_ids: Vec<TermId>,
@@ -800,7 +805,7 @@ mod tests {
         out.results.into_iter().map(|r| r.id).collect()
     }
 
-    /// Seed 000's pipeline without tracking: these tests hold its rules (the `abmind`
+    /// abmind's pipeline without tracking: these tests hold its rules (the `abmind`
     /// ranking); the default ranking's are in `fused_tests`.
     fn no_tracking() -> RecallOptions {
         RecallOptions {
@@ -1204,8 +1209,8 @@ mod tests {
                 Some(lsh::signature(m.text_en(), seed))
             );
         }
-        assert_same_index(e.trigram_en.terms(), &fuzzy);
-        let view = e.porter.view(e.trigram_en.terms());
+        assert_same_index(e.fuzzy_en.terms(), &fuzzy);
+        let view = e.porter.view(e.fuzzy_en.terms());
         assert_eq!(view.stats(), porter.stats());
         for doc in 0..e.records.len() as u32 {
             assert_eq!(view.doc_len(DocId(doc)), porter.try_doc_len(DocId(doc)));

@@ -44,7 +44,7 @@ pub struct NoteRef {
     pub paragraph: u32,
 }
 
-/// Metadata shown with every memory result (seed 000 enrichment).
+/// Metadata shown with every memory result (abmind's enrichment).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Metadata {
     /// Topic.

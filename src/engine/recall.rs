@@ -1,5 +1,7 @@
 //! The recall pipeline: Sf → Se → Ss → S6 → S8, deduplicated across stages (first stage wins),
-//! then calibrated, boosted, MMR-reranked, truncated and enriched (seed 000, SPEC §4).
+//! then calibrated, boosted, reordered by MMR, truncated and enriched: abmind's recall pipeline
+//! (`docs/design-sources.md` §1), the `abmind` ranking. The other rankings share phase 1 and
+//! run their own phase 2 (`gather.rs`); what the two phase 2 pipelines share is in `stages.rs`.
 //!
 //! A recall runs in two phases so the host can overlap its query embedding with stage Sf:
 //! [`Engine::begin_recall`] runs Sf and decides the short-circuit; the host then awaits its
@@ -7,35 +9,34 @@
 //! [`Engine::recall`] does both at once for callers with a ready vector (or none).
 //!
 //! Short-circuit: Se and Ss are skipped when Sf found at least `limit` hits whose calibrated
-//! score reaches `short_circuit_floor` (`0` counts every hit: seed 000 exactly). Ss, the
+//! score reaches `short_circuit_floor` (`0` counts every hit: abmind's rule exactly). Ss, the
 //! fallback for meaning without embeddings, is also skipped when Sf and Se together hold
-//! `limit` such hits (as in seed 000's example, where Se runs and Ss is skipped).
-
-use std::collections::HashMap;
+//! `limit` such hits (as in abmind's worked example, where Se runs and Ss is skipped).
 
 use crate::engine::output::{
     Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
 };
+use crate::engine::stages::{
+    accepts, edge_candidate, meaning_skip, note_candidate, se_vector, Found, Pool, StageQuery,
+};
 use crate::engine::Engine;
 use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::error::{check_unit, Error, Result};
-use crate::graph::EdgeHit;
 use crate::notes::NoteHit;
 use crate::rank::host::RERANK_DEPTH;
-use crate::rank::{self, Candidate, CandidateKey, Context, Ranking, RerankOptions, Weights};
+use crate::rank::{self, Candidate, CandidateKey, Context, PostProcessOptions, Ranking, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
-use crate::signature as lsh;
-use crate::store::{DocId, Records, StoredMemory};
+use crate::store::StoredMemory;
 
-/// Largest `limit` a recall accepts; larger values are clamped (seed 004: `RECALL_MAX_LIMIT`).
+/// Largest `limit` a recall accepts; larger values are clamped (AutoMem's `RECALL_MAX_LIMIT`).
 pub const MAX_LIMIT: usize = 100;
 /// Default number of results.
 pub const DEFAULT_LIMIT: usize = 10;
-/// Se returns up to `limit ×` this many candidates (seed 000: "over-fetches for MMR").
+/// Se returns up to `limit ×` this many candidates (abmind: "over-fetches for MMR").
 pub const SE_OVERFETCH: usize = 3;
 
-/// Which stages run (seed 000 `MEMORY_SEARCH_MODE`).
+/// Which stages run (abmind's `MEMORY_SEARCH_MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SearchMode {
     /// Every stage.
@@ -157,14 +158,6 @@ impl PendingRecall {
     }
 }
 
-/// Hits of the later stages, kept beside the candidates that point into them.
-#[derive(Default)]
-pub(super) struct Found {
-    pub(super) notes: Vec<NoteHit>,
-    pub(super) edges: Vec<EdgeHit>,
-    pub(super) se_hits: usize,
-}
-
 impl Engine {
     /// Phase 1: validates the options and runs stage Sf.
     pub fn begin_recall(
@@ -214,8 +207,8 @@ impl Engine {
         let sf = sf::run(
             SfIndexes {
                 porter: &self.porter,
-                trigram_en: &self.trigram_en,
-                trigram_orig: &self.trigram_orig,
+                fuzzy_en: &self.fuzzy_en,
+                fuzzy_orig: &self.fuzzy_orig,
             },
             SfQuery {
                 text: query,
@@ -313,7 +306,9 @@ impl Engine {
         Ok(self.deliver(ranked))
     }
 
-    /// Every stage and the ranking, keeping the best `depth` candidates.
+    /// Every stage and the ranking, keeping the best `depth` candidates: abmind's pipeline
+    /// ([`Engine::rank_abmind`]) for the `abmind` ranking, every stage's evidence
+    /// ([`Engine::rank_fused`], `gather.rs`) for the others.
     fn rank_recall(
         &mut self,
         pending: PendingRecall,
@@ -322,9 +317,23 @@ impl Engine {
         clock: &dyn Fn() -> f64,
         depth: usize,
     ) -> Result<Ranked> {
-        if pending.ranking != Ranking::Abmind {
-            return self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth);
+        if pending.ranking == Ranking::Abmind {
+            self.rank_abmind(pending, query_embedding, se_skip_reason, clock, depth)
+        } else {
+            self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth)
         }
+    }
+
+    /// Phase 2 of abmind's pipeline: stages Se, Ss, S6 and S8 add the records no earlier stage
+    /// found (first stage wins), then post-processing ranks them (module doc).
+    fn rank_abmind(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Ranked> {
         let PendingRecall {
             query,
             options,
@@ -335,136 +344,20 @@ impl Engine {
             min_score,
             ..
         } = pending;
-        let filter = &options.filter;
-        let mut stages = vec![sf_report];
-        let mut cands: Vec<Candidate> = Vec::new();
-        let mut by_doc: HashMap<DocId, usize> = HashMap::new();
-        for hit in &sf {
-            if let Some(m) = self.memory(hit.doc) {
-                let mut c = memory_candidate(hit.doc, hit.source.label(), hit.score, m);
-                c.components = Components::from_sf(&hit.components, hit.score).0;
-                by_doc.insert(hit.doc, cands.len());
-                cands.push(c);
-            }
-        }
+        let q = StageQuery::new(&query, &options, limit, clock);
+        let skip = meaning_skip(options.mode, short_circuit);
+        let mut pool = Pool::default();
         let mut found = Found::default();
-
-        // Se
-        let semantic_skip = match options.mode {
-            SearchMode::Lexical => Some("lexical_mode"),
-            _ if short_circuit => Some("short_circuit"),
-            _ => None,
-        };
-        match (semantic_skip, query_embedding) {
-            (Some(reason), _) => stages.push(StageReport::skipped("Se", reason)),
-            (None, None) => stages.push(StageReport::skipped(
-                "Se",
-                se_skip_reason.unwrap_or("no_embedder"),
-            )),
-            (None, Some(q)) => {
-                let started = clock();
-                let records = &self.records;
-                let hits = self.vectors.search(
-                    q,
-                    limit * SE_OVERFETCH,
-                    self.config.se_threshold.unwrap_or(DEFAULT_SE_THRESHOLD) as f32,
-                    |d| accepts(records, filter, d),
-                )?;
-                found.se_hits = hits.len();
-                for (doc, cosine) in hits {
-                    if let Some(&i) = by_doc.get(&doc) {
-                        cands[i].confirmed_by_se = true;
-                        continue;
-                    }
-                    let Some(m) = self.memory(doc) else { continue };
-                    let mut c = memory_candidate(doc, "Se", f64::from(cosine), m);
-                    c.confirmed_by_se = true;
-                    c.components = vec![("cosine", f64::from(cosine)), ("raw", f64::from(cosine))];
-                    by_doc.insert(doc, cands.len());
-                    cands.push(c);
-                }
-                stages.push(StageReport::ran("Se", found.se_hits, clock() - started));
-            }
-        }
-
-        // Ss: the fallback for meaning without embeddings, skipped when Sf and Se together
-        // already hold `limit` strong hits (seed 000's example: Sf 4 + Se 2 ≥ 5, Ss skipped).
-        let floor = self.config.short_circuit_floor.unwrap_or(0.0);
-        let strong = cands
-            .iter()
-            .filter(|c| rank::calibrate(c.stage, c.raw, &self.config.calibration) >= floor)
-            .count();
-        let ss_skip = semantic_skip.or(match options.mode {
-            SearchMode::Hybrid if strong >= limit => Some("short_circuit"),
-            _ => None,
+        self.abmind_sf(&sf, &mut pool);
+        let mut stages = vec![sf_report];
+        stages.push(match se_vector(skip, query_embedding, se_skip_reason) {
+            Ok(vector) => self.abmind_se(&q, vector, &mut pool, &mut found)?,
+            Err(skipped) => skipped,
         });
-        if let Some(reason) = ss_skip {
-            stages.push(StageReport::skipped("Ss", reason));
-        } else {
-            let started = clock();
-            let (_, hits) = self.ss_search(&query, filter);
-            let count = hits.len();
-            for (doc, similarity) in hits {
-                if by_doc.contains_key(&doc) {
-                    continue;
-                }
-                let Some(m) = self.memory(doc) else { continue };
-                let mut c = memory_candidate(doc, "Ss", similarity, m);
-                c.components = vec![("signatureSimilarity", similarity), ("raw", similarity)];
-                by_doc.insert(doc, cands.len());
-                cands.push(c);
-            }
-            stages.push(StageReport::ran("Ss", count, clock() - started));
-        }
-
-        // S6
-        let started = clock();
-        let window = (filter.start, filter.end);
-        found.notes = self.notes.search(&query, window, filter.scope(), limit);
-        for (i, hit) in found.notes.iter().enumerate() {
-            let mut c = Candidate::new(
-                CandidateKey::Note {
-                    note: i as u32,
-                    paragraph: hit.paragraph,
-                },
-                hit.period.stage_label(),
-                hit.score,
-                hit.text.clone(),
-            );
-            c.created_at = Some(hit.start);
-            c.components = vec![
-                ("matchedTerms", f64::from(hit.matched_terms)),
-                ("raw", hit.score),
-            ];
-            cands.push(c);
-        }
-        stages.push(StageReport::ran("S6", found.notes.len(), clock() - started));
-
-        // S8
-        let started = clock();
-        let graph_match = self.graph.search(&query, filter.scope(), limit);
-        found.edges = graph_match.hits;
-        for (i, hit) in found.edges.iter().enumerate() {
-            let mut c = Candidate::new(
-                CandidateKey::Edge(i as u32),
-                "S8",
-                hit.score,
-                hit.text.clone(),
-            );
-            c.components = vec![("strength", hit.strength), ("raw", hit.score)];
-            cands.push(c);
-        }
-        stages.push(StageReport::ran("S8", found.edges.len(), clock() - started));
-
-        let rerank_options = RerankOptions {
-            calibration: self.config.calibration,
-            se_ran_with_hits: found.se_hits > 0,
-            context: options.context.clone(),
-            lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
-            limit: depth,
-        };
-        let mut ranked = rank::rerank(cands, &rerank_options);
-        ranked.retain(|c| c.score > 0.0 && c.score >= min_score);
+        stages.push(self.abmind_ss(&q, skip, &mut pool));
+        stages.push(self.abmind_s6(&q, &mut pool, &mut found));
+        stages.push(self.abmind_s8(&q, &mut pool, &mut found));
+        let ranked = self.abmind_rank(pool, &found, &options, min_score, depth);
         Ok(Ranked {
             ranked,
             found,
@@ -472,6 +365,123 @@ impl Engine {
             options,
             limit,
         })
+    }
+
+    /// Stage Sf's hits (run in phase 1) as abmind's first candidates, with the Sf formula's
+    /// breakdown.
+    fn abmind_sf(&self, sf: &[SfHit], pool: &mut Pool) {
+        for hit in sf {
+            if let Some(c) = pool.insert(self, hit.doc, hit.source.label(), hit.score) {
+                c.components = Components::from_sf(&hit.components, hit.score).0;
+            }
+        }
+    }
+
+    /// Stage Se (embedding) for abmind: memories within [`DEFAULT_SE_THRESHOLD`] (or the
+    /// store's `similarityThreshold`) of `vector`, up to `limit × SE_OVERFETCH`. A memory Sf
+    /// already found is only marked as confirmed (for the cross-stage penalty).
+    fn abmind_se(
+        &self,
+        q: &StageQuery,
+        vector: &[f32],
+        pool: &mut Pool,
+        found: &mut Found,
+    ) -> Result<StageReport> {
+        let started = q.time();
+        let records = &self.records;
+        let hits = self.vectors.search(
+            vector,
+            q.limit * SE_OVERFETCH,
+            self.config.se_threshold.unwrap_or(DEFAULT_SE_THRESHOLD) as f32,
+            |d| accepts(records, q.filter, d),
+        )?;
+        found.se_hits = hits.len();
+        for (doc, cosine) in hits {
+            if let Some(i) = pool.position(doc) {
+                pool.cands[i].confirmed_by_se = true;
+                continue;
+            }
+            let Some(c) = pool.insert(self, doc, "Se", f64::from(cosine)) else {
+                continue;
+            };
+            c.confirmed_by_se = true;
+            c.components = vec![("cosine", f64::from(cosine)), ("raw", f64::from(cosine))];
+        }
+        Ok(StageReport::ran("Se", found.se_hits, q.time() - started))
+    }
+
+    /// Stage Ss (signature) for abmind: the fallback for meaning without embeddings, skipped
+    /// for `skip` or when Sf and Se together already hold `limit` strong hits (abmind's
+    /// worked example: Sf 4 + Se 2 ≥ 5, Ss skipped).
+    fn abmind_ss(&mut self, q: &StageQuery, skip: Option<&str>, pool: &mut Pool) -> StageReport {
+        let floor = self.config.short_circuit_floor.unwrap_or(0.0);
+        let strong = (pool.cands.iter())
+            .filter(|c| rank::calibrate(c.stage, c.raw, &self.config.calibration) >= floor)
+            .count();
+        let skip = skip.or(match q.mode {
+            SearchMode::Hybrid if strong >= q.limit => Some("short_circuit"),
+            _ => None,
+        });
+        if let Some(reason) = skip {
+            return StageReport::skipped("Ss", reason);
+        }
+        let started = q.time();
+        let (_, hits) = self.ss_search(q.text, q.filter);
+        for &(doc, similarity) in &hits {
+            if let Some(c) = pool.insert(self, doc, "Ss", similarity) {
+                c.components = vec![("signatureSimilarity", similarity), ("raw", similarity)];
+            }
+        }
+        StageReport::ran("Ss", hits.len(), q.time() - started)
+    }
+
+    /// Stage S6 (notes) for abmind: every paragraph found is a candidate with its fixed score.
+    fn abmind_s6(&self, q: &StageQuery, pool: &mut Pool, found: &mut Found) -> StageReport {
+        let started = q.time();
+        found.notes = self.s6_search(q);
+        for (i, hit) in found.notes.iter().enumerate() {
+            let mut c = note_candidate(i, hit);
+            c.components = vec![
+                ("matchedTerms", f64::from(hit.matched_terms)),
+                ("raw", hit.score),
+            ];
+            pool.push(c);
+        }
+        StageReport::ran("S6", found.notes.len(), q.time() - started)
+    }
+
+    /// Stage S8 (graph) for abmind: every edge found is a candidate with its fixed score.
+    fn abmind_s8(&self, q: &StageQuery, pool: &mut Pool, found: &mut Found) -> StageReport {
+        let started = q.time();
+        found.edges = self.s8_search(q).hits;
+        for (i, hit) in found.edges.iter().enumerate() {
+            let mut c = edge_candidate(i, hit);
+            c.components = vec![("strength", hit.strength), ("raw", hit.score)];
+            pool.push(c);
+        }
+        StageReport::ran("S8", found.edges.len(), q.time() - started)
+    }
+
+    /// The `abmind` ranking: post-processing ([`rank::post_process`]: calibration, the
+    /// cross-stage penalty, boosts, MMR, the best `depth`), then `minScore` and no zero score.
+    fn abmind_rank(
+        &self,
+        pool: Pool,
+        found: &Found,
+        options: &RecallOptions,
+        min_score: f64,
+        depth: usize,
+    ) -> Vec<Candidate> {
+        let post_process_options = PostProcessOptions {
+            calibration: self.config.calibration,
+            se_ran_with_hits: found.se_hits > 0,
+            context: options.context.clone(),
+            lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
+            limit: depth,
+        };
+        let mut ranked = rank::post_process(pool.cands, &post_process_options);
+        ranked.retain(|c| c.score > 0.0 && c.score >= min_score);
+        ranked
     }
 
     /// Results of a ranked recall: tracking, metadata, timelines and conflicts.
@@ -486,26 +496,6 @@ impl Engine {
             results,
             stages: r.stages,
         }
-    }
-
-    /// Stage Ss's search: signs what is unsigned, then the memories passing `filter` whose
-    /// signature is within the threshold of the query's (at most `ss_max_hits`); also returns
-    /// the query's signature.
-    pub(super) fn ss_search(
-        &mut self,
-        query: &str,
-        filter: &Filter,
-    ) -> (lsh::Signature, Vec<(DocId, f64)>) {
-        self.sign_unsigned();
-        let signature = lsh::signature(query, self.config.signature_seed);
-        let records = &self.records;
-        let hits = self.signatures.search(
-            &signature,
-            self.config.ss_threshold,
-            self.config.ss_max_hits,
-            |d| accepts(records, filter, d),
-        );
-        (signature, hits)
     }
 
     /// Both phases at once, with a ready query vector or none.
@@ -620,27 +610,6 @@ impl Components {
 /// Checks an MMR λ: a number in `0..=1`.
 pub fn check_lambda(lambda: f64) -> Result<()> {
     check_unit("mmrLambda", lambda)
-}
-
-pub(super) fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
-    records
-        .get(doc.0 as usize)
-        .and_then(Option::as_ref)
-        .is_some_and(|m| filter.accepts(m))
-}
-
-pub(super) fn memory_candidate(
-    doc: DocId,
-    stage: &'static str,
-    raw: f64,
-    m: &StoredMemory,
-) -> Candidate {
-    let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
-    c.created_at = Some(m.created_at());
-    c.topic = m.topic().map(str::to_owned);
-    c.emotion = m.emotion();
-    c.recall_timestamps = m.recall_timestamps().to_vec();
-    c
 }
 
 fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> RecallHit {

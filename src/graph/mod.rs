@@ -1,14 +1,14 @@
 //! The entity graph: named entities with aliases, directed labelled edges between them, and
 //! stage S8, which answers a query with the relations of the first entity it mentions
-//! (seed 000, SPEC §3–§4).
+//! (abmind's recall pipeline, `docs/design-sources.md` §1).
 //!
 //! | file | role |
 //! |---|---|
 //! | [`keyed`] | [`keyed::Keyed`]: records by key in key order, shared with the notes |
 //! | [`names`] | normal forms of names and relations; edge ids |
-//! | [`records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
+//! | [`graph_records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
 //! | [`relation`] | [`Relation`]: what [`Graph::relate`] records, and who records it |
-//! | [`store`] | [`Graph`]: entities, edges, the name index, and the writes |
+//! | [`graph_store`] | [`Graph`]: entities, edges, the name index, and the writes |
 //! | [`search`] | stage S8: [`Graph::search`], [`GraphMatch`], [`EdgeHit`] |
 //!
 //! ```
@@ -27,14 +27,14 @@
 //! assert_eq!(found.hits[0].text, "Alice —[lives_in]→ New York");
 //! ```
 
+pub mod graph_records;
+pub mod graph_store;
 pub mod keyed;
 pub mod names;
-pub mod records;
 pub mod relation;
 pub mod search;
-pub mod store;
 
-pub use records::{Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES, MAX_NAME_WORDS};
+pub use graph_records::{Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES, MAX_NAME_WORDS};
+pub use graph_store::Graph;
 pub use relation::Relation;
 pub use search::{EdgeHit, GraphMatch, S8_LABEL, S8_SCORE};
-pub use store::Graph;

@@ -2,7 +2,7 @@
 //! (names and relation before normalisation), and who records it.
 
 use crate::error::Result;
-use crate::graph::records::{
+use crate::graph::graph_records::{
     check_memory_ids, check_name, check_optional_bytes, check_relation, check_strength,
 };
 

@@ -1,5 +1,5 @@
 //! Stage S8, entity graph lookup: find the first known entity the query mentions and return
-//! its relations (seed 000, SPEC §4).
+//! its relations (abmind's recall pipeline, `docs/design-sources.md` §1).
 //!
 //! Algorithm:
 //!
@@ -25,17 +25,17 @@
 //! it shows the edge.
 //!
 //! Cost: O(query tokens × W) hash lookups until the first match (`W ≤`
-//! [`MAX_NAME_WORDS`](super::records::MAX_NAME_WORDS)), plus a sort of one entity's edges.
+//! [`MAX_NAME_WORDS`](super::graph_records::MAX_NAME_WORDS)), plus a sort of one entity's edges.
 
 use std::cmp::Ordering;
 
-use crate::graph::records::Edge;
-use crate::graph::store::Graph;
+use crate::graph::graph_records::Edge;
+use crate::graph::graph_store::Graph;
 use crate::sort;
 use crate::store::Scope;
 use crate::text;
 
-/// The fixed score of every S8 hit (seed 000).
+/// The fixed score of every S8 hit (abmind's).
 pub const S8_SCORE: f64 = 0.6;
 /// The stage label S8 hits carry.
 pub const S8_LABEL: &str = "S8";
@@ -156,7 +156,7 @@ fn rank(a: &Edge, b: &Edge) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::records::{Entity, MAX_NAME_WORDS};
+    use crate::graph::graph_records::{Entity, MAX_NAME_WORDS};
     use crate::graph::Relation;
 
     fn graph(edges: &[(&str, &str, &str, f64, f64)]) -> Graph {

@@ -128,7 +128,7 @@ impl CorpusStats {
 }
 
 /// What a BM25 search reads: the corpus statistics, document lengths and the postings of
-/// each query term. [`InvertedIndex`] is one; `index::porter` derives another from an
+/// each query term. [`InvertedIndex`] is one; `index::porter_index` derives another from an
 /// index of unstemmed tokens.
 pub trait Bm25Source {
     /// `N` and `avgdl`.

@@ -4,7 +4,7 @@
 
 pub mod bm25;
 pub mod fuzzy;
-pub mod porter;
+pub mod porter_index;
 pub mod postings;
 pub mod trigram;
 

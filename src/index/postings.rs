@@ -390,7 +390,7 @@ impl InvertedIndex {
 }
 
 /// The postings of one query phrase: a term's own list in an index, or the postings of
-/// several terms added up (a stem's tokens, see `index::porter`), built by
+/// several terms added up (a stem's tokens, see `index::porter_index`), built by
 /// [`PhraseList::from_counts`].
 #[derive(Debug, Clone)]
 pub struct PhraseList<'a>(PhraseSource<'a>);

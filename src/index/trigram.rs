@@ -27,7 +27,7 @@
 //!   [`MatchKind::Prefix`], any other is [`MatchKind::Substring`].
 //! * `m ≥ 4`, typo: optimal string alignment (restricted Damerau–Levenshtein) distance 1,
 //!   i.e. one insertion, deletion, substitution or adjacent transposition (`emmg` finds
-//!   `emma`, as MiniSearch's `fuzzy: 0.2` does; seed 000 asks it from 5 letters on). Distance
+//!   `emma`, as MiniSearch's `fuzzy: 0.2` does; abmind asks it from 5 letters on). Distance
 //!   2 is not searched: its candidate sets are far larger and stemming plus substring search
 //!   already cover most long-word variation. A 3-letter word has too many one-edit
 //!   neighbours to be worth it (`cat`: `car`, `cut`, `at`, `cast`, ...).

@@ -14,7 +14,7 @@
 //! [`Scope`](crate::store::Scope) sees it.
 
 use crate::error::{Error, Num, Result};
-use crate::graph::records::check_optional_bytes;
+use crate::graph::graph_records::check_optional_bytes;
 use crate::store::records::MAX_NAME_BYTES;
 
 /// Largest accepted note text, in UTF-8 bytes (1 MiB).
@@ -78,7 +78,7 @@ impl Period {
     }
 }
 
-/// A consolidation note: a markdown summary of a day, week or quarter. See `SPEC.md` §3.
+/// A consolidation note: a markdown summary of a day, week or quarter (DESIGN.md, Glossary: note).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     /// Public id, unique within a store.

@@ -1,4 +1,4 @@
-//! The score adjustments of seed 000's post-processing, steps 1–4, applied in this order to
+//! The score adjustments of abmind's post-processing, steps 1–4, applied in this order to
 //! calibrated scores:
 //!
 //! ```text
@@ -17,7 +17,7 @@
 //! name (`crossStagePenalty`, `contextBoost`, `emotionTiebreak`, `spacingBoost`), and only when
 //! it changes the score: a candidate that gets nothing records nothing. The additive boosts
 //! are intentionally small next to calibrated scores in `[0, 1]`: enough to break ties, not
-//! to override relevance gaps (seed 000).
+//! to override relevance gaps (abmind's rule).
 //!
 //! The memory's hour and weekday come from `created_at` read at the host's UTC offset
 //! ([`Context::utc_offset_minutes`]); the core has no timezone database (see [`super::civil`]).
@@ -26,27 +26,30 @@ use super::civil::{self, MS_PER_DAY};
 use super::{Candidate, StageKind};
 use crate::text::normalize::fold;
 
-/// Factor for Sf-only hits when Se ran and returned hits (seed 000, #505).
+/// Factor for Sf-only hits when Se ran and returned hits (abmind's post-processing, numbered #505
+/// there).
 pub const CROSS_STAGE_PENALTY: f64 = 0.5;
-/// Added when the memory was created in the caller's time-of-day bucket (seed 000).
+/// Added when the memory was created in the caller's time-of-day bucket (abmind).
 pub const HOUR_BUCKET_BOOST: f64 = 0.02;
-/// Added when the memory was created on the caller's weekday (seed 000).
+/// Added when the memory was created on the caller's weekday (abmind).
 pub const WEEKDAY_BOOST: f64 = 0.015;
 /// Added instead when only the weekend/weekday class matches: half of [`WEEKDAY_BOOST`].
 pub const DAY_CLASS_BOOST: f64 = WEEKDAY_BOOST / 2.0;
-/// Added when the memory's topic is the conversation's topic (seed 000).
+/// Added when the memory's topic is the conversation's topic (abmind).
 pub const TOPIC_BOOST: f64 = 0.03;
 /// The catch-all topic: matching it says nothing, so it earns no topic boost.
 pub const GENERAL_TOPIC: &str = "general";
-/// Emotion tie-breaker per unit of `|emotion|` (seed 000).
+/// Emotion tie-breaker per unit of `|emotion|` (abmind).
 pub const EMOTION_BOOST_PER_UNIT: f64 = 0.02;
-/// Largest emotion tie-breaker (seed 000: "max +0.10 at |e| = 5").
+/// Largest emotion tie-breaker (abmind: "max +0.10 at |e| = 5").
 pub const MAX_EMOTION_BOOST: f64 = 0.10;
-/// Recall timestamps considered by the spacing boost (seed 000: "the last 20").
+/// Recall timestamps considered by the spacing boost (abmind: "the last 20").
 pub const SPACING_WINDOW: usize = 20;
-/// Spacing factor when recalls are at least a week apart on average (seed 000, #244).
+/// Spacing factor when recalls are at least a week apart on average (abmind's post-processing,
+/// numbered #244 there).
 pub const WEEKLY_SPACING_FACTOR: f64 = 1.3;
-/// Spacing factor when recalls are at least a day apart on average (seed 000, #244).
+/// Spacing factor when recalls are at least a day apart on average (abmind's post-processing,
+/// numbered #244 there).
 pub const DAILY_SPACING_FACTOR: f64 = 1.15;
 
 /// Component names, as they appear in explanations.
@@ -54,11 +57,11 @@ pub const CROSS_STAGE_PENALTY_COMPONENT: &str = "crossStagePenalty";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const CONTEXT_BOOST_COMPONENT: &str = "contextBoost";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
-pub const EMOTION_BOOST_COMPONENT: &str = "emotionTiebreak";
+pub const EMOTION_TIEBREAK_COMPONENT: &str = "emotionTiebreak";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const SPACING_BOOST_COMPONENT: &str = "spacingBoost";
 
-/// The caller's current context (seed 000 `currentContext`). Absent fields give no boost.
+/// The caller's current context (abmind's `currentContext`). Absent fields give no boost.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
     /// The caller's local hour, `0..=23` (other values are ignored).
@@ -101,9 +104,9 @@ pub fn is_weekend(weekday: u8) -> bool {
     weekday == 0 || weekday == 6
 }
 
-/// Step 1: multiplies the score of every Sf hit not confirmed by Se by
-/// [`CROSS_STAGE_PENALTY`], when `se_ran_with_hits` (Se ran and returned at least one hit;
-/// otherwise nothing changes). Likely false positives when embeddings are available (seed 000).
+/// Step 1: multiplies the score of every Sf hit not confirmed by Se by [`CROSS_STAGE_PENALTY`],
+/// when `se_ran_with_hits` (Se ran and returned at least one hit; otherwise nothing changes).
+/// Likely false positives when embeddings are available (abmind's reason).
 pub fn cross_stage_penalty(cands: &mut [Candidate], se_ran_with_hits: bool) {
     if !se_ran_with_hits {
         return;
@@ -177,7 +180,7 @@ pub fn emotion_tiebreak(cands: &mut [Candidate]) {
         let boost = emotion_boost(cand.emotion);
         if boost > 0.0 {
             cand.score += boost;
-            cand.components.push((EMOTION_BOOST_COMPONENT, boost));
+            cand.components.push((EMOTION_TIEBREAK_COMPONENT, boost));
         }
     }
 }

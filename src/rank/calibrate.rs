@@ -1,7 +1,8 @@
-//! Calibration: each stage's raw score mapped to `[0, 1]` so that scores from different stages
-//! can be merged, boosted and compared by MMR (SPEC §4).
+//! Calibration: each stage's raw score mapped to `[0, 1]` so that scores from different stages can
+//! be merged, boosted and compared by MMR. abmind's pipeline mixes the raw scales; recallkit adds
+//! this step to it (`docs/design-sources.md` §1, "Calibration").
 //!
-//! Stage scores live on different scales: Sf is BM25 times the seed's factors (unbounded;
+//! Stage scores live on different scales: Sf is BM25 times abmind's factors (unbounded;
 //! mostly 1–20, and the recency factor alone spans ×0.3–×1), Se a cosine, Ss a Hamming
 //! similarity above its 0.65 threshold, S6 and S8 fixed values (0.5, 0.6). Each stage gets its
 //! own [`Mapping`]:
@@ -41,7 +42,7 @@
 //! | Ss | 0.65–0.7 / 0.7–0.8 / ≥ 0.8 | 16 % / 33 % / 68 % |
 //! | S6 (0.5) / S8 (0.6) | fixed | 3.5 % / 5.2 % (24 % on entity questions) |
 //!
-//! S6 and S8 keep the seed's fixed scores, so they are the yardsticks: a hit more reliable than
+//! S6 and S8 keep abmind's fixed scores, so they are the yardsticks: a hit more reliable than
 //! a note paragraph or an edge should score above 0.5 and 0.6. Sf hits under raw 1 are never
 //! relevant, and from raw 2 on they beat S6 and S8. Reliability is nearly flat above raw 2:
 //! the recency factor (×0.3 for a memory a year old) puts strong matches in old memories
@@ -76,10 +77,10 @@
 //!   at the threshold carries the least evidence and maps to 0, a perfect match to 1. Lower
 //!   zeros (which the reliability table would suggest) do not help end to end: Ss only adds
 //!   memories that Sf and Se missed, and those are rarely relevant.
-//! - **S6 and S8** are already fixed scores in `[0, 1]` chosen by the seed (0.5 and 0.6); they
+//! - **S6 and S8** are already fixed scores in `[0, 1]` chosen by abmind (0.5 and 0.6); they
 //!   map to themselves.
 //!
-//! This calibration belongs to the `abmind` ranking (seed 000's pipeline); the other rankings
+//! This calibration belongs to the `abmind` ranking (abmind's recall pipeline); the other rankings
 //! put evidence on common scales instead (`rank::evidence`), measured on real conversations.
 //!
 //! Invalid parameters (NaN, `half ≤ 0`, `scale ≤ 0`, `zero ≥ 1`) never panic: the mapping then
@@ -94,7 +95,7 @@ pub const DEFAULT_SF_HALF: f64 = 1.0;
 /// Default `zero` of the Se mapping: about the cosine of unrelated texts; chosen on the
 /// labelled set (module doc).
 pub const DEFAULT_SE_ZERO: f64 = 0.3;
-/// Default `zero` of the Ss mapping: the stage's similarity threshold (seed 000: 0.65).
+/// Default `zero` of the Ss mapping: the stage's similarity threshold (abmind: 0.65).
 pub const DEFAULT_SS_ZERO: f64 = 0.65;
 /// Component name under which [`apply_calibration`] records the calibrated score.
 pub const CALIBRATED: &str = "calibrated";

@@ -1,4 +1,4 @@
-//! A contradiction test between two short texts, for seed 000's interference warnings
+//! A contradiction test between two short texts, for abmind's interference warnings
 //! ("⚠️ Conflicts with another result"). A lexical heuristic, not inference: it flags two
 //! statements that say the same thing with opposite polarity, or the same thing with a
 //! different value, and stays silent otherwise.
@@ -148,8 +148,8 @@ const WEEKDAY: u32 = 1 << 5;
 const MAY: u32 = 1 << 6;
 /// The tokens `am` and `pm`.
 const AM_PM: u32 = 1 << 7;
-/// The token `t`.
-const T: u32 = 1 << 8;
+/// The token `t`, which ends an `n't` contraction after a `CONTRACTION` token (`don` `t`).
+const CONTRACTION_T: u32 = 1 << 8;
 /// The token holds an ASCII digit.
 const DIGIT: u32 = 1 << 9;
 /// Bits from here on: 1 + the index of the token in `ANTONYMS`, or 0.
@@ -170,7 +170,7 @@ const LISTS: &[(&str, u32)] = &[
     (WEEKDAYS, WEEKDAY),
     ("may", MAY),
     ("am pm", AM_PM),
-    ("t", T),
+    ("t", CONTRACTION_T),
 ];
 
 /// Longest listed word, in bytes; also the longest word kept as a packed [`Term`].
@@ -644,7 +644,7 @@ impl Statement {
             let prev = i.checked_sub(1).map_or(0, |p| tokens[p].flags);
             let next = tokens.get(i + 1).map_or(0, |t| t.flags);
             i += 1;
-            if next & T != 0 && token.flags & CONTRACTION != 0 {
+            if next & CONTRACTION_T != 0 && token.flags & CONTRACTION != 0 {
                 negations += 1;
                 i += 1;
                 continue;
@@ -805,7 +805,7 @@ pub fn contradiction(a: &str, b: &str) -> Option<ConflictKind> {
 fn opens_clause(tokens: &[Token]) -> bool {
     match tokens {
         [first, ..] if first.flags & (NEGATION | CONTRAST) != 0 => true,
-        [first, second, ..] => first.flags & CONTRACTION != 0 && second.flags & T != 0,
+        [first, second, ..] => first.flags & CONTRACTION != 0 && second.flags & CONTRACTION_T != 0,
         _ => false,
     }
 }

@@ -1,6 +1,6 @@
-//! Enrichment of the final results (seed 000, step 6): timelines of results that share a topic,
-//! and conflict warnings between results that contradict each other. Nothing here changes a
-//! score or the order of the results.
+//! Enrichment of the final results (abmind's post-processing, step 6): timelines of results that
+//! share a topic, and conflict warnings between results that contradict each other. Nothing here
+//! changes a score or the order of the results.
 //!
 //! # Timeline
 //!
@@ -26,7 +26,7 @@ use super::contradiction::{Scratch, Statement};
 use super::Candidate;
 use crate::sort;
 
-/// The warning attached to a result that conflicts with another one (seed 000).
+/// The warning attached to a result that conflicts with another one (abmind's).
 pub const CONFLICT_WARNING: &str = "⚠️ Conflicts with another result";
 
 /// One result in a topic's timeline.

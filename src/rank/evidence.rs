@@ -8,7 +8,7 @@
 //! | `semantic` | Se | the cosine against the query's own background ([`SemanticScale`]): `clamp((z − 1) / 7)` with `z = (cos − mean) / sd` over every stored vector |
 //! | `signature` | Ss | `(similarity − 0.5) / 0.5`: a random pair of signatures agrees on half of the bits |
 //! | `graph` | S8 | `strength × coverage` of the best edge citing the memory in its `memoryIds` |
-//! | `exact` | text | the share of the query's content words found in the text as words (seed 004's "exact" component) |
+//! | `exact` | text | the share of the query's content words found in the text as words (AutoMem's "exact" component) |
 //!
 //! Raw values (`porter`, `trigram`, `cosine`, `similarity`) and each stage's 1-based rank
 //! are kept beside them, for explanations and for rank fusion.

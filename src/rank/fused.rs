@@ -1,5 +1,6 @@
-//! Post-processing for the models that weigh every stage's evidence (`recallkit`, `rrf`,
-//! `composite`, `weighted`; seed 000's `abmind` goes through [`super::rerank`]).
+//! The fused rankings: the order of operations of the models that weigh every stage's
+//! evidence (`recallkit`, `rrf`, `composite`, `weighted`; the `abmind` ranking goes through
+//! [`super::post_process`] instead).
 //!
 //! # Order of operations
 //!
@@ -7,7 +8,7 @@
 //! |---|---|---|
 //! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
 //! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
-//! | 3. context (`recallkit`) | `+` seed 000's context boost | `contextBoost` |
+//! | 3. context (`recallkit`) | `+` abmind's context boost | `contextBoost` |
 //! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)`, then at most 1 | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
 //! | 6. MMR (only when the recall gives `mmrLambda`) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
@@ -23,7 +24,7 @@ use super::{take_in_order, Candidate, CandidateKey};
 /// Everything [`rank`] needs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FusedOptions {
-    /// The model (not [`Ranking::Abmind`], which [`super::rerank`] handles).
+    /// The model (not [`Ranking::Abmind`], which [`super::post_process`] handles).
     pub ranking: Ranking,
     /// `recallkit`'s parameters.
     pub fusion: FusionParams,

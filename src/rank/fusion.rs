@@ -1,5 +1,5 @@
-//! Reciprocal Rank Fusion (seed 003): several ranked lists merged by rank alone, so the
-//! lists' score scales never need to agree.
+//! Reciprocal Rank Fusion (Memoria's fusion, `docs/design-sources.md` §4): several ranked lists
+//! merged by rank alone, so the lists' score scales never need to agree.
 //!
 //! ```text
 //! score(d) = Σ over lists containing d:  1 / (k + rank(d))      rank 1-based, k = 60
@@ -21,7 +21,7 @@ use crate::sort;
 use std::collections::HashMap;
 use std::hash::Hash;
 
-/// The standard RRF constant (Cormack et al. 2009; seed 003).
+/// The standard RRF constant (Cormack et al. 2009; Memoria's).
 pub const DEFAULT_RRF_K: f64 = 60.0;
 
 /// One list's share of a candidate's RRF score: `1 / (k + rank)`, `rank` 1-based.

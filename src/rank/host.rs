@@ -1,6 +1,6 @@
-//! The host's reranker (seed 003): the top [`RERANK_DEPTH`] fused candidates, re-scored by a
-//! model the host runs (a cross-encoder reading the query and each text together), then cut
-//! to the recall's limit.
+//! The host's reranker (Memoria's fusion, `docs/design-sources.md` §4): the top [`RERANK_DEPTH`]
+//! fused candidates, re-scored by a model the host runs (a cross-encoder reading the query and each
+//! text together), then cut to the recall's limit.
 //!
 //! # Rule
 //!
@@ -19,7 +19,7 @@
 use super::Candidate;
 use crate::sort;
 
-/// Fused candidates handed to the host's reranker (seed 003: "the top 30 fused candidates").
+/// Fused candidates handed to the host's reranker (Memoria: "the top 30 fused candidates").
 pub const RERANK_DEPTH: usize = 30;
 
 /// Orders `cands` by the host's `scores` (one per candidate, same order; finite), highest

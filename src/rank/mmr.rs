@@ -1,5 +1,5 @@
-//! Maximal Marginal Relevance reordering (seed 000, step 5): relevance traded against
-//! diversity.
+//! Maximal Marginal Relevance reordering (abmind's post-processing, step 5): relevance traded
+//! against diversity.
 //!
 //! ```text
 //! first    = the candidate with the highest score
@@ -42,7 +42,7 @@ use super::Candidate;
 use crate::sort;
 use crate::text::tokenize::for_each_token;
 
-/// Seed 000's trade-off: 70 % relevance, 30 % diversity.
+/// abmind's trade-off: 70 % relevance, 30 % diversity.
 pub const DEFAULT_LAMBDA: f64 = 0.7;
 /// Component recording a candidate's 1-based rank by score before MMR.
 pub const RANK_BEFORE_MMR: &str = "rankBeforeMmr";

@@ -1,5 +1,7 @@
 //! Post-processing of recall candidates: pure functions that turn the stages' hits into the
-//! ranked, enriched result list (seed 000 "Post-processing", SPEC §4; seed 003 for fusion).
+//! ranked, enriched result list. [`post_process`] is abmind's "Post-processing" (the `abmind`
+//! ranking, `docs/design-sources.md` §1); [`fused`] ranks for the other models ([`model`]);
+//! [`host`] applies the host's reranker; [`fusion::rrf`] is Memoria's fusion.
 //!
 //! The pipeline hands over a `Vec<`[`Candidate`]`>`, already deduplicated across stages (the
 //! first stage that found a record keeps it) and in pipeline order: stages in the order
@@ -19,10 +21,10 @@
 //! | 7. truncate | [`take_in_order`] | keeps the first `limit` | |
 //! | 8. enrich | [`enrich::timeline`], [`enrich::conflicts`] | none: adds timelines and conflict warnings | |
 //!
-//! [`rerank`] runs steps 1–7 in this order; enrichment runs on its output. With a host
-//! reranker, step 7 keeps [`host::RERANK_DEPTH`] candidates and [`host::apply`] reorders and
-//! cuts them before enrichment. [`fusion::rrf`]
-//! (Reciprocal Rank Fusion, k = 60) is the alternative way to merge ranked lists (seed 003).
+//! [`post_process`] runs steps 1–7 in this order; enrichment runs on its output. With a host
+//! reranker, step 7 keeps [`host::RERANK_DEPTH`] candidates and [`host::apply`] reorders and cuts
+//! them before enrichment. [`fusion::rrf`] (Reciprocal Rank Fusion, k = 60) is the alternative way
+//! to merge ranked lists (Memoria's fusion).
 //!
 //! # Invariants
 //!
@@ -76,15 +78,15 @@ pub enum CandidateKey {
 /// The recall stages, as named by the prefix of a stage label before any `:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageKind {
-    /// Fuzzy search: `Sf:porter`, `Sf:trigram_en`, `Sf:trigram_orig`.
+    /// Lexical: `Sf:porter`, `Sf:trigram_en`, `Sf:trigram_orig`.
     Sf,
-    /// Embedding cosine: `Se`.
+    /// Embedding (cosine of the host's vectors): `Se`.
     Se,
-    /// Signature Hamming similarity: `Ss`.
+    /// Signature (Hamming similarity of 256-bit signatures): `Ss`.
     Ss,
-    /// Consolidation notes: `S6:daily`, `S6:weekly`, `S6:quarterly`.
+    /// Notes (consolidation note paragraphs): `S6:daily`, `S6:weekly`, `S6:quarterly`.
     S6,
-    /// Entity graph: `S8`.
+    /// Graph (entity edges): `S8`.
     S8,
 }
 
@@ -179,24 +181,24 @@ impl Candidate {
     }
 }
 
-/// Everything [`rerank`] needs besides the candidates.
+/// Everything [`post_process`] needs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RerankOptions {
+pub struct PostProcessOptions {
     /// Per-stage calibration.
     pub calibration: Calibration,
     /// Whether stage Se ran and returned at least one hit (enables the cross-stage penalty).
     pub se_ran_with_hits: bool,
     /// The caller's context, if it gave one (enables the context boost).
     pub context: Option<Context>,
-    /// MMR trade-off λ (seed 000: [`mmr::DEFAULT_LAMBDA`] = 0.7).
+    /// MMR trade-off λ (abmind's: [`mmr::DEFAULT_LAMBDA`] = 0.7).
     pub lambda: f64,
     /// Results to keep after MMR.
     pub limit: usize,
 }
 
-impl Default for RerankOptions {
+impl Default for PostProcessOptions {
     fn default() -> Self {
-        RerankOptions {
+        PostProcessOptions {
             calibration: Calibration::default(),
             se_ran_with_hits: false,
             context: None,
@@ -209,7 +211,7 @@ impl Default for RerankOptions {
 /// Runs post-processing steps 1–7 of the module doc (calibrate, cross-stage penalty, context,
 /// emotion, spacing, MMR, truncate) and returns the first `limit` candidates in MMR order,
 /// each with its full list of components.
-pub fn rerank(mut cands: Vec<Candidate>, options: &RerankOptions) -> Vec<Candidate> {
+pub fn post_process(mut cands: Vec<Candidate>, options: &PostProcessOptions) -> Vec<Candidate> {
     calibrate::apply_calibration(&mut cands, &options.calibration);
     boost::cross_stage_penalty(&mut cands, options.se_ran_with_hits);
     if let Some(context) = &options.context {
@@ -273,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn reranks_with_every_step_in_the_documented_order() {
+    fn post_processes_with_every_step_in_the_documented_order() {
         let day = civil::MS_PER_DAY;
         let mut porter = memory(0, "Sf:porter", 9.0, "alpha beta gamma");
         porter.emotion = -3.0;
@@ -281,7 +283,7 @@ mod tests {
         let mut se = memory(1, "Se", 0.8, "delta epsilon");
         se.topic = Some("work".into());
         let s8 = memory(2, "S8", 0.6, "alice works_with bob");
-        let options = RerankOptions {
+        let options = PostProcessOptions {
             calibration: fixed_calibration(),
             se_ran_with_hits: true,
             context: Some(Context {
@@ -289,9 +291,9 @@ mod tests {
                 ..Context::default()
             }),
             limit: 2,
-            ..RerankOptions::default()
+            ..PostProcessOptions::default()
         };
-        let out = rerank(vec![porter, se, s8], &options);
+        let out = post_process(vec![porter, se, s8], &options);
         assert_eq!(out.len(), 2);
         // Se: 0.8 + 0.03 topic = 0.83, first.
         assert_eq!(out[0].key, CandidateKey::Memory(DocId(1)));
@@ -301,15 +303,15 @@ mod tests {
         let names: Vec<&str> = out[1].components.iter().map(|c| c.0).collect();
         assert_eq!(names, ["calibrated", "rankBeforeMmr", "rankAfterMmr"]);
 
-        let all = rerank(
+        let all = post_process(
             vec![
                 memory(0, "Sf:porter", 9.0, "alpha beta gamma"),
                 memory(1, "Se", 0.8, "delta epsilon"),
             ],
-            &RerankOptions {
+            &PostProcessOptions {
                 calibration: fixed_calibration(),
                 se_ran_with_hits: true,
-                ..RerankOptions::default()
+                ..PostProcessOptions::default()
             },
         );
         let names: Vec<&str> = all[1].components.iter().map(|c| c.0).collect();
@@ -347,7 +349,7 @@ mod tests {
                     c
                 })
                 .collect();
-            let options = RerankOptions {
+            let options = PostProcessOptions {
                 se_ran_with_hits: rng.below(2) == 0,
                 context: Some(Context {
                     hour: Some(rng.below(24) as u8),
@@ -356,9 +358,9 @@ mod tests {
                     utc_offset_minutes: rng.below(1_440) as i32 - 720,
                 }),
                 limit: rng.below(25) as usize,
-                ..RerankOptions::default()
+                ..PostProcessOptions::default()
             };
-            let out = rerank(cands.clone(), &options);
+            let out = post_process(cands.clone(), &options);
             let ctx = format!("seed {seed:#x}, case {case}");
             assert_eq!(out.len(), n.min(options.limit), "{ctx}");
             for (rank, c) in out.iter().enumerate() {
@@ -383,7 +385,7 @@ mod tests {
         c.created_at = Some(1_709_542_800_000.0);
         c.emotion = 3.0;
         c.recall_timestamps = vec![0.0, 1.5 * day, 3.0 * day];
-        let options = RerankOptions {
+        let options = PostProcessOptions {
             calibration: fixed_calibration(),
             se_ran_with_hits: true,
             context: Some(Context {
@@ -391,9 +393,9 @@ mod tests {
                 day_of_week: Some(1),
                 ..Context::default()
             }),
-            ..RerankOptions::default()
+            ..PostProcessOptions::default()
         };
-        let out = rerank(vec![c], &options);
+        let out = post_process(vec![c], &options);
         let expected = [
             ("calibrated", 0.5),
             ("crossStagePenalty", 0.5),

@@ -5,10 +5,10 @@
 //! | model | from | score |
 //! |---|---|---|
 //! | `recallkit` (default) | this crate, measured on LoCoMo | `relevance × preference`, see below |
-//! | `abmind` | seed 000 | first stage wins, its calibrated score, cross-stage ×0.5, boosts, MMR λ 0.7 ([`super::rerank`]) |
-//! | `rrf` | seed 003 | `Σ 1 / (60 + rank)` over the stages' lists, divided by its largest possible value (every list that ran ranking the candidate first) |
-//! | `composite` | seed 002 | `0.6·vector + 0.2·importance + 0.1·confidence + 0.1·recency` |
-//! | `weighted` | seed 004 | `Σ wᵢ·cᵢ / Σ wᵢ` over nine components, weights overridable |
+//! | `abmind` | abmind's recall pipeline | first stage wins, its calibrated score, cross-stage ×0.5, boosts, MMR λ 0.7 ([`super::post_process`]) |
+//! | `rrf` | Memoria's fusion | `Σ 1 / (60 + rank)` over the stages' lists, divided by its largest possible value (every list that ran ranking the candidate first) |
+//! | `composite` | Engram's query pipeline | `0.6·vector + 0.2·importance + 0.1·confidence + 0.1·recency` |
+//! | `weighted` | AutoMem's recall API | `Σ wᵢ·cᵢ / Σ wᵢ` over nine components, weights overridable |
 //!
 //! # `recallkit`
 //!
@@ -21,7 +21,7 @@
 //! preference = (1 − r·(1 − fresh)) · prior^¼
 //! fresh      = max(0, 1 − ageDays / decayDays)
 //! r          = 0.1, or 0.5 when the query asks for the latest state ("current", "latest", "now", …)
-//! prior      = seed 000's factors: (1 + recallBoost)(1 + relevanceBoost)·trust·credibility·tier
+//! prior      = abmind's factors: (1 + recallBoost)(1 + relevanceBoost)·trust·credibility·tier
 //!              ·(1 + |emotion|·emotionBoost)·spacing
 //! score      = min(1, relevance · preference) + context boost + emotion tie-break
 //! ```
@@ -36,7 +36,7 @@
 //! only added noise (no vectors: 0.621 with weight 0.5, 0.627 without), so this model does
 //! not run Ss. Age is a preference: a year-old memory keeps 90 % of its relevance, so it
 //! stays above a recent one that matches less of the question (LoCoMo, whose questions are
-//! about the past, pays 0.008 R@10 for it with no vectors). Seed 000's multiplicative
+//! about the past, pays 0.008 R@10 for it with no vectors). abmind's multiplicative
 //! factors (trust, tier, recall count, spacing) count with a fourth root, so a core memory
 //! (×1.3) gains 7 %, not 30 %. Weights are round numbers chosen by the sweep in
 //! `bench/locomo/sweep.mjs` (README "Recall quality" has the grid); none is fitted to single
@@ -45,8 +45,8 @@
 //! # `composite` and `weighted` without vectors
 //!
 //! A memory without a vector (or a query without one) has no cosine. `composite` then puts the
-//! memory's lexical evidence in the vector's place (seed 002's keyword fallback); `weighted`
-//! scores the vector component 0, as seed 004 does when Qdrant is unavailable.
+//! memory's lexical evidence in the vector's place (Engram's keyword fallback); `weighted`
+//! scores the vector component 0, as AutoMem does when Qdrant is unavailable.
 
 use super::evidence::Evidence;
 use super::fusion::DEFAULT_RRF_K;
@@ -58,13 +58,13 @@ pub enum Ranking {
     /// Evidence fusion with preferences (the default).
     #[default]
     Recallkit,
-    /// Seed 000's pipeline, exactly.
+    /// abmind's recall pipeline, exactly.
     Abmind,
-    /// Reciprocal Rank Fusion over the stages (seed 003).
+    /// Reciprocal Rank Fusion over the stages (Memoria's fusion).
     Rrf,
-    /// Seed 002's composite score.
+    /// Engram's composite score.
     Composite,
-    /// Seed 004's weighted components.
+    /// AutoMem's weighted components.
     Weighted,
 }
 
@@ -99,7 +99,7 @@ pub struct FusionParams {
     pub recency_weight: f64,
     /// `r` for a query asking for the latest state.
     pub latest_recency_weight: f64,
-    /// Exponent of seed 000's prior factors.
+    /// Exponent of abmind's prior factors.
     pub prior_exponent: f64,
     /// Share of lexical evidence that is coverage (the share of the query's content words the
     /// text holds) rather than the normalised BM25.
@@ -224,7 +224,7 @@ pub fn asks_for_latest(query: &str) -> bool {
         .any(|w| LATEST_WORDS.contains(&w.as_str()))
 }
 
-/// Seed 003's RRF score over the stage ranks of `e`, divided by the best possible score when
+/// Memoria's RRF score over the stage ranks of `e`, divided by the best possible score when
 /// `lists` lists ran (each ranking the candidate first), so it lies in `[0, 1]`.
 pub fn rrf_score(e: &Evidence, lists: u32) -> f64 {
     let k = DEFAULT_RRF_K;
@@ -244,19 +244,19 @@ pub struct Facts {
     pub importance: f64,
     /// `confidence` (0..1), 0.5 when unset.
     pub confidence: f64,
-    /// Seed 000's linear recency, `max(0, 1 − ageDays / decayDays)`.
+    /// abmind's linear recency, `max(0, 1 − ageDays / decayDays)`.
     pub fresh: f64,
-    /// Seed 004's recency: `max(0, 1 − days since last access / 180)`.
+    /// AutoMem's recency: `max(0, 1 − days since last access / 180)`.
     pub accessed: f64,
     /// Share of the query's words found among the memory's tags.
     pub tags: f64,
     /// 1 when a time window was asked for and the memory lies in it, else 0.
     pub temporal: f64,
-    /// Product of seed 000's multiplicative factors other than recency.
+    /// Product of abmind's multiplicative factors other than recency.
     pub prior: f64,
 }
 
-/// Seed 002: `0.6·vector + 0.2·importance + 0.1·confidence + 0.1·recency`; `vector` is the
+/// Engram: `0.6·vector + 0.2·importance + 0.1·confidence + 0.1·recency`; `vector` is the
 /// cosine (clamped to `[0, 1]`), or the lexical evidence when there is no cosine.
 pub fn composite(e: &Evidence, f: &Facts) -> [(&'static str, f64); 4] {
     let vector = e.cosine.map_or(e.lexical, |c| c.clamp(0.0, 1.0));
@@ -268,7 +268,7 @@ pub fn composite(e: &Evidence, f: &Facts) -> [(&'static str, f64); 4] {
     ]
 }
 
-/// Seed 004's weights (`SEARCH_WEIGHT_*`), each overridable per store or per recall.
+/// AutoMem's weights (`SEARCH_WEIGHT_*`), each overridable per store or per recall.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
     /// Cosine (0.25).
@@ -285,9 +285,9 @@ pub struct Weights {
     pub recency: f64,
     /// Share of the query's words among the tags (0.10).
     pub tag: f64,
-    /// Graph evidence (0.10; the seed adds its relation score unweighted).
+    /// Graph evidence (0.10; AutoMem adds its relation score unweighted).
     pub relation: f64,
-    /// In the recall's time window (0.10; the seed adds its temporal score unweighted).
+    /// In the recall's time window (0.10; AutoMem adds its temporal score unweighted).
     pub temporal: f64,
 }
 

@@ -1,4 +1,5 @@
-//! The stage Sf scoring formula of seed 000, with its components kept for explanations:
+//! The Sf (lexical) scoring formula of abmind's recall pipeline, with its components kept for
+//! explanations:
 //!
 //! ```text
 //! score = (bm25 + emotion_boost) × (1 + recall_boost) × (1 + relevance_boost)
@@ -21,23 +22,23 @@ use crate::store::StoredMemory;
 
 /// Milliseconds in a day.
 pub const MS_PER_DAY: f64 = 86_400_000.0;
-/// Seed 000 `RECALL_DECAY_DAYS`.
+/// abmind's `RECALL_DECAY_DAYS`.
 pub const DEFAULT_DECAY_DAYS: f64 = 365.0;
-/// Seed 000 `RECALL_DECAY_FLOOR`.
+/// abmind's `RECALL_DECAY_FLOOR`.
 pub const DEFAULT_DECAY_FLOOR: f64 = 0.3;
-/// Seed 000 `RECALL_EMOTION_BOOST`.
+/// abmind's `RECALL_EMOTION_BOOST`.
 pub const DEFAULT_EMOTION_BOOST: f64 = 0.1;
-/// Seed 000: `emotion_boost = 0.5 × log(1 + |emotion|)`.
+/// abmind: `emotion_boost = 0.5 × log(1 + |emotion|)`.
 const EMOTION_LOG_WEIGHT: f64 = 0.5;
-/// Seed 000: `recall_boost = 0.1 × recall_count`.
+/// abmind: `recall_boost = 0.1 × recall_count`.
 const RECALL_WEIGHT: f64 = 0.1;
-/// Seed 000: `relevance_boost = 0.2 if relevance_score > 0`.
+/// abmind: `relevance_boost = 0.2 if relevance_score > 0`.
 const RELEVANCE_BOOST: f64 = 0.2;
-/// Seed 000: `credibility_factor = 1.25 if credibility ≤ 2`.
+/// abmind: `credibility_factor = 1.25 if credibility ≤ 2`.
 const CREDIBILITY_BOOST: f64 = 1.25;
-/// Seed 000: the credibility level at or below which the boost applies.
+/// abmind: the credibility level at or below which the boost applies.
 const CREDIBILITY_BOOST_MAX_LEVEL: i64 = 2;
-/// Seed 000: `tier_boost = 1.3 if tier = "core"`.
+/// abmind: `tier_boost = 1.3 if tier = "core"`.
 const CORE_TIER_BOOST: f64 = 1.3;
 
 /// Recency parameters, configurable when a store is opened.

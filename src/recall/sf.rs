@@ -1,4 +1,5 @@
-//! Stage Sf, fuzzy search: three sub-queries, deduplicated by memory (seed 000, SPEC §4).
+//! Stage Sf (lexical): three sub-queries, deduplicated by memory, as abmind's recall pipeline
+//! runs them (`docs/design-sources.md` §1).
 //!
 //! 1. `Sf:porter`: FTS5-exact BM25 over the stemmed terms of `textEn`, the query's terms OR-ed.
 //! 2. `Sf:trigram_en`: the fuzzy index over the unstemmed terms of `textEn` + `keywords`
@@ -8,10 +9,10 @@
 //!    from `textEn`; the others' original text is already covered by sub-query 2.
 //!
 //! Every sub-query applies the recall's [`Filter`] before taking its top candidates, and takes
-//! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (seed 000 does the same with
-//! SQL `LIMIT` before re-ranking). Each candidate then gets the seed's full score
+//! the top `max(limit × OVERFETCH, MIN_CANDIDATES)` by text score (abmind does the same with
+//! SQL `LIMIT` before re-ranking). Each candidate then gets abmind's full Sf score
 //! ([`SfComponents`]). A memory found by several sub-queries appears once, labelled with the
-//! first sub-query that found it (seed 000: "first stage wins") and scored with the best of
+//! first sub-query that found it (abmind: "first stage wins") and scored with the best of
 //! its sub-query scores. The stage returns up to `limit` hits by score descending, ties by
 //! ascending `DocId`.
 //!
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
-use crate::index::porter::PorterIndex;
+use crate::index::porter_index::PorterIndex;
 use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
@@ -32,7 +33,8 @@ use crate::sort::{desc_key, sort_pairs};
 use crate::store::{DocId, StoredMemory};
 use crate::text;
 
-/// Each sub-query keeps `limit ×` this many candidates before the seed's factors re-rank them.
+/// Each sub-query keeps `limit ×` this many candidates before the Sf formula's factors re-rank
+/// them.
 pub const OVERFETCH: usize = 4;
 /// … and at least this many.
 pub const MIN_CANDIDATES: usize = 50;
@@ -88,12 +90,14 @@ pub struct SfHit {
 /// The indexes stage Sf reads.
 #[derive(Debug, Clone, Copy)]
 pub struct SfIndexes<'a> {
-    /// Stemmed terms of `textEn` (derived from `trigram_en`'s tokens).
+    /// Stemmed terms of `textEn` (derived from `fuzzy_en`'s tokens).
     pub porter: &'a PorterIndex,
-    /// Unstemmed terms of `textEn` + `keywords`.
-    pub trigram_en: &'a FuzzyIndex,
-    /// Unstemmed terms of `text`, for memories whose `text` differs from `textEn`.
-    pub trigram_orig: &'a FuzzyIndex,
+    /// The fuzzy (trigram) index of the unstemmed terms of `textEn` + `keywords`: sub-query
+    /// `Sf:trigram_en`.
+    pub fuzzy_en: &'a FuzzyIndex,
+    /// The fuzzy (trigram) index of the unstemmed terms of `text`, for memories whose `text`
+    /// differs from `textEn`: sub-query `Sf:trigram_orig`.
+    pub fuzzy_orig: &'a FuzzyIndex,
 }
 
 /// Everything one Sf run needs besides the indexes.
@@ -103,7 +107,7 @@ pub struct SfQuery<'a> {
     pub text: &'a str,
     /// Results the recall asks for (sizes each sub-query's candidate list).
     pub limit: usize,
-    /// Hits to return: `limit` for seed 000's pipeline, more for a fusion that weighs every
+    /// Hits to return: `limit` for abmind's pipeline, more for a fusion that weighs every
     /// candidate's evidence (the sub-queries keep up to `max(limit × OVERFETCH,
     /// MIN_CANDIDATES)` each).
     pub keep: usize,
@@ -208,7 +212,7 @@ pub fn run<'m>(
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
-    let porter = indexes.porter.view(indexes.trigram_en.terms());
+    let porter = indexes.porter.view(indexes.fuzzy_en.terms());
     let found = bm25::search_marking_terms(
         &mut scratch.bm25,
         &porter,
@@ -224,7 +228,7 @@ pub fn run<'m>(
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
     let (fuzzy, trigram_weight) =
         indexes
-            .trigram_en
+            .fuzzy_en
             .search_weighted(&words, &bm25_params, k, scratch, accept);
     // One measure of the query for both readings: a misspelt word is unknown to the porter
     // index but read by the trigram one, and a memory matching only the query's other words
@@ -233,10 +237,10 @@ pub fn run<'m>(
     keep(&mut best, SfSource::Porter, found, weight);
     keep(&mut best, SfSource::TrigramEn, fuzzy, weight);
 
-    if best.len() < query.limit && indexes.trigram_orig.doc_count() > 0 {
+    if best.len() < query.limit && indexes.fuzzy_orig.doc_count() > 0 {
         let (found, weight) =
             indexes
-                .trigram_orig
+                .fuzzy_orig
                 .search_weighted(&words, &bm25_params, k, scratch, accept);
         keep(&mut best, SfSource::TrigramOrig, found, weight);
     }

@@ -68,10 +68,10 @@ pub const SIGNATURE_BITS: usize = 256;
 /// it (and `tests/fixtures/signature/golden_v1.txt` catches an accidental change).
 pub const SIGNATURE_FORMAT_VERSION: u32 = 1;
 
-/// Stage Ss threshold on [`similarity`] (seed 000).
+/// Stage Ss threshold on [`similarity`] (abmind's).
 pub const DEFAULT_THRESHOLD: f64 = 0.65;
 
-/// Stage Ss keeps at most this many hits (seed 000).
+/// Stage Ss keeps at most this many hits (abmind's cap).
 pub const DEFAULT_MAX_HITS: usize = 5;
 
 /// Tokens shorter than this many characters contribute no trigrams (measured; see the

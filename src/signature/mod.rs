@@ -1,5 +1,5 @@
-//! 256-bit locality-sensitive text signatures and their Hamming-distance index (stage Ss of
-//! SPEC §4).
+//! 256-bit locality-sensitive text signatures and their Hamming-distance index (stage Ss,
+//! signature).
 //!
 //! A [`Signature`] is a SimHash of a text's weighted features (porter terms and character
 //! trigrams; see [`lsh`] for the exact, versioned construction). Similar texts get signatures

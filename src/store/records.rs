@@ -16,14 +16,14 @@ pub struct DocId(pub u32);
 pub const MAX_TEXT_BYTES: usize = 256 * 1024;
 /// Largest accepted id, topic, tier, type, user id or tag, in UTF-8 bytes.
 pub const MAX_NAME_BYTES: usize = 1024;
-/// Most recall timestamps kept per memory (seed 000: "capped at 20 entries").
+/// Most recall timestamps kept per memory (abmind: "capped at 20 entries").
 pub const MAX_RECALL_TIMESTAMPS: usize = 20;
-/// Emotion scores range over `-MAX_EMOTION..=MAX_EMOTION` (seed 000).
+/// Emotion scores range over `-MAX_EMOTION..=MAX_EMOTION` (abmind's scale).
 pub const MAX_EMOTION: f64 = 5.0;
-/// Trust ranges over `0..=MAX_TRUST` (seed 000: `trust_factor = 0.5 + 0.5 × trust/3`).
+/// Trust ranges over `0..=MAX_TRUST` (abmind: `trust_factor = 0.5 + 0.5 × trust/3`).
 pub const MAX_TRUST: f64 = 3.0;
 
-/// A memory: a short text with metadata. See `SPEC.md` §3.
+/// A memory: a short text with metadata (DESIGN.md, Glossary: memory).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Memory {
     /// Public id, unique within a store.

@@ -355,7 +355,7 @@ impl StoredMemory {
     }
 
     /// Counts one recall at `now`: the count, the last time and the last
-    /// [`MAX_RECALL_TIMESTAMPS`](super::records::MAX_RECALL_TIMESTAMPS) times (seed 000).
+    /// [`MAX_RECALL_TIMESTAMPS`](super::records::MAX_RECALL_TIMESTAMPS) times (abmind's cap).
     pub fn track_recall(&mut self, now: f64) {
         self.recall_count = self.recall_count.saturating_add(1);
         let rest = self.rest.get_or_insert_with(Box::default);

@@ -43,7 +43,7 @@
 //! - A failed call stores nothing: checks run before any mutation, and memory is reserved
 //!   with `try_reserve` so running out of memory is an error, not an abort.
 //!
-//! Reference: cosine similarity over host embeddings as in seed 000 (stage Se).
+//! Reference: cosine similarity over host embeddings as in abmind's recall pipeline (stage Se).
 
 use super::dot::dot;
 use crate::error::{Error, Num, Result};

@@ -1,4 +1,4 @@
-//! Host-supplied dense embeddings and exact cosine search (stage Se of SPEC §4).
+//! Host-supplied dense embeddings and exact cosine search (stage Se, embedding).
 //!
 //! recallkit never computes embeddings: the host passes them in (a `Float32Array` at the
 //! boundary) and this module stores them, checks them, and scans them exactly. There is no

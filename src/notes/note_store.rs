@@ -12,7 +12,7 @@
 //!    notes first), then note id and paragraph index ascending.
 //! 4. Deduplication keeps the first hit of each key
 //!    `fnv1a64(first 80 chars of the paragraph ‖ 0xFF ‖ start as little-endian f64 bits)`
-//!    (seed 000: "first 80 chars + timestamp"; chars are Unicode scalar values, the `0xFF`
+//!    (abmind: "first 80 chars + timestamp"; chars are Unicode scalar values, the `0xFF`
 //!    byte, which never occurs in UTF-8, separates the two parts).
 //! 5. The first `max` remain.
 //!
@@ -34,9 +34,9 @@ use crate::notes::paragraph::paragraphs;
 use crate::sort;
 use crate::store::Scope;
 
-/// The fixed score of every S6 hit (seed 000).
+/// The fixed score of every S6 hit (abmind's).
 pub const S6_SCORE: f64 = 0.5;
-/// Characters of a paragraph that enter its deduplication key (seed 000).
+/// Characters of a paragraph that enter its deduplication key (abmind's).
 pub const DEDUP_PREFIX_CHARS: usize = 80;
 
 /// One S6 hit: a paragraph of a note.

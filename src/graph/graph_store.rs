@@ -35,9 +35,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::graph::graph_records::{check_finite, Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES};
 use crate::graph::keyed::Keyed;
 use crate::graph::names::{edge_id, normalize_name, normalize_relation, word_count};
-use crate::graph::records::{check_finite, Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES};
 use crate::graph::relation::Relation;
 use crate::store::Scope;
 

@@ -8,8 +8,8 @@
 //!   whose stem is `s`;
 //! - `|D|` is the number of tokens, and `N` the number of documents.
 //!
-//! The engine's token index (`trigram_en`) also holds each memory's `keywords`, which the
-//! porter index of seed 000 does not see. Their occurrences are kept apart, in a small
+//! The engine's token index (`fuzzy_en`) also holds each memory's `keywords`, which the
+//! porter index of abmind does not see. Their occurrences are kept apart, in a small
 //! [`InvertedIndex`] of keyword tokens (only memories with keywords enter it), and
 //! subtracted: frequencies, lengths and the token total. A document whose only occurrences
 //! of a token are keywords does not contain its stem.

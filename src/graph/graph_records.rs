@@ -23,7 +23,7 @@ pub const MAX_NAME_WORDS: usize = 16;
 /// Most aliases of one entity.
 pub const MAX_ALIASES: usize = 64;
 
-/// A named thing: a person, place, project, … See `SPEC.md` §3.
+/// A named thing: a person, place, project, … (DESIGN.md, Glossary: entity).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Entity {
     /// Display name. Its normal form identifies the entity.
