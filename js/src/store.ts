@@ -1113,7 +1113,7 @@ export class MemoryStore {
   /** The memory with this id, or `undefined`. */
   async get(id: string): Promise<Memory | undefined> {
     const engine = this.#live();
-    return engine.get(checkId(id)) as Memory | undefined;
+    return engine.get(checkId(id));
   }
 
   /** The stored embedding of a memory, or `undefined`. */
@@ -1155,7 +1155,7 @@ export class MemoryStore {
       const oldVector = engine.embedding(id);
       this.#call(() => engine.replace(record, vector, remove));
       return {
-        result: engine.get(id) as Memory,
+        result: engine.get(id)!,
         ops: () => [this.#memoryOp(engine, id)],
         undo: () => engine.replace(current, oldVector, oldVector === undefined),
       };
@@ -1170,7 +1170,7 @@ export class MemoryStore {
       const current = engine.get(id);
       if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
       return {
-        result: current as Memory,
+        result: current,
         ops: () => [{ op: "delete", key: MEMORY_PREFIX + id }],
         after: () => {
           engine.remove(id);
@@ -1234,7 +1234,7 @@ export class MemoryStore {
     }
     let out: RecallResult;
     if (rerank === undefined) {
-      out = this.#call(() => engine.finishRecall(pending, vector, reason)) as unknown as RecallResult;
+      out = this.#call(() => engine.finishRecall(pending, vector, reason));
     } else {
       const ranked = this.#call(() => engine.rankForRerank(pending, vector, reason));
       const texts = engine.rerankTexts(ranked);
@@ -1247,7 +1247,7 @@ export class MemoryStore {
         throw new RecallError("closed", "the store was closed during recall");
       }
       const ms = performance.now() - started;
-      out = this.#call(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms)) as unknown as RecallResult;
+      out = this.#call(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
     }
     // The engine has updated the tracking; a "memory" store has nothing more to persist.
     if (opts.trackRecalls && !this.#ephemeral) {
@@ -1312,7 +1312,7 @@ export class MemoryStore {
       const record = toNote(patch, this.#now(), randomId, current);
       this.#call(() => engine.replaceNote(record));
       return {
-        result: engine.note(id) as Note,
+        result: engine.note(id)!,
         ops: () => [this.#noteOp(engine, id)],
         undo: () => engine.replaceNote(current),
       };
@@ -1327,7 +1327,7 @@ export class MemoryStore {
       const current = engine.note(id);
       if (current === undefined) throw new RecallError("not_found", `no note with id ${JSON.stringify(id)}`);
       return {
-        result: current as Note,
+        result: current,
         ops: () => [{ op: "delete", key: NOTE_PREFIX + id }],
         after: () => { engine.removeNote(id); },
       };
@@ -1336,7 +1336,7 @@ export class MemoryStore {
 
   /** The note with this id, or `undefined`. */
   async getNote(id: string): Promise<Note | undefined> {
-    return this.#live().note(checkId(id)) as Note | undefined;
+    return this.#live().note(checkId(id));
   }
 
   /**
@@ -1345,7 +1345,7 @@ export class MemoryStore {
    * `{}`) list them all.
    */
   async notes(options?: ScopeOptions): Promise<Note[]> {
-    return this.#live().notes(toScope(options, "notes options")) as Note[];
+    return this.#live().notes(toScope(options, "notes options"));
   }
 
   /**
@@ -1367,12 +1367,12 @@ export class MemoryStore {
     this.#live();
     checkId(name);
     const userId = toOwner(options, "forgetEntity options");
-    return this.#graphWrite((engine) => engine.removeEntity(name, userId) as Entity);
+    return this.#graphWrite((engine) => engine.removeEntity(name, userId));
   }
 
   /** Every entity, or with a scope the entities it sees (as {@link notes}). */
   async entities(options?: ScopeOptions): Promise<Entity[]> {
-    return this.#live().entities(toScope(options, "entities options")) as Entity[];
+    return this.#live().entities(toScope(options, "entities options"));
   }
 
   /**
@@ -1381,7 +1381,7 @@ export class MemoryStore {
    * stored memory are left out too).
    */
   async edges(options?: ScopeOptions): Promise<Edge[]> {
-    return this.#live().edges(toScope(options, "edges options")) as Edge[];
+    return this.#live().edges(toScope(options, "edges options"));
   }
 
   /**
@@ -1394,7 +1394,7 @@ export class MemoryStore {
     this.#live();
     const r = toRelation(relation);
     const now = this.#now();
-    return this.#graphWrite((engine) => engine.relate(r, now) as Edge);
+    return this.#graphWrite((engine) => engine.relate(r, now));
   }
 
   /**

@@ -341,11 +341,10 @@ export interface TimelineItem {
   date: string;
 }
 
-/** One recall result: a memory, a note paragraph (S6) or a graph relation (S8). */
-export interface RecallHit {
+/** What every recall result carries, whatever its kind. */
+interface RecallHitBase {
   /** Memory id, `note:<id>#<paragraph>`, or edge id. */
   id: string;
-  kind: "memory" | "note" | "edge";
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
   text: string;
   score: number;
@@ -356,17 +355,6 @@ export interface RecallHit {
    * `contextBoost`, `emotionTiebreak`, `spacingBoost` when applied, `rankBeforeMmr`, `rankAfterMmr`.
    */
   components: Partial<ScoreComponents> & Record<string, number>;
-  /** The whole memory, as stored after this recall (memory results). */
-  memory?: Memory;
-  /** Topic, type, tags, emotion tags, importance, confidence, createdAt (memory results). */
-  metadata?: {
-    topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number;
-    createdAt: number;
-  };
-  /** The note paragraph (S6 results). */
-  note?: { id: string; period: NotePeriod; start: number; paragraph: number };
-  /** The relation (S8 results). */
-  edge?: Edge;
   /** The results sharing this result's topic, in time order. */
   timeline?: TimelineItem[];
   /** Ids of results this one contradicts. */
@@ -374,6 +362,48 @@ export interface RecallHit {
   /** `"⚠️ Conflicts with another result"` when `conflicts` is set. */
   warning?: string;
 }
+
+/** A memory result (`kind: "memory"`): it carries the memory and its metadata. */
+export interface MemoryHit extends RecallHitBase {
+  kind: "memory";
+  /** The whole memory, as stored after this recall (memory results). */
+  memory: Memory;
+  /** Topic, type, tags, emotion tags, importance, confidence, createdAt (memory results). */
+  metadata: {
+    topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number;
+    createdAt: number;
+  };
+  note?: undefined;
+  edge?: undefined;
+}
+
+/** A note paragraph result (`kind: "note"`, stage S6): it carries the paragraph's place. */
+export interface NoteHit extends RecallHitBase {
+  kind: "note";
+  memory?: undefined;
+  metadata?: undefined;
+  /** The note paragraph (S6 results). */
+  note: { id: string; period: NotePeriod; start: number; paragraph: number };
+  edge?: undefined;
+}
+
+/** A graph relation result (`kind: "edge"`, stage S8): it carries the edge. */
+export interface EdgeHit extends RecallHitBase {
+  kind: "edge";
+  memory?: undefined;
+  metadata?: undefined;
+  note?: undefined;
+  /** The relation (S8 results). */
+  edge: Edge;
+}
+
+/**
+ * One recall result: a memory, a note paragraph (S6) or a graph relation (S8). `kind` tells
+ * which, and so which of `memory` (with `metadata`), `note` or `edge` it carries: after
+ * `if (hit.kind === "note")`, TypeScript knows `hit.note` is there. On a hit of another kind
+ * those fields are absent (`undefined`).
+ */
+export type RecallHit = MemoryHit | NoteHit | EdgeHit;
 
 /** What one stage did. */
 export interface StageReport {
