@@ -2,17 +2,27 @@
  * The engine as the store uses it: the WebAssembly `Engine` with records, options and
  * results as objects. Across the boundary they travel as bytes in the wire format
  * (`js/src/wire.ts` here, `src/wire/` in Rust); embeddings travel as `Float32Array`s.
+ *
+ * This file is the one typed boundary between the engine and the rest of the package:
+ * - what goes in is the engine's record and option types (`MemoryRecord`, `NoteRecord`, …,
+ *   declared beside their Rust types in `src/wasm.rs` and re-exported here), which the engine
+ *   checks again (its answer is final);
+ * - what comes out is typed as the public types of `types.ts` (`Memory`, `Note`, `Entity`,
+ *   `Edge`, `RecallResult`), so no caller converts. `js/test/types.test.mjs` keeps the two
+ *   sides in step: the public types against the Rust-side declarations (same fields, and
+ *   every output accepted back as input), these signatures, and the fields of real outputs.
  * Internal: not exported by the package.
  * @module
  */
 import { Engine as WasmEngine, PendingRecall, PendingRerank } from "../../pkg/recallkit.js";
 import type {
-  EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord,
-  RecallOptionsJs, RecallOutputJs,
+  EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
+import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
 import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall, PendingRerank };
+export type { EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs };
 
 const decodeMaybe = <T>(bytes: Uint8Array | undefined): T | undefined =>
   bytes === undefined ? undefined : (decode(bytes) as T);
@@ -104,12 +114,12 @@ export class Engine {
     this.#inner.replace(encodeView(memory), embedding, removeEmbedding);
   }
 
-  remove(id: string): MemoryRecord {
-    return decode(this.#inner.remove(id)) as MemoryRecord;
+  remove(id: string): Memory {
+    return decode(this.#inner.remove(id)) as Memory;
   }
 
-  get(id: string): MemoryRecord | undefined {
-    return decodeMaybe<MemoryRecord>(this.#inner.get(id));
+  get(id: string): Memory | undefined {
+    return decodeMaybe<Memory>(this.#inner.get(id));
   }
 
   ids(): string[] {
@@ -130,8 +140,8 @@ export class Engine {
   }
 
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
-  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): RecallOutputJs {
-    return decode(this.#inner.finishRecall(pending, embedding, reason)) as RecallOutputJs;
+  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): RecallResult {
+    return decode(this.#inner.finishRecall(pending, embedding, reason)) as RecallResult;
   }
 
   /** Phase 2 with a reranker: the other stages and the ranking, the best 30 kept; consumes `pending`. */
@@ -145,8 +155,8 @@ export class Engine {
   }
 
   /** Phase 3: the reranker's scores (or none, for `reason`), the cut and tracking; consumes `pending`. */
-  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): RecallOutputJs {
-    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as RecallOutputJs;
+  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): RecallResult {
+    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as RecallResult;
   }
 
   addNote(note: NoteRecord): void {
@@ -157,20 +167,20 @@ export class Engine {
     this.#inner.replaceNote(encodeView(note));
   }
 
-  removeNote(id: string): NoteRecord {
-    return decode(this.#inner.removeNote(id)) as NoteRecord;
+  removeNote(id: string): Note {
+    return decode(this.#inner.removeNote(id)) as Note;
   }
 
-  note(id: string): NoteRecord | undefined {
-    return decodeMaybe<NoteRecord>(this.#inner.note(id));
+  note(id: string): Note | undefined {
+    return decodeMaybe<Note>(this.#inner.note(id));
   }
 
   /**
    * Every note (what persistence and export read); with a scope, the notes it sees. A scope
    * names a user, a ceiling or both; `{}` is everything.
    */
-  notes(scope: Scope = {}): NoteRecord[] {
-    return decode(this.#inner.notes(scope.userId, scope.maxClassification)) as NoteRecord[];
+  notes(scope: Scope = {}): Note[] {
+    return decode(this.#inner.notes(scope.userId, scope.maxClassification)) as Note[];
   }
 
   addEntity(entity: EntityRecord): void {
@@ -178,29 +188,29 @@ export class Engine {
   }
 
   /** Removes an entity and its edges; with `userId`, only that user's entity. */
-  removeEntity(name: string, userId?: string): EntityRecord {
-    return decode(this.#inner.removeEntity(name, userId)) as EntityRecord;
+  removeEntity(name: string, userId?: string): Entity {
+    return decode(this.#inner.removeEntity(name, userId)) as Entity;
   }
 
   /** Every entity; with a scope, the entities it sees. */
-  entities(scope: Scope = {}): EntityRecord[] {
-    return decode(this.#inner.entities(scope.userId, scope.maxClassification)) as EntityRecord[];
+  entities(scope: Scope = {}): Entity[] {
+    return decode(this.#inner.entities(scope.userId, scope.maxClassification)) as Entity[];
   }
 
   /** Every edge as stored; with a scope, the edges it sees, `memoryIds` cut to the memories it sees. */
-  edges(scope: Scope = {}): EdgeRecord[] {
-    return decode(this.#inner.edges(scope.userId, scope.maxClassification)) as EdgeRecord[];
+  edges(scope: Scope = {}): Edge[] {
+    return decode(this.#inner.edges(scope.userId, scope.maxClassification)) as Edge[];
   }
 
   /** Records a relation; with `userId`, as that user. */
-  relate(r: Relation, now: number): EdgeRecord {
+  relate(r: Relation, now: number): Edge {
     const { strength, classification, ...names } = r;
     const edge = { ...names, createdAt: now, lastSeenAt: now };
-    return decode(this.#inner.relate(encodeView(edge), strength, classification, now)) as EdgeRecord;
+    return decode(this.#inner.relate(encodeView(edge), strength, classification, now)) as Edge;
   }
 
-  upsertEdge(edge: EdgeRecord): EdgeRecord {
-    return decode(this.#inner.upsertEdge(encodeView(edge))) as EdgeRecord;
+  upsertEdge(edge: EdgeRecord): Edge {
+    return decode(this.#inner.upsertEdge(encodeView(edge))) as Edge;
   }
 
   /** Removes `from —[relation]→ to` edges; with `userId`, only that user's. */

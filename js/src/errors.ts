@@ -1,5 +1,6 @@
 /**
- * Errors thrown by recallkit. Every error is a {@link RecallError} with a stable `code`.
+ * Errors thrown by recallkit. Every error is a {@link RecallError} with a stable `code`; the
+ * helpers below turn what the engine or a storage backend throws into one.
  * @module
  */
 
@@ -61,4 +62,33 @@ export function fromEngineError(e: unknown): RecallError {
   const code = colon > 0 ? text.slice(0, colon) : "";
   if (CODES.has(code)) return new RecallError(code as ErrorCode, text.slice(colon + 2), { cause: e });
   return new RecallError("internal", text, { cause: e });
+}
+
+/** Runs `f`, turning anything the engine throws into a {@link RecallError}. */
+export function callEngine<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw fromEngineError(e);
+  }
+}
+
+/** Any error of a storage call as a {@link RecallError} (custom adapters may throw anything). */
+export function storageError(e: unknown, doing: string): RecallError {
+  if (e instanceof RecallError) return e;
+  return new RecallError("storage_failed", `${doing}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+}
+
+/** Prefixes an error's message with where it happened, keeping its code. */
+export function located(e: unknown, where: string): RecallError {
+  const err = fromEngineError(e);
+  return new RecallError(err.code, `${where}: ${err.message}`, { cause: e });
+}
+
+/** Maps `insertMany`'s "item i" in an error to a name for that item (a key, a line). */
+export function itemError(e: unknown, name: (index: number) => string, code?: RecallError["code"]): RecallError {
+  const err = fromEngineError(e);
+  const match = /^item (\d+): (.*)$/s.exec(err.message);
+  if (match === null) return err;
+  return new RecallError(code ?? err.code, `${name(Number(match[1]))}: ${match[2]}`, { cause: e });
 }

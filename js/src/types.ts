@@ -1,10 +1,14 @@
 /**
- * Public types of the recallkit API.
+ * Public types of the recallkit API: memories, notes, entities, edges, recalls and their
+ * results here; the options of a store, its storage and import in `store-types.ts`, re-exported.
  * @module
  */
-import type { StorageAdapter } from "./storage/adapter.js";
-import type { LineSource } from "./storage/codec.js";
-import type { LogRepair } from "./storage/log.js";
+import type { Ranking, RankingWeights, RerankFunction, SearchMode } from "./store-types.js";
+
+export type {
+  EmbedFunction, FusionParameters, ImportOptions, ImportProgress, ImportSource, OpenOptions, Ranking, RankingWeights,
+  RepairReport, RerankFunction, SearchMode, StorageInfo, StorageOption,
+} from "./store-types.js";
 
 /** A point in time: milliseconds since the epoch, a `Date`, or an ISO 8601 string. */
 export type TimeInput = number | Date | string;
@@ -94,168 +98,12 @@ export interface Memory {
   recallTimestamps?: number[];
 }
 
-/** The host's embedding function: one vector per text, all of the store's dimension. */
-export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number[][]>;
-
-/**
- * A host reranker (seed 003's cross-encoder): one relevance score per text, higher is more
- * relevant, any finite scale. recall hands it the query and the texts of its best 30 fused
- * candidates and returns the first `limit` in the reranker's order.
- */
-export type RerankFunction = (query: string, texts: string[]) => Promise<number[] | Float64Array | Float32Array>;
-
-/** Which stages run: all, lexical only (no Se/Ss), or semantic only (no Sf). */
-export type SearchMode = "hybrid" | "lexical" | "semantic";
-
 /**
  * Fields {@link MemoryStore.update} may change; `null` clears an optional field. `text` and
  * `createdAt` cannot be cleared (`invalid_argument`); `updatedAt: null` stamps the update
  * time, as leaving it out does.
  */
 export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInput[K] | null };
-
-/**
- * Where a store keeps its records: `"indexeddb"` (pages, workers, extension service workers),
- * `"file"` (Node and Deno: an append-only log in a directory), `"memory"` (nothing outlives
- * the store), or your own {@link StorageAdapter} (the store closes it on `close()`).
- */
-export type StorageOption = "indexeddb" | "file" | "memory" | StorageAdapter;
-
-/** Options of {@link MemoryStore.open}. */
-export interface OpenOptions {
-  /**
-   * The store's name: 1–128 characters of `A–Z a–z 0–9 . _ -` (default `"default"`). It names
-   * the IndexedDB database (`recallkit:<name>`) and the default directory of a file store.
-   */
-  name?: string;
-  /**
-   * Where records live. Default: `"indexeddb"` where `indexedDB` exists, `"file"` in Node and
-   * Deno (directory `./recallkit-data/<name>`). `"memory"` keeps nothing beyond the engine
-   * itself: the store lives and dies with the object (pass `new MemoryAdapter()` to get an
-   * in-memory store with a storage layer, for tests of persistence logic).
-   */
-  storage?: StorageOption;
-  /** File stores: the directory (default `./recallkit-data/<name>`). */
-  path?: string;
-  /** IndexedDB: ask the browser not to evict this origin's data (`navigator.storage.persist()`). */
-  persist?: boolean;
-  /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
-  blockedTimeoutMs?: number;
-  /**
-   * Keep a snapshot (all records in one blob) for faster opens. Default: on for IndexedDB and
-   * your own adapters (it halves an open in Chromium), off for file stores (the file store
-   * reads its whole log anyway, so it does not speed up an open there, and it doubles the
-   * log); memory stores never keep one. Turning it off deletes an existing snapshot.
-   */
-  snapshots?: boolean;
-  /**
-   * Write the snapshot (all records in one blob, for fast opens) after this many write batches
-   * (default 1000; 0: never periodically). It is also written after an open that had to
-   * rebuild a large store, and on `close()` when none is usable or many batches came after it;
-   * between snapshots, opens re-read the records written since. Memory stores never write one.
-   */
-  snapshotEvery?: number;
-  /** Days until the recency factor reaches its floor (default 365). */
-  decayDays?: number;
-  /** Minimum recency factor (default 0.3). */
-  decayFloor?: number;
-  /** `|emotion| ×` this is added to the recency factor (default 0.1). */
-  emotionBoost?: number;
-  /** The clock for default timestamps and recall's default `now` (default `Date.now`). */
-  clock?: () => number;
-  /** The host's embedding function; recallkit never calls a model itself. */
-  embed?: EmbedFunction;
-  /** Embedding dimension (default: fixed by the first vector stored). */
-  dimensions?: number;
-  /**
-   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (seed 000); none for
-   * the others, which measure each cosine against what unrelated memories score for the same
-   * query in this store.
-   */
-  similarityThreshold?: number;
-  /** How long a recall waits for the query embedding before skipping Se (default 5000 ms). */
-  embedTimeoutMs?: number;
-  /**
-   * A reranker for every recall (unless a recall passes `rerank: false`): the best 30 fused
-   * candidates are re-scored by it and the first `limit` returned in its order. If it throws,
-   * rejects, times out or answers with anything but one finite number per text, recall keeps
-   * the fused order and its `rerank` stage report says why (`rerank_failed`,
-   * `rerank_timeout`).
-   */
-  rerank?: RerankFunction;
-  /** How long a recall waits for the reranker before keeping the fused order (default 5000 ms). */
-  rerankTimeoutMs?: number;
-  /** Texts per `embed` call in rememberMany (default 64). */
-  embedBatchSize?: number;
-  /**
-   * Default search mode (default "hybrid"). A "lexical" store with `storage: "memory"` does
-   * not sign memories as they are written (nothing reads the signatures of one): a recall
-   * that asks for "hybrid" or "semantic" signs them all first, and `getSignature` computes
-   * one when asked; the values are the same.
-   */
-  searchMode?: SearchMode;
-  /**
-   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: seed 000's
-   * rule for the "abmind" ranking (skip as soon as Sf has `limit` hits, whatever their score);
-   * never for the other rankings, which weigh every stage's evidence. Set, the other rankings
-   * count Sf hits whose lexical evidence (the share of the query they match) reaches it.
-   */
-  shortCircuitFloor?: number;
-  /** MMR λ of the "abmind" ranking: 1 = relevance only, 0 = diversity only (default 0.7). */
-  mmrLambda?: number;
-  /** The ranking model of recalls that name none (default "recallkit"; README "Ranking models"). */
-  ranking?: Ranking;
-  /**
-   * Results scoring below this (0..1) are dropped. Default: 0.1 for the "recallkit" ranking
-   * (a result must match at least a tenth of the question), 0 for the others; results scoring
-   * 0 are always dropped.
-   */
-  minScore?: number;
-  /** Weights of the "weighted" ranking (seed 004's defaults otherwise). */
-  weights?: RankingWeights;
-  /** Parameters of the "recallkit" ranking, for measurement (`src/rank/model.rs`). */
-  fusion?: FusionParameters;
-}
-
-/**
- * How results are ranked: "recallkit" (default: every stage's evidence fused, age a mild
- * preference), "abmind" (seed 000's pipeline), "rrf" (seed 003's Reciprocal Rank Fusion),
- * "composite" (seed 002), "weighted" (seed 004's nine weighted components).
- */
-export type Ranking = "recallkit" | "abmind" | "rrf" | "composite" | "weighted";
-
-/** Seed 004's weights (defaults in parentheses); a score is `Σ wᵢ·cᵢ / Σ wᵢ`. */
-export interface RankingWeights {
-  /** Cosine with the query (0.25). */
-  vector?: number;
-  /** Lexical evidence, the share of the query matched (0.15). */
-  keyword?: number;
-  /** Share of the query's words present in the text (0.25). */
-  exact?: number;
-  /** `importance` (0.05). */
-  importance?: number;
-  /** `confidence` (0.05). */
-  confidence?: number;
-  /** `max(0, 1 − days since last access / 180)` (0.10). */
-  recency?: number;
-  /** Share of the query's words among the tags (0.10). */
-  tag?: number;
-  /** Evidence from an edge citing the memory (0.10). */
-  relation?: number;
-  /** Inside the recall's time window (0.10). */
-  temporal?: number;
-}
-
-/** Parameters of the "recallkit" ranking, each 0..1 (`src/rank/model.rs` documents them). */
-export interface FusionParameters {
-  lexicalWeight?: number;
-  signatureWeight?: number;
-  graphWeight?: number;
-  noteWeight?: number;
-  recencyWeight?: number;
-  latestRecencyWeight?: number;
-  priorExponent?: number;
-}
 
 /** Options of {@link MemoryStore.recall}. */
 export interface RecallOptions {
@@ -341,11 +189,10 @@ export interface TimelineItem {
   date: string;
 }
 
-/** One recall result: a memory, a note paragraph (S6) or a graph relation (S8). */
-export interface RecallHit {
+/** What every recall result carries, whatever its kind. */
+interface RecallHitBase {
   /** Memory id, `note:<id>#<paragraph>`, or edge id. */
   id: string;
-  kind: "memory" | "note" | "edge";
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
   text: string;
   score: number;
@@ -356,17 +203,6 @@ export interface RecallHit {
    * `contextBoost`, `emotionTiebreak`, `spacingBoost` when applied, `rankBeforeMmr`, `rankAfterMmr`.
    */
   components: Partial<ScoreComponents> & Record<string, number>;
-  /** The whole memory, as stored after this recall (memory results). */
-  memory?: Memory;
-  /** Topic, type, tags, emotion tags, importance, confidence, createdAt (memory results). */
-  metadata?: {
-    topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number;
-    createdAt: number;
-  };
-  /** The note paragraph (S6 results). */
-  note?: { id: string; period: NotePeriod; start: number; paragraph: number };
-  /** The relation (S8 results). */
-  edge?: Edge;
   /** The results sharing this result's topic, in time order. */
   timeline?: TimelineItem[];
   /** Ids of results this one contradicts. */
@@ -374,6 +210,48 @@ export interface RecallHit {
   /** `"⚠️ Conflicts with another result"` when `conflicts` is set. */
   warning?: string;
 }
+
+/** A memory result (`kind: "memory"`): it carries the memory and its metadata. */
+export interface MemoryHit extends RecallHitBase {
+  kind: "memory";
+  /** The whole memory, as stored after this recall (memory results). */
+  memory: Memory;
+  /** Topic, type, tags, emotion tags, importance, confidence, createdAt (memory results). */
+  metadata: {
+    topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number;
+    createdAt: number;
+  };
+  note?: undefined;
+  edge?: undefined;
+}
+
+/** A note paragraph result (`kind: "note"`, stage S6): it carries the paragraph's place. */
+export interface NoteHit extends RecallHitBase {
+  kind: "note";
+  memory?: undefined;
+  metadata?: undefined;
+  /** The note paragraph (S6 results). */
+  note: { id: string; period: NotePeriod; start: number; paragraph: number };
+  edge?: undefined;
+}
+
+/** A graph relation result (`kind: "edge"`, stage S8): it carries the edge. */
+export interface EdgeHit extends RecallHitBase {
+  kind: "edge";
+  memory?: undefined;
+  metadata?: undefined;
+  note?: undefined;
+  /** The relation (S8 results). */
+  edge: Edge;
+}
+
+/**
+ * One recall result: a memory, a note paragraph (S6) or a graph relation (S8). `kind` tells
+ * which, and so which of `memory` (with `metadata`), `note` or `edge` it carries: after
+ * `if (hit.kind === "note")`, TypeScript knows `hit.note` is there. On a hit of another kind
+ * those fields are absent (`undefined`).
+ */
+export type RecallHit = MemoryHit | NoteHit | EdgeHit;
 
 /** What one stage did. */
 export interface StageReport {
@@ -506,73 +384,3 @@ export interface Edge {
   userId?: string;
   classification?: number;
 }
-
-/** What {@link MemoryStore.storageInfo} reports; a field is absent where the backend cannot tell. */
-export interface StorageInfo {
-  /** Bytes used: the origin's usage (IndexedDB), the log size (file store). */
-  usage?: number;
-  /** Bytes the origin may use (IndexedDB). */
-  quota?: number;
-  /** Whether the browser keeps the origin's data under storage pressure (IndexedDB). */
-  persisted?: boolean;
-  /** How this open loaded the store: from the snapshot, or from the records (no snapshot, stale or damaged). */
-  openedFrom: "snapshot" | "records";
-  /**
-   * Damage this open found and worked around, each naming what and why; absent when none. A
-   * snapshot (or a journal entry) that fails its checks is not used: the store is loaded from
-   * its records, which are the truth, so nothing is lost; the next snapshot replaces it, and
-   * {@link MemoryStore.repair} removes it at once. (Damage to the records themselves fails the
-   * open with `corrupt` instead.)
-   */
-  damage?: string[];
-}
-
-/** What {@link MemoryStore.repair} found and did. */
-export interface RepairReport {
-  /** Whether anything was damaged and so changed (the log rewritten, the snapshot removed); `false`: nothing changed. */
-  repaired: boolean;
-  /**
-   * File stores: what the log's salvage found and did: the damaged byte ranges dropped (offsets
-   * and lengths), frames kept, a torn tail (not damage), the copy of the damaged log.
-   */
-  log?: LogRepair;
-  /**
-   * The snapshot as found: `"none"`, `"ok"`, `"stale"` (another version, rebuilt quietly) or
-   * `"damaged"` (`why` says how); `removed` when the repair deleted it: when damaged, or when
-   * the log lost frames (it could hold writes the records no longer do, or miss some).
-   */
-  snapshot: { found: "none" | "ok" | "stale" | "damaged"; removed: boolean; why?: string };
-  /** What the store holds after the repair, opened from its records. */
-  memories: number;
-  notes: number;
-  entities: number;
-  edges: number;
-}
-
-/** Progress of {@link MemoryStore.import}, reported after each stored batch. */
-export interface ImportProgress {
-  /** Lines read so far (blank lines included). */
-  lines: number;
-  /** Records stored so far (memories, notes, entities, edges). */
-  records: number;
-  /** Records skipped as duplicates (`onConflict: "skip"`). */
-  skipped: number;
-}
-
-/** Options of {@link MemoryStore.import}. */
-export interface ImportOptions {
-  /**
-   * A memory or note whose id the store already holds: `"error"` (default: `already_exists`
-   * naming the line; earlier batches stay stored), `"skip"` (keep the stored one) or
-   * `"replace"` (the line wins). Entities always merge as {@link MemoryStore.addEntity} does,
-   * and an edge replaces the edge with the same endpoints and relation.
-   */
-  onConflict?: "error" | "skip" | "replace";
-  /** Called after each batch is durable. */
-  onProgress?: (progress: ImportProgress) => void;
-  /** Records per batch; each batch is one atomic write (default 1000). */
-  batchSize?: number;
-}
-
-/** What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async iterable of strings or bytes. */
-export type ImportSource = LineSource;

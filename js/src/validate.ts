@@ -6,19 +6,57 @@
  */
 import { RecallError } from "./errors.js";
 import { isWellFormed } from "./storage/ops.js";
-import type { MemoryInput, MemoryPatch, RecallOptions, RerankFunction, TimeInput } from "./types.js";
-import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs } from "../../pkg/recallkit.js";
-import type { Relation } from "./engine.js";
+import type { MemoryPatch, RankingWeights, RecallContext, RerankFunction, SearchMode, TimeInput } from "./types.js";
+import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs, Relation, Scope } from "./engine.js";
 
 type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
 
+/** What {@link convert} makes of a value of each kind. */
+interface KindValue {
+  string: string; strings: string[]; name: string; names: string[]; keywords: string[]; number: number;
+  integer: number; time: number; boolean: boolean; vector: Float32Array; mode: SearchMode; context: RecallContext;
+  ranking: NonNullable<RecallOptionsJs["ranking"]>; weights: Record<string, number>; reranker: RerankFunction | false;
+}
+
+/** The kinds whose converted value fits a field of type `V`. */
+type KindOf<V> = { [K in Kind]: KindValue[K] extends NonNullable<V> ? K : never }[Kind];
+
 /**
- * A table of the fields a record accepts, without a prototype: a lookup of a key the caller
- * chose (`constructor`, `toString`, `__proto__`) must miss, so that it is rejected as an
- * unknown field instead of finding `Object.prototype`'s member and being silently dropped.
+ * A table of the fields a record of type `T` accepts and their kinds: tsc checks that every
+ * field is one of `T`'s and that its kind converts to the field's type, so the record
+ * {@link convertFields} fills is a `Partial<T>` without a cast.
  */
-function fieldTable<T extends string = Kind>(kinds: Record<string, T>): Readonly<Record<string, T>> {
-  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, kinds));
+type FieldKinds<T> = { readonly [K in keyof T]?: KindOf<T[K]> };
+
+/**
+ * A lookup table without a prototype: a lookup of a key the caller chose (`constructor`,
+ * `toString`, `__proto__`) must miss, so that it is rejected as an unknown field instead of
+ * finding `Object.prototype`'s member and being silently dropped.
+ */
+function lookupTable<V>(entries: Record<string, V>): Readonly<Record<string, V>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, V>, entries));
+}
+
+/** The fields a record of type `T` accepts ({@link FieldKinds}), as a {@link lookupTable}. */
+function fieldTable<T>(kinds: FieldKinds<T>): FieldKinds<T> {
+  return Object.freeze(Object.assign(Object.create(null) as FieldKinds<T>, kinds));
+}
+
+/**
+ * A memory while {@link toRecord} or {@link applyPatch} builds it: the record's fields, not yet
+ * all set, and the embedding, which travels apart.
+ */
+type MemoryDraft = Partial<MemoryRecord> & { embedding?: Float32Array };
+/** A note while {@link toNote} builds it: `period` is any string until checked. */
+type NoteDraft = Partial<Omit<NoteRecord, "period">> & { period?: string };
+/** Recall options while {@link toRecallOptions} reads them: the query vector and the reranker come apart. */
+type RecallDraft = Partial<RecallOptionsJs> & { embedding?: Float32Array; rerank?: RerankFunction | false };
+/** What {@link toUnrelation} returns: the endpoints, the relation (absent: every one) and the user. */
+export interface Unrelation {
+  from: string;
+  relation?: string;
+  to: string;
+  userId?: string;
 }
 
 /*
@@ -28,7 +66,7 @@ function fieldTable<T extends string = Kind>(kinds: Record<string, T>): Readonly
  * become one ("Ana\ud83d" and "Ana\ud83c"). Text the store only searches (text, textEn,
  * keywords, a note's text, the query) is content: a lone surrogate in it becomes U+FFFD.
  */
-const MEMORY_FIELDS = fieldTable({
+const MEMORY_FIELDS = fieldTable<MemoryDraft>({
   id: "name", text: "string", textEn: "string", keywords: "keywords", userId: "name",
   topic: "name", tags: "names", type: "name", tier: "name", emotion: "number",
   emotionTags: "names", importance: "number", confidence: "number", trust: "number",
@@ -37,7 +75,7 @@ const MEMORY_FIELDS = fieldTable({
   embedding: "vector",
 });
 
-const RECALL_FIELDS = fieldTable({
+const RECALL_FIELDS = fieldTable<RecallDraft>({
   limit: "integer", userId: "name", maxClassification: "integer", start: "time", end: "time",
   topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
@@ -48,12 +86,12 @@ const RECALL_FIELDS = fieldTable({
 export const RANKINGS: ReadonlySet<string> = new Set(["recallkit", "abmind", "rrf", "composite", "weighted"]);
 
 /** Seed 004's weights of the "weighted" ranking, each a number ≥ 0. */
-const WEIGHT_FIELDS = fieldTable({
+const WEIGHT_FIELDS = fieldTable<RankingWeights>({
   vector: "number", keyword: "number", exact: "number", importance: "number", confidence: "number",
   recency: "number", tag: "number", relation: "number", temporal: "number",
 });
 
-const CONTEXT_FIELDS = fieldTable({
+const CONTEXT_FIELDS = fieldTable<RecallContext>({
   hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer",
 });
 
@@ -153,7 +191,7 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
       return value;
     case "context": {
       checkObject(value, field, where);
-      const out: Record<string, unknown> = {};
+      const out: Partial<RecallContext> = {};
       convertFields(value, CONTEXT_FIELDS, `${prefixOf(where)}${field}.`, out);
       return out;
     }
@@ -167,10 +205,10 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
       return value;
     case "weights": {
       checkObject(value, field, where);
-      const out: Record<string, unknown> = {};
+      const out: Partial<RankingWeights> = {};
       convertFields(value, WEIGHT_FIELDS, `${prefixOf(where)}${field}.`, out);
       for (const [name, w] of Object.entries(out)) {
-        if ((w as number) < 0) throw invalid(where, `${field}.${name}`, "a number of at least 0", w);
+        if (w < 0) throw invalid(where, `${field}.${name}`, "a number of at least 0", w);
       }
       return out;
     }
@@ -195,15 +233,22 @@ export function checkOptions(value: unknown, what: string): Record<string, unkno
   return value;
 }
 
-function convertFields(
-  input: Record<string, unknown>, fields: Readonly<Record<string, Kind>>, where: Where, out: Record<string, unknown>,
+/**
+ * Converts every field of `input` by its kind in `fields` into `out`: unknown fields are
+ * `invalid_argument`, `undefined` and `null` are skipped (a patch's `null` is its caller's).
+ */
+function convertFields<T extends object>(
+  input: Record<string, unknown>, fields: FieldKinds<T>, where: Where, out: Partial<T>,
 ): void {
+  // The same objects, indexed by name: the table's type vouches for each value's type.
+  const kinds: Readonly<Record<string, Kind | undefined>> = fields;
+  const target: Record<string, unknown> = out;
   // Keys, then each value: what Object.entries does, without an array per field.
   const keys = Object.keys(input);
   for (let i = 0; i < keys.length; i++) {
     const field = keys[i]!;
     const value = input[field];
-    const kind = fields[field];
+    const kind = kinds[field];
     if (kind === undefined) {
       throw new RecallError("invalid_argument", `${prefixOf(where)}unknown field ${JSON.stringify(field)}`);
     }
@@ -212,9 +257,9 @@ function convertFields(
       // The commonest kind, checked here rather than through convert: a first batch runs
       // before the JIT has optimised convert, and a call costs more than the check there.
       if (typeof value !== "string") throw invalid(where, field, "a string", value);
-      out[field] = value;
+      target[field] = value;
     } else {
-      out[field] = convert(kind, value, field, where);
+      target[field] = convert(kind, value, field, where);
     }
   }
 }
@@ -281,7 +326,8 @@ export function toRecord(input: unknown, now: number, newId: () => string, where
   record.id ??= newId();
   record.createdAt ??= now;
   record.updatedAt ??= record.createdAt;
-  return { record: record as unknown as MemoryRecord, embedding: embedding as Float32Array | undefined };
+  // Every field MemoryRecord requires is set (text checked, id and times filled in).
+  return { record: record as MemoryRecord, embedding };
 }
 
 /**
@@ -294,7 +340,7 @@ export function toRecord(input: unknown, now: number, newId: () => string, where
  * was thrown away at the next batch ("wrong map"). A literal, not a copy of a template
  * object: `{ ...template }` measured twice as slow per build (10.5 against 5.5–6.5 ms).
  */
-export function blankRecord(): Record<string, unknown> {
+export function blankRecord(): MemoryDraft {
   return {
     id: undefined, text: undefined, textEn: undefined, keywords: undefined, userId: undefined,
     topic: undefined, tags: undefined, type: undefined, tier: undefined, emotion: undefined,
@@ -309,7 +355,7 @@ export function blankRecord(): Record<string, unknown> {
 export const MEMORY_FIELD_NAMES: readonly string[] = Object.keys(MEMORY_FIELDS);
 
 /** Fields a patch cannot clear with `null`, and what they must be instead. */
-const REQUIRED_IN_PATCH: Readonly<Record<string, string>> = fieldTable<string>({
+const REQUIRED_IN_PATCH: Readonly<Record<string, string>> = lookupTable({
   text: "a string", createdAt: "a time (ms number, Date or ISO string)",
 });
 
@@ -326,56 +372,57 @@ export function applyPatch(
     throw new RecallError("invalid_argument", `the id of a memory cannot change (got ${describe(patch.id)})`);
   }
   const { id: _ignored, ...rest } = patch as MemoryPatch & { id?: unknown };
-  const out: Record<string, unknown> = { ...record };
+  const out: MemoryDraft = { ...record };
   convertFields(rest, MEMORY_FIELDS, "", out);
+  const fields: Record<string, unknown> = out;
   for (const [field, value] of Object.entries(rest)) {
     if (value === null) {
       const required = REQUIRED_IN_PATCH[field];
       if (required !== undefined) throw invalid("", field, required, null);
-      delete out[field];
+      delete fields[field];
     }
   }
   if (!("updatedAt" in rest) || rest.updatedAt == null) out.updatedAt = now;
-  const embedding = (rest as { embedding?: unknown }).embedding === null ? null : (out.embedding as Float32Array | undefined);
+  const embedding = rest.embedding === null ? null : out.embedding;
   delete out.embedding;
-  return { record: out as unknown as MemoryRecord, embedding };
+  // A copy of a whole record, none of whose required fields a patch may clear.
+  return { record: out as MemoryRecord, embedding };
 }
 
 /** Validates recall options and fills in defaults; the query vector, if any, comes apart. */
 export function toRecallOptions(
-  options: unknown, now: number, searchMode: string,
+  options: unknown, now: number, searchMode: SearchMode,
 ): { options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined } {
-  const out: Record<string, unknown> = {};
+  const out: RecallDraft = {};
   convertFields(checkOptions(options, "recall options"), RECALL_FIELDS, "", out);
-  const limit = (out.limit as number | undefined) ?? DEFAULT_LIMIT;
+  const limit = out.limit ?? DEFAULT_LIMIT;
   if (limit < 1) throw invalid("", "limit", "an integer of at least 1", limit);
-  const lambda = out.mmrLambda as number | undefined;
+  const lambda = out.mmrLambda;
   if (lambda !== undefined && (lambda < 0 || lambda > 1)) throw invalid("", "mmrLambda", "between 0 and 1", lambda);
-  const minScore = out.minScore as number | undefined;
+  const minScore = out.minScore;
   if (minScore !== undefined && (minScore < 0 || minScore > 1)) throw invalid("", "minScore", "between 0 and 1", minScore);
-  const context = out.context as { hour?: number; dayOfWeek?: number } | undefined;
+  const context = out.context;
   if (context?.hour !== undefined && (context.hour < 0 || context.hour > 23)) {
     throw invalid("", "context.hour", "an integer 0..23", context.hour);
   }
   if (context?.dayOfWeek !== undefined && (context.dayOfWeek < 0 || context.dayOfWeek > 6)) {
     throw invalid("", "context.dayOfWeek", "an integer 0 (Sunday)..6", context.dayOfWeek);
   }
-  const embedding = out.embedding as Float32Array | undefined;
-  const rerank = out.rerank as RerankFunction | false | undefined;
+  const { embedding, rerank } = out;
   delete out.embedding;
   delete out.rerank;
-  const js = {
+  const js: RecallOptionsJs = {
     ...out,
     limit: Math.min(limit, MAX_LIMIT),
-    now: (out.now as number | undefined) ?? now,
-    trackRecalls: (out.trackRecalls as boolean | undefined) ?? true,
-    includeExpired: (out.includeExpired as boolean | undefined) ?? false,
-    searchMode: (out.searchMode as string | undefined) ?? searchMode,
-  } as RecallOptionsJs;
+    now: out.now ?? now,
+    trackRecalls: out.trackRecalls ?? true,
+    includeExpired: out.includeExpired ?? false,
+    searchMode: out.searchMode ?? searchMode,
+  };
   return { options: js, embedding, rerank };
 }
 
-const FUSION_FIELDS = fieldTable({
+const FUSION_FIELDS = fieldTable<Record<string, number>>({
   lexicalWeight: "number", signatureWeight: "number", graphWeight: "number", noteWeight: "number",
   recencyWeight: "number", latestRecencyWeight: "number", priorExponent: "number",
   coverageWeight: "number", semanticFrom: "number", semanticFull: "number",
@@ -397,10 +444,10 @@ export function toRankingConfig(options: Record<string, unknown>): Record<string
   if (weights !== undefined) out.weights = convert("weights", weights, "weights", "");
   if (fusion !== undefined) {
     checkObject(fusion, "fusion", "");
-    const f: Record<string, unknown> = {};
+    const f: Record<string, number> = {};
     convertFields(fusion, FUSION_FIELDS, "fusion.", f);
     for (const [name, v] of Object.entries(f)) {
-      if (!name.startsWith("semantic") && ((v as number) < 0 || (v as number) > 1)) throw invalid("", `fusion.${name}`, "between 0 and 1", v);
+      if (!name.startsWith("semantic") && (v < 0 || v > 1)) throw invalid("", `fusion.${name}`, "between 0 and 1", v);
     }
     out.fusion = f;
   }
@@ -428,21 +475,21 @@ function checkName(name: string, field: string, where: Where): string {
   return name;
 }
 
-const NOTE_FIELDS = fieldTable({
+const NOTE_FIELDS = fieldTable<NoteDraft>({
   id: "name", period: "string", start: "time", end: "time", text: "string", userId: "name", classification: "integer",
 });
-const ENTITY_FIELDS = fieldTable({
+const ENTITY_FIELDS = fieldTable<EntityRecord>({
   name: "name", type: "name", aliases: "names", userId: "name", classification: "integer",
 });
-const RELATION_FIELDS = fieldTable({
+const RELATION_FIELDS = fieldTable<Relation>({
   from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names", userId: "name",
   classification: "integer",
 });
-const UNRELATION_FIELDS = fieldTable({ from: "name", relation: "name", to: "name", userId: "name" });
-const SCOPE_FIELDS = fieldTable({ userId: "name", maxClassification: "integer" });
-const OWNER_FIELDS = fieldTable({ userId: "name" });
+const UNRELATION_FIELDS = fieldTable<Unrelation>({ from: "name", relation: "name", to: "name", userId: "name" });
+const SCOPE_FIELDS = fieldTable<Scope>({ userId: "name", maxClassification: "integer" });
+const OWNER_FIELDS = fieldTable<{ userId?: string }>({ userId: "name" });
 /** The field tables of the stored record kinds, for their name fields ("name", "names"). */
-const RECORD_FIELDS: Readonly<Record<string, Readonly<Record<string, Kind>>>> = {
+const RECORD_FIELDS: Readonly<Record<string, Readonly<Record<string, Kind | undefined>>>> = {
   memory: MEMORY_FIELDS, note: NOTE_FIELDS, entity: ENTITY_FIELDS, edge: RELATION_FIELDS,
 };
 
@@ -465,14 +512,17 @@ export function checkRecordNames(kind: string, data: Record<string, unknown>, wh
 
 const PERIODS = new Set(["daily", "weekly", "quarterly"]);
 
-function required(out: Record<string, unknown>, field: string, what: string, input: Record<string, unknown>): void {
+/** Checks that `out` has `field` (`invalid_argument` naming what `input` held), and tells tsc so. */
+function required<T, K extends keyof T & string>(
+  out: Partial<T>, field: K, what: string, input: Record<string, unknown>,
+): asserts out is Partial<T> & Required<Pick<T, K>> {
   if (out[field] === undefined) throw invalid("", field, what, input[field]);
 }
 
 /** Validates a note (new, or a patched copy) and fills in id and timestamps. */
 export function toNote(input: unknown, now: number, newId: () => string, base?: NoteRecord): NoteRecord {
   checkObject(input, base ? "a note patch" : "a note", "");
-  const out: Record<string, unknown> = base ? { ...base } : {};
+  const out: NoteDraft = base ? { ...base } : {};
   convertFields(input, NOTE_FIELDS, "", out);
   if (base && input.id !== undefined && input.id !== base.id) {
     throw new RecallError("invalid_argument", `the id of a note cannot change (got ${describe(input.id)})`);
@@ -492,50 +542,54 @@ export function toNote(input: unknown, now: number, newId: () => string, base?: 
   out.id ??= newId();
   out.createdAt ??= now;
   out.updatedAt = now;
-  return out as unknown as NoteRecord;
+  // Every field NoteRecord requires is set: period, start and text checked, id and times filled in.
+  return out as NoteRecord;
 }
 
 /** Validates an entity. */
 export function toEntity(input: unknown, now: number): EntityRecord {
   checkObject(input, "an entity", "");
-  const out: Record<string, unknown> = {};
+  const out: Partial<EntityRecord> = {};
   convertFields(input, ENTITY_FIELDS, "", out);
   required(out, "name", "a string", input);
   out.createdAt = now;
-  return out as unknown as EntityRecord;
+  return out;
 }
 
 /** Validates a relation. */
 export function toRelation(input: unknown): Relation {
   checkObject(input, "a relation", "");
-  const out: Record<string, unknown> = {};
+  const out: Partial<Relation> = {};
   convertFields(input, RELATION_FIELDS, "", out);
-  for (const f of ["from", "relation", "to"]) required(out, f, "a string", input);
-  return out as unknown as Relation;
+  required(out, "from", "a string", input);
+  required(out, "relation", "a string", input);
+  required(out, "to", "a string", input);
+  return out;
 }
 
 /** Validates an unrelate request (`relation` optional: all relations between the two). */
-export function toUnrelation(input: unknown): { from: string; relation?: string; to: string; userId?: string } {
+export function toUnrelation(input: unknown): Unrelation {
   checkObject(input, "a relation", "");
-  const out: Record<string, unknown> = {};
+  const out: Partial<Unrelation> = {};
   convertFields(input, UNRELATION_FIELDS, "", out);
-  for (const f of ["from", "to"]) required(out, f, "a string", input);
-  return out as { from: string; relation?: string; to: string; userId?: string };
+  required(out, "from", "a string", input);
+  required(out, "to", "a string", input);
+  return out;
 }
 
 /**
  * Validates the options of a listing (`notes`, `entities`, `edges`): the scope to list for
  * (`{}`, for none: everything, as stored).
  */
-export function toScope(input: unknown, what: string): { userId?: string; maxClassification?: number } {
-  const out: Record<string, unknown> = {};
+export function toScope(input: unknown, what: string): Scope {
+  const out: Scope = {};
   convertFields(checkOptions(input, what), SCOPE_FIELDS, "", out);
   return out;
 }
 
 /** Validates the options of a removal as a user (`forgetEntity`): `{ userId? }`. */
 export function toOwner(input: unknown, what: string): string | undefined {
-  const out: Record<string, unknown> = {};
+  const out: { userId?: string } = {};
   convertFields(checkOptions(input, what), OWNER_FIELDS, "", out);
-  return out.userId as string | undefined;
+  return out.userId;
 }

@@ -3,7 +3,7 @@
  * Node and Deno (`node:fs`). The directory holds:
  *
  * - `data.log`: the log (format in `log.ts`): a header, then one checksummed frame per `write()`,
- *   its payload compressed with deflate-raw (`node:zlib`) when that makes it smaller;
+ *   its payload compressed with deflate-raw (`node:zlib`, `compress.ts`) when that makes it smaller;
  * - `lock`: the single-writer lock (`lock.ts`), absent while no writer has the store open;
  * - `data.log.compact`: a compaction in progress, deleted by the next writer if one crashed;
  * - `data.log.damaged-<time>`: a damaged log as {@link FileAdapter.repair} found it, kept for
@@ -29,26 +29,28 @@
  *   own format, so the store stays usable.
  *
  * The live entries are held in memory (reads never touch the disk); the log is only replayed
- * on open. References: LevelDB's log format (`doc/log_format.md`), SQLite's `atomic commit`.
+ * on open. The file operations (a directory tree, fsync'd new files and renames, the damaged
+ * copy) are `files.ts`'s. References: LevelDB's log format (`doc/log_format.md`), SQLite's `atomic commit`.
  * @module
  */
 import { constants } from "node:fs";
-import { deflateRaw, inflateRawSync } from "node:zlib";
-import { copyFile, mkdir, open, rename, unlink } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { RecallError } from "../errors.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
+import { decodeFrame, encodeCompressedFrame } from "./compress.js";
+import type { AppliedFrame } from "./compress.js";
+import { keepCopy, makeDirectory, syncDirectory, toFileError, writeAll, writeNewFile } from "./files.js";
 import { acquireLock, releaseLock } from "./lock.js";
-import {
-  ENCODING_DEFLATE_RAW, ENCODING_STORED, LOG_FORMAT_VERSION, LOG_HEADER_BYTES, decodeBatch, encodeBatch, encodeBody,
-  encodeFrame, encodeLogHeader, encodePayload, payloadParts, placeFrame, putBytes, recordTailBytes,
-} from "./log.js";
+import { LOG_FORMAT_VERSION, LOG_HEADER_BYTES, encodeBatch, encodeLogHeader, placeFrame, putBytes } from "./log.js";
 import type { LogRepair } from "./log.js";
 import { asPuts, checkCreates, checkKey, checkOps, checkPrefix, keysWithPrefix, sortKeys } from "./ops.js";
 import { scanLog } from "./scan.js";
 
 export type { DamagedRange, LogRepair } from "./log.js";
+export { COMPRESSION_LEVEL, MIN_COMPRESS_BYTES, encodeCompressedFrame } from "./compress.js";
+export { makeDirectory, toFileError } from "./files.js";
 
 /** The log file's name inside the store directory. */
 export const LOG_FILE = "data.log";
@@ -62,12 +64,6 @@ export const COMPACT_RATIO = 2;
 export const COMPACT_MIN_BYTES = 1 << 20;
 /** Target payload size of the frames a compaction writes (4 MiB), bounding its memory use. */
 const COMPACT_FRAME_BYTES = 4 << 20;
-/** Largest single write call (1 GiB), under Node's 2 GiB per-call limit. */
-const MAX_IO_BYTES = 1 << 30;
-/** Bodies smaller than this (64 bytes) are stored without trying to compress them. */
-export const MIN_COMPRESS_BYTES = 64;
-/** The zlib level of frame compression (6, zlib's default: level 1 gives 10 % larger logs for a third less time). */
-export const COMPRESSION_LEVEL = 6;
 
 /** The start of the name of the copy {@link FileAdapter.repair} keeps of a damaged log: `data.log.damaged-<time>`. */
 export const DAMAGED_COPY_PREFIX = `${LOG_FILE}.damaged-`;
@@ -100,147 +96,6 @@ interface Entry {
   value: Uint8Array;
   /** The entry's share of its frame's payload: its size as a put, times the frame's compression ratio. */
   bytes: number;
-}
-
-/** What replay and writes hand to {@link FileAdapter}'s bookkeeping: a frame's ops and its compression ratio. */
-interface AppliedFrame {
-  ops: ReadonlyArray<StorageOp & { keyBytes: number }>;
-  /** Payload bytes over body bytes (1 when stored as is). */
-  ratio: number;
-  /** The log format the frame was written in. */
-  version: number;
-}
-
-const deflateRawAsync = (body: Uint8Array): Promise<Uint8Array> => new Promise((done, fail) => {
-  deflateRaw(body, { level: COMPRESSION_LEVEL }, (e, out) => (e ? fail(e) : done(out)));
-});
-
-function inflate(compressed: Uint8Array, bodyBytes: number): Uint8Array {
-  const out = inflateRawSync(compressed, { maxOutputLength: Math.max(bodyBytes, 1) });
-  // A plain view: a Buffer's slice() would share memory where callers expect a copy.
-  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-}
-
-/**
- * Encodes a batch as one frame of the current log format, its body compressed when that makes
- * it smaller; record embeddings and signatures go to the uncompressed tail
- * ({@link recordTailBytes}). Compression runs on libuv's thread pool, so it overlaps with
- * earlier appends. The frame is placed ({@link placeFrame}) once its offset is known.
- */
-export async function encodeCompressedFrame(
-  ops: readonly StorageOp[],
-): Promise<{ frame: Uint8Array; keyBytes: number[]; ratio: number }> {
-  const { body, tail, keyBytes } = encodeBody(ops, LOG_FORMAT_VERSION, recordTailBytes);
-  let packed = body;
-  if (body.length >= MIN_COMPRESS_BYTES) {
-    const compressed = await deflateRawAsync(body);
-    if (compressed.length < body.length) packed = compressed;
-  }
-  const payload = encodePayload(packed === body ? ENCODING_STORED : ENCODING_DEFLATE_RAW, body.length, packed, tail);
-  return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length + tail.length, 1) };
-}
-
-/**
- * Creates directory `dir` and its missing parents, like `mkdir -p`. Not `mkdir(dir, {
- * recursive: true })`: Node's walk steps back to the parent on ENOENT and forward on EEXIST,
- * so under a parent that exists but cannot hold children (procfs, `/proc/self/x/y`; a
- * dangling symlink) it loops forever in the thread pool, a core at 100 % and a promise that
- * never settles. Here each level is created once its parent exists, and an ENOENT then is
- * final: at most two `mkdir` calls per missing level.
- */
-export async function makeDirectory(dir: string): Promise<void> {
-  try {
-    await mkdir(dir);
-    return;
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "EEXIST") return;
-    const parent = dirname(dir);
-    if (code !== "ENOENT" || parent === dir) throw e;
-  }
-  await makeDirectory(dirname(dir));
-  try {
-    await mkdir(dir);
-  } catch (e) {
-    if ((e as { code?: unknown }).code !== "EEXIST") throw e;
-  }
-}
-
-/** Maps a file-system error to a {@link RecallError}. */
-export function toFileError(e: unknown, doing: string): RecallError {
-  if (e instanceof RecallError) return e;
-  const code = (e as { code?: unknown })?.code;
-  const message = `${doing}: ${(e as Error)?.message ?? String(e)}`;
-  if (code === "ENOSPC" || code === "EDQUOT") return new RecallError("quota_exceeded", message, { cause: e });
-  return new RecallError("storage_failed", message, { cause: e });
-}
-
-async function writeAll(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
-  for (let done = 0; done < bytes.length;) {
-    const { bytesWritten } = await fh.write(bytes, done, Math.min(bytes.length - done, MAX_IO_BYTES), position + done);
-    done += bytesWritten;
-  }
-}
-
-/** Decodes a checked frame payload of log format `version` into its ops; `corrupt` (naming `where`) when malformed. */
-function decodeFrame(payload: Uint8Array, version: number, where: string): AppliedFrame {
-  const { body, tail } = version === 1 ? { body: payload, tail: undefined } : payloadParts(payload, where, inflate);
-  return { ops: decodeBatch(body, where, version, tail), ratio: payload.length / (body.length + (tail?.length ?? 0)), version };
-}
-
-/** fsyncs a directory so a rename in it is durable; a no-op where directories cannot be opened (Windows). */
-async function syncDirectory(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, constants.O_RDONLY);
-    await fh.sync();
-  } catch {
-    // Best effort: some platforms refuse to open or fsync a directory.
-  } finally {
-    await fh?.close().catch(() => undefined);
-  }
-}
-
-/** Writes `bytes` pieces to a new file at `path`, fsyncs it and returns its open handle and size. */
-async function writeNewFile(
-  path: string, pieces: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
-): Promise<{ fh: FileHandle; size: number }> {
-  const fh = await open(path, "w+");
-  try {
-    let size = 0;
-    for await (const piece of pieces) {
-      await writeAll(fh, piece, size);
-      size += piece.length;
-    }
-    await fh.sync();
-    return { fh, size };
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(path).catch(() => undefined);
-    throw e;
-  }
-}
-
-/** Copies `path` to a new `<path>.damaged-<time>` beside it, fsync'd; returns the copy's path. */
-async function keepCopy(path: string): Promise<string> {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  for (let n = 0; ; n++) {
-    const copy = `${path}.damaged-${stamp}${n === 0 ? "" : `-${n}`}`;
-    try {
-      await copyFile(path, copy, constants.COPYFILE_EXCL);
-    } catch (e) {
-      if ((e as { code?: unknown }).code === "EEXIST") continue;
-      throw e;
-    }
-    const fh = await open(copy, "r+");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await syncDirectory(dirname(path));
-    return copy;
-  }
 }
 
 /** A {@link StorageAdapter} over an append-only log file. Open it with {@link FileAdapter.open}. */

@@ -100,8 +100,8 @@ export class ImageWriter {
     this.#chunk(json, false);
   }
 
-  /** Adds a block of notes, entities or edges. */
-  addRecords(kind: "note" | "entity" | "edge", records: Record<string, unknown>[]): void {
+  /** Adds a block of notes, entities or edges (each record's JSON-compatible fields). */
+  addRecords(kind: "note" | "entity" | "edge", records: readonly object[]): void {
     const json = encoder.encode(JSON.stringify(records));
     this.#parts.push(u32s(KINDS.indexOf(kind) + 1, records.length, json.length, 0, 0));
     this.#chunk(json, false);

@@ -1,0 +1,238 @@
+/**
+ * Opening a store (DESIGN.md "Open"): {@link lockStore} takes the browser's shared Web Lock, and
+ * {@link loadStore} reads the store into a new engine:
+ * 1. subscribe to other tabs' writes first (`remote.ts`), so none falls between reading and
+ *    listening;
+ * 2. read `meta/`: the configuration (its dimension must agree with the `dimensions` option,
+ *    which fixes it when the store has none), each writer's last batch, the journal;
+ * 3. build the engine, then load the snapshot when its frame checks and the journal covers every
+ *    batch after it (`planReplay`), re-reading the records those batches changed; otherwise
+ *    rebuild from every record: memories in insertion order, `insertMany` in batches of
+ *    {@link LOAD_BATCH} with their embeddings, notes, entities, edges. Both give the same engine;
+ * 4. hand over to the write queue (its claims, journal and prune list), the snapshot policy and
+ *    other tabs.
+ * A record that does not decode or that the engine refuses fails the open with `corrupt`, naming
+ * its key; a snapshot or journal entry that fails its checks is not used and is reported as
+ * damage (`storageInfo().damage`).
+ * @module
+ */
+import type { Engine } from "./engine.js";
+import { RecallError, fromEngineError, itemError } from "./errors.js";
+import {
+  InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, setGraph, splitMemory,
+} from "./records.js";
+import type { OtherTabs } from "./remote.js";
+import type { EngineSlot } from "./slot.js";
+import type { SnapshotPolicy } from "./snapshots.js";
+import type { StorageAdapter } from "./storage/adapter.js";
+import { inspectImage } from "./storage/image.js";
+import type { ImageBlock } from "./storage/image.js";
+import {
+  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
+  SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, joinChunks, parseJournalKey, planReplay,
+} from "./storage/layout.js";
+import type { JournalEntry, StoreConfig } from "./storage/layout.js";
+import type { WriteQueue } from "./writes.js";
+
+/** Memories per `insertMany` while loading records. */
+export const LOAD_BATCH = 4096;
+
+/** The parts of a store an open fills in. */
+export interface LoadParts {
+  slot: EngineSlot;
+  adapter: StorageAdapter;
+  order: InsertionOrder;
+  writes: WriteQueue;
+  snapshots: SnapshotPolicy;
+  remote: OtherTabs;
+}
+
+/** What an open did, for `storageInfo()`. */
+export interface Loaded {
+  openedFrom: "snapshot" | "records";
+  /** Damage this open found and worked around (a snapshot that fails its checks). */
+  damage: string[];
+}
+
+/**
+ * Holds a shared Web Lock named after the store while open, and tells whether this is the
+ * only handle of the store in the browser (then stale write-sequence keys may be deleted).
+ * `sole` answers `false` where Web Locks do not exist; `release` lets the lock go.
+ */
+export async function lockStore(name: string): Promise<{ sole: () => Promise<boolean>; release: () => void }> {
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  let release: (() => void) | undefined;
+  if (typeof locks?.request !== "function" || typeof locks.query !== "function") return { sole: async () => false, release: () => undefined };
+  const lockName = `recallkit:${name}`;
+  await new Promise<void>((granted) => {
+    locks.request(lockName, { mode: "shared" }, () => {
+      granted();
+      return new Promise<void>((done) => { release = done; });
+    }).catch(() => granted());
+  });
+  return {
+    sole: async () => {
+      const { held } = await locks.query();
+      return (held ?? []).filter((l) => l.name === lockName).length === 1;
+    },
+    release: () => release?.(),
+  };
+}
+
+/**
+ * Reads the configuration and the records (or the snapshot) into a new engine (see the module
+ * docs). `sole` tells whether this handle is the store's only one (then the writers it loaded
+ * are pruned with its first batch).
+ */
+export async function loadStore(
+  parts: LoadParts, dimensions: number | undefined, sole: boolean | (() => Promise<boolean>),
+): Promise<Loaded> {
+  const { slot, adapter, writes, snapshots, remote } = parts;
+  const damage: string[] = [];
+  remote.subscribe();
+  let stored: StoreConfig | undefined;
+  const seqs = new Map<string, number>();
+  const journal = new Map<string, Map<number, JournalEntry>>();
+  for (const [key, value] of await readStore(() => adapter.entries(META_PREFIX))) {
+    if (key === CONFIG_KEY) {
+      stored = decodeConfig(value);
+    } else if (key.startsWith(SEQ_PREFIX)) {
+      seqs.set(key.slice(SEQ_PREFIX.length), decodeSeq(value, key));
+    } else if (key.startsWith(JOURNAL_PREFIX)) {
+      // Everything loaded below reflects these batches; the next snapshot may delete them.
+      writes.journalKeys.add(key);
+      const at = parseJournalKey(key);
+      const entry = decodeJournal(value);
+      if (at !== undefined && entry === undefined) damage.push(`${key} does not decode; the snapshot was not used`);
+      if (at === undefined || entry === undefined) continue; // a gap: the snapshot will not be used
+      if (!journal.has(at.writer)) journal.set(at.writer, new Map());
+      journal.get(at.writer)!.set(at.n, entry);
+    }
+  }
+  for (const [writer, n] of seqs) writes.claims.set(writer, n);
+  if (stored !== undefined) {
+    if (dimensions !== undefined && stored.dimensions !== undefined && dimensions !== stored.dimensions) {
+      throw new RecallError("dimension_mismatch", `the store holds ${stored.dimensions}-dimensional embeddings; dimensions is ${dimensions}`);
+    }
+    slot.config = stored;
+    if (stored.dimensions === undefined && dimensions !== undefined) {
+      slot.config = { ...stored, dimensions };
+      slot.configDirty = true;
+    }
+  } else {
+    if (dimensions !== undefined) slot.config = { ...slot.config, dimensions };
+    slot.configDirty = true;
+  }
+  slot.engine = slot.build();
+  let fromSnapshot = false;
+  if (snapshots.enabled) {
+    const chunks = await readStore(() => adapter.entries(SNAPSHOT_PREFIX));
+    const bytes = joinChunks(chunks);
+    chunks.length = 0;
+    const replayed = bytes === undefined ? undefined : await loadImage(parts, bytes, seqs, journal, damage);
+    fromSnapshot = replayed !== undefined;
+    snapshots.loaded(fromSnapshot, replayed ?? 0);
+  }
+  if (!fromSnapshot) await loadRecords(parts);
+  const engine = slot.engine!;
+  if (typeof sole === "function" ? await sole().catch(() => false) : sole) writes.prune = new Map(seqs);
+  remote.loaded();
+  await snapshots.opened(fromSnapshot, engine);
+  return { openedFrom: fromSnapshot ? "snapshot" : "records", damage };
+}
+
+/**
+ * Loads the snapshot and re-reads the records changed after it, when the journal covers
+ * every later batch (`planReplay`). Returns how many records were re-read, or `undefined`
+ * (an empty engine) when the snapshot cannot be used.
+ */
+async function loadImage(
+  parts: LoadParts, bytes: Uint8Array, seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
+  damage: string[],
+): Promise<number | undefined> {
+  const { slot, adapter, order } = parts;
+  const opened = inspectImage(bytes);
+  if ("damaged" in opened) damage.push(`snapshot: ${opened.damaged}; the store was loaded from its records`);
+  if (!("image" in opened)) return undefined;
+  const image = opened.image;
+  const replay = planReplay(new Map(Object.entries(image.header.claims)), seqs, journal);
+  // Re-reading one record at a time only pays while few changed since the snapshot.
+  if (replay === undefined || replay.length > 1000 + image.header.memories / 4) return undefined;
+  const engine = slot.engine!;
+  try {
+    for (const block of image.blocks()) loadBlock(engine, order, block);
+    if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
+  } catch (e) {
+    // Its checksums held, so this is a bug or damage they missed: report it, rebuild from the records.
+    const why = fromEngineError(e).message.replace(/^[a-z_]+: (snapshot: )?/, "");
+    damage.push(`snapshot: ${why}; the store was loaded from its records`);
+    engine.free();
+    slot.engine = slot.build();
+    order.clear();
+    return undefined;
+  }
+  await reload(adapter, engine, order, replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)), true);
+  if (replay.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) setGraph(engine, await readGraph(adapter));
+  return replay.length;
+}
+
+/** Adds one block of the snapshot image to the engine. */
+function loadBlock(engine: Engine, order: InsertionOrder, block: ImageBlock): void {
+  switch (block.kind) {
+    case "memory": {
+      const records = block.records.map((data) => {
+        const { record, order: rank } = splitMemory(data);
+        order.set(record.id, rank);
+        return record;
+      });
+      engine.insertMany(records, block.vectors, block.has);
+      break;
+    }
+    case "note":
+      for (const note of block.records) engine.addNote(asRecord("note", note));
+      break;
+    case "entity":
+      for (const entity of block.records) engine.addEntity(asRecord("entity", entity));
+      break;
+    case "edge":
+      for (const edge of block.records) engine.upsertEdge(asRecord("edge", edge));
+      break;
+  }
+}
+
+/** Rebuilds the engine from every record: memories in insertion order, notes, then the graph. */
+async function loadRecords(parts: LoadParts): Promise<void> {
+  const { slot, adapter, order } = parts;
+  const engine = slot.engine!;
+  const entries: Array<[string, Uint8Array] | undefined> = await readStore(() => adapter.entries(MEMORY_PREFIX));
+  const rows = entries.map((entry, i) => {
+    const [key, bytes] = entry!;
+    entries[i] = undefined; // let the bytes go as soon as they are decoded
+    const stored = decodeAt(key, bytes, "memory");
+    const { record, order: rank } = splitMemory(stored.data);
+    if (typeof record.id !== "string" || MEMORY_PREFIX + record.id !== key) {
+      throw new RecallError("corrupt", `record ${JSON.stringify(key)} holds memory id ${JSON.stringify(record.id)}`);
+    }
+    return { key, record, order: rank ?? Number.MAX_SAFE_INTEGER, embedding: stored.embedding };
+  });
+  rows.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (let at = 0; at < rows.length; at += LOAD_BATCH) {
+    const batch = rows.slice(at, at + LOAD_BATCH);
+    const { flat, has } = flatten(batch.map((r) => r.embedding));
+    try {
+      engine.insertMany(batch.map((r) => r.record), flat, has);
+    } catch (e) {
+      throw itemError(e, (i) => `record ${JSON.stringify(batch[i]?.key)}`, "corrupt");
+    }
+    for (const r of batch) order.set(r.record.id, r.order === Number.MAX_SAFE_INTEGER ? undefined : r.order);
+  }
+  for (const [key, bytes] of await readStore(() => adapter.entries(NOTE_PREFIX))) {
+    const note = asRecord("note", decodeAt(key, bytes, "note").data);
+    try {
+      engine.addNote(note);
+    } catch (e) {
+      throw new RecallError("corrupt", `record ${JSON.stringify(key)}: ${fromEngineError(e).message}`, { cause: e });
+    }
+  }
+  setGraph(engine, await readGraph(adapter));
+}

@@ -1,0 +1,265 @@
+/**
+ * The engine's records and their stored form (`storage/layout.ts`: `m/`, `n/`, `e/`, `g/`), both
+ * ways, for every part of the store that reads or writes them:
+ * - stored data as engine records ({@link splitMemory}, {@link asRecord}): the one place the
+ *   store gives what storage or an import line holds the type of its kind;
+ * - the ops that store a memory, a note or the graph's difference ({@link memoryOp},
+ *   {@link noteOp}, {@link graphOps});
+ * - making the engine what storage holds ({@link reload} for memories and notes,
+ *   {@link setGraph} with {@link readGraph} for the graph), without writing;
+ * - the insertion rank of each memory ({@link InsertionOrder}), which records and snapshots keep
+ *   so that every open loads memories in the same order.
+ * @module
+ */
+import type { Engine, EdgeRecord, EntityRecord, MemoryRecord, NoteRecord } from "./engine.js";
+import { RecallError, located, storageError } from "./errors.js";
+import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
+import { decodeRecord, encodeRecord } from "./storage/codec.js";
+import type { RecordKind, StoredRecord } from "./storage/codec.js";
+import { EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX } from "./storage/layout.js";
+
+/** Concurrent reads while re-reading records (another tab's writes, a replay after the snapshot). */
+const REREAD_CONCURRENCY = 256;
+
+/** The engine record the data of a stored record of each kind holds. */
+interface RecordOfKind {
+  memory: MemoryRecord;
+  note: NoteRecord;
+  entity: EntityRecord;
+  edge: EdgeRecord;
+}
+
+/**
+ * Stored data as the engine record of its kind. Nothing is checked here: the engine checks
+ * every record it is given (its answer is final), and the store checks the ids it reads itself.
+ */
+export function asRecord<K extends keyof RecordOfKind>(_kind: K, data: Record<string, unknown>): RecordOfKind[K] {
+  return data as RecordOfKind[K] & Record<string, unknown>;
+}
+
+/** Splits a stored memory's data into the engine record and its insertion rank. */
+export function splitMemory(data: Record<string, unknown>): { record: MemoryRecord; order: number | undefined } {
+  const { order, ...record } = data;
+  return { record: asRecord("memory", record), order: typeof order === "number" && Number.isFinite(order) ? order : undefined };
+}
+
+/** A decoded stored record of the expected kind; anything else is `corrupt`, naming the key. */
+export function decodeAt(key: string, bytes: Uint8Array, kind: RecordKind): StoredRecord {
+  let record: StoredRecord;
+  try {
+    record = decodeRecord(bytes);
+  } catch (e) {
+    throw located(e, `record ${JSON.stringify(key)}`);
+  }
+  if (record.kind !== kind) throw new RecallError("corrupt", `record ${JSON.stringify(key)} is a ${record.kind} record, not a ${kind}`);
+  return record;
+}
+
+/** Runs a storage read; its failure is `storage_failed` (or the adapter's own code). */
+export async function readStore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    throw storageError(e, "cannot read the store");
+  }
+}
+
+/** Rows of memories with optional vectors → `insertMany`'s flat vectors and flags. */
+export function flatten(vectors: readonly (Float32Array | undefined)[]): { flat: Float32Array; has: Uint8Array } {
+  let total = 0;
+  for (const v of vectors) total += v?.length ?? 0;
+  const flat = new Float32Array(total);
+  let offset = 0;
+  for (const v of vectors) {
+    if (v === undefined) continue;
+    flat.set(v, offset);
+    offset += v.length;
+  }
+  const has = new Uint8Array(vectors.length);
+  for (let i = 0; i < vectors.length; i++) has[i] = vectors[i] === undefined ? 0 : 1;
+  return { flat, has };
+}
+
+/**
+ * The insertion rank of each memory: stored with it (`order`) and in snapshots, so that both
+ * ways of opening load memories in the same order. A memory store writes neither, so it keeps
+ * no ranks.
+ */
+export class InsertionOrder {
+  readonly #ranks = new Map<string, number>();
+  /** The rank the next new memory gets. */
+  #next = 0;
+  readonly #kept: boolean;
+
+  /** `kept`: whether ranks are kept at all (not for `storage: "memory"`). */
+  constructor(kept: boolean) {
+    this.#kept = kept;
+  }
+
+  /** The rank of memory `id`, if it has one. */
+  get(id: string): number | undefined {
+    return this.#ranks.get(id);
+  }
+
+  /** Records the insertion rank of memory `id` (`undefined`: the next one). */
+  set(id: string, rank: number | undefined): void {
+    if (!this.#kept) return;
+    const r = rank ?? this.#next;
+    this.#ranks.set(id, r);
+    this.#next = Math.max(this.#next, r + 1);
+  }
+
+  /** Forgets memory `id`'s rank. */
+  delete(id: string): void {
+    this.#ranks.delete(id);
+  }
+
+  /** Forgets every rank (a new engine is being loaded). */
+  clear(): void {
+    this.#ranks.clear();
+    this.#next = 0;
+  }
+}
+
+/** The op that stores memory `id` as `data` with its rank and binary parts (`create`: a new memory). */
+export function memoryPut(
+  id: string, data: MemoryRecord, order: InsertionOrder, embedding: Float32Array | undefined, signature: Uint8Array | undefined,
+  create = false,
+): StorageOp {
+  const record: StoredRecord = { kind: "memory", data: { ...data, order: order.get(id) } };
+  if (embedding !== undefined) record.embedding = embedding;
+  if (signature !== undefined) record.signature = signature;
+  // A new memory is a create: if another tab or handle stored the id meanwhile, the write
+  // fails with already_exists instead of replacing that memory.
+  return { op: create ? "create" : "put", key: MEMORY_PREFIX + id, value: encodeRecord(record) };
+}
+
+/** The op that stores the engine's current state of a memory (`create` for a new one). */
+export function memoryOp(engine: Engine, id: string, order: InsertionOrder, create = false): StorageOp {
+  const data = engine.get(id);
+  if (data === undefined) return { op: "delete", key: MEMORY_PREFIX + id };
+  return memoryPut(id, data, order, engine.embedding(id), engine.signature(id), create);
+}
+
+/** The op that stores the engine's current state of a note. */
+export function noteOp(engine: Engine, id: string): StorageOp {
+  const note = engine.note(id);
+  if (note === undefined) return { op: "delete", key: NOTE_PREFIX + id };
+  return { op: "put", key: NOTE_PREFIX + id, value: encodeRecord({ kind: "note", data: { ...note } }) };
+}
+
+/** The whole graph: every entity and edge. */
+export interface GraphState {
+  entities: EntityRecord[];
+  edges: EdgeRecord[];
+}
+
+/** The engine's graph, as stored. */
+export function graphState(engine: Engine): GraphState {
+  return { entities: engine.entities(), edges: engine.edges() };
+}
+
+/** The ops that turn the stored graph `before` into `after`. */
+export function graphOps(before: GraphState, after: GraphState): StorageOp[] {
+  const ops: StorageOp[] = [];
+  const diff = (prefix: string, kind: RecordKind, old: Map<string, string>, now: Map<string, Record<string, unknown>>): void => {
+    for (const [key, data] of now) {
+      if (old.get(key) !== JSON.stringify(data)) ops.push({ op: "put", key: prefix + key, value: encodeRecord({ kind, data }) });
+    }
+    for (const key of old.keys()) if (!now.has(key)) ops.push({ op: "delete", key: prefix + key });
+  };
+  const json = <T>(items: T[], key: (t: T) => string): Map<string, string> =>
+    new Map(items.map((t) => [key(t), JSON.stringify(t)]));
+  const objects = <T>(items: T[], key: (t: T) => string): Map<string, Record<string, unknown>> =>
+    new Map(items.map((t) => [key(t), { ...t } as Record<string, unknown>]));
+  diff(ENTITY_PREFIX, "entity", json(before.entities, (e) => e.name), objects(after.entities, (e) => e.name));
+  diff(EDGE_PREFIX, "edge", json(before.edges, (e) => e.id), objects(after.edges, (e) => e.id));
+  return ops;
+}
+
+/**
+ * Makes the engine's graph exactly `state`. Records that no longer fit (two tabs gave the
+ * same alias to different entities at once) are skipped; the first one wins.
+ */
+export function setGraph(engine: Engine, state: GraphState): void {
+  for (const entity of engine.entities()) engine.removeEntity(entity.name);
+  for (const entity of state.entities) {
+    try {
+      engine.addEntity(entity);
+    } catch {
+      // See above.
+    }
+  }
+  for (const edge of state.edges) {
+    try {
+      engine.upsertEdge(edge);
+    } catch {
+      // See above.
+    }
+  }
+}
+
+/** Every entity and edge record in storage. */
+export async function readGraph(adapter: StorageAdapter): Promise<GraphState> {
+  const [entities, edges] = await readStore(() => Promise.all([adapter.entries(ENTITY_PREFIX), adapter.entries(EDGE_PREFIX)]));
+  return {
+    entities: entities.map(([k, v]) => asRecord("entity", decodeAt(k, v, "entity").data)),
+    edges: edges.map(([k, v]) => asRecord("edge", decodeAt(k, v, "edge").data)),
+  };
+}
+
+/** Makes the engine's memory `id` what `stored` says (absent: removed); no write. */
+function applyMemory(engine: Engine, order: InsertionOrder, id: string, stored: StoredRecord | undefined): void {
+  const exists = engine.get(id) !== undefined;
+  if (stored === undefined) {
+    if (exists) engine.remove(id);
+    order.delete(id);
+    return;
+  }
+  const { record, order: rank } = splitMemory(stored.data);
+  if (record.id !== id) throw new RecallError("corrupt", `record "m/${id}" holds memory id ${JSON.stringify(record.id)}`);
+  if (exists) engine.replace(record, stored.embedding, stored.embedding === undefined);
+  else engine.insert(record, stored.embedding);
+  order.set(id, rank ?? order.get(id));
+}
+
+/** Makes the engine's note `id` what `stored` says (absent: removed); no write. */
+function applyNote(engine: Engine, id: string, stored: StoredRecord | undefined): void {
+  const exists = engine.note(id) !== undefined;
+  if (stored === undefined) {
+    if (exists) engine.removeNote(id);
+    return;
+  }
+  const note = asRecord("note", stored.data);
+  if (exists) engine.replaceNote(note);
+  else engine.addNote(note);
+}
+
+/**
+ * Re-reads memory and note keys and applies what storage holds to the engine. A record that
+ * cannot be applied throws when `strict` (while opening); otherwise the others are applied and
+ * the answer is `false`: the engine no longer agrees with storage.
+ */
+export async function reload(
+  adapter: StorageAdapter, engine: Engine, order: InsertionOrder, keys: readonly string[], strict = false,
+): Promise<boolean> {
+  let synced = true;
+  for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
+    const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
+    const values = await readStore(() => Promise.all(chunk.map((k) => adapter.get(k))));
+    chunk.forEach((key, i) => {
+      const bytes = values[i];
+      try {
+        if (key.startsWith(MEMORY_PREFIX)) {
+          applyMemory(engine, order, key.slice(MEMORY_PREFIX.length), bytes && decodeAt(key, bytes, "memory"));
+        } else {
+          applyNote(engine, key.slice(NOTE_PREFIX.length), bytes && decodeAt(key, bytes, "note"));
+        }
+      } catch (e) {
+        if (strict) throw located(e, `record ${JSON.stringify(key)}`);
+        synced = false;
+      }
+    });
+  }
+  return synced;
+}

@@ -1,0 +1,105 @@
+/**
+ * {@link OtherTabs}: the writes of other handles of the same store (tabs, workers), which an
+ * adapter with `subscribe` (IndexedDB) reports as the keys of each committed batch. The keys are
+ * queued like a write, re-read and applied to the engine without writing (a memory or note
+ * inserted, replaced or removed; the graph re-read whole when an entity or edge changed), and
+ * the batches they belong to are claimed (`storage/layout.ts`). Concurrent changes to one
+ * record: the last write wins, and every tab converges to it.
+ *
+ * Fields: the subscription; whether the open has loaded the store (until then, reported keys
+ * are held, since the open reads after subscribing and applies them once it has loaded).
+ * @module
+ */
+import { InsertionOrder, readGraph, readStore, reload, setGraph } from "./records.js";
+import type { EngineSlot } from "./slot.js";
+import type { SnapshotPolicy } from "./snapshots.js";
+import type { StorageAdapter } from "./storage/adapter.js";
+import {
+  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, parseJournalKey,
+} from "./storage/layout.js";
+import type { WriteQueue } from "./writes.js";
+
+/** Another handle's writes, applied to this one's engine (see the module docs). */
+export class OtherTabs {
+  #unsubscribe: (() => void) | undefined;
+  /** The open has loaded the store: reported keys are applied at once. */
+  #loaded = false;
+  /** Keys reported before then. */
+  readonly #heard: string[] = [];
+  readonly #slot: EngineSlot;
+  readonly #adapter: StorageAdapter;
+  readonly #writes: WriteQueue;
+  readonly #snapshots: SnapshotPolicy;
+  readonly #order: InsertionOrder;
+
+  constructor(slot: EngineSlot, adapter: StorageAdapter, writes: WriteQueue, snapshots: SnapshotPolicy, order: InsertionOrder) {
+    this.#slot = slot;
+    this.#adapter = adapter;
+    this.#writes = writes;
+    this.#snapshots = snapshots;
+    this.#order = order;
+  }
+
+  /** Subscribes to the adapter's notifications, if it has any: before the open reads anything. */
+  subscribe(): void {
+    const adapter = this.#adapter;
+    if (typeof adapter.subscribe !== "function") return;
+    // Subscribed before reading, so no write of another tab falls between the two.
+    this.#unsubscribe = adapter.subscribe((keys) => {
+      if (this.#loaded) this.#onRemote(keys);
+      else this.#heard.push(...keys);
+    });
+  }
+
+  /** The open has loaded the store: applies what was heard meanwhile, and the rest as it comes. */
+  loaded(): void {
+    this.#loaded = true;
+    if (this.#heard.length > 0) this.#onRemote(this.#heard);
+  }
+
+  /** Stops listening. */
+  stop(): void {
+    this.#unsubscribe?.();
+  }
+
+  /** Another handle (tab, worker) wrote these keys: apply them, in order with local writes. */
+  #onRemote(keys: string[]): void {
+    this.#writes.enqueue(() => this.#apply(keys)).catch(() => { this.#slot.unsynced = true; });
+  }
+
+  async #apply(changed: string[]): Promise<void> {
+    const slot = this.#slot;
+    const adapter = this.#adapter;
+    const writes = this.#writes;
+    const engine = slot.engine;
+    if (engine === undefined) return;
+    const keys = [...new Set(changed)];
+    this.#snapshots.remoteApplied(keys.length);
+    const records = keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX));
+    if (!(await reload(adapter, engine, this.#order, records))) slot.unsynced = true;
+    if (keys.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) {
+      setGraph(engine, await readGraph(adapter));
+    }
+    if (keys.includes(CONFIG_KEY)) {
+      const bytes = await readStore(() => adapter.get(CONFIG_KEY));
+      if (bytes !== undefined) {
+        try {
+          slot.config = decodeConfig(bytes);
+        } catch {
+          slot.unsynced = true;
+        }
+      }
+    }
+    // The records of these batches are applied now: claim them (see storage/layout.ts).
+    for (const key of keys) {
+      const at = parseJournalKey(key);
+      if (at === undefined) continue;
+      writes.claims.set(at.writer, Math.max(writes.claims.get(at.writer) ?? 0, at.n));
+      writes.journalKeys.add(key);
+    }
+    // A deleted write-sequence key: its writer was pruned, after every batch of it was loaded.
+    for (const key of keys.filter((k) => k.startsWith(SEQ_PREFIX))) {
+      if ((await readStore(() => adapter.get(key))) === undefined) writes.claims.delete(key.slice(SEQ_PREFIX.length));
+    }
+  }
+}

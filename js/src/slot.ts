@@ -1,0 +1,78 @@
+/**
+ * {@link EngineSlot}: the store's engine and the configuration it was built from, the one state
+ * every part of the store reads. Fields:
+ * - `engine`: the wasm engine; replaced by an open that falls back from a bad snapshot and by an
+ *   import's configuration line (when its batch lands), freed by `close()`;
+ * - `config`: `meta/config` as this engine knows it (format, dimension, signature seed), and
+ *   `configDirty` when storage does not hold it yet (the next batch writes it);
+ * - `open`: false once `close()` has begun, so the public API refuses new calls while queued
+ *   work finishes;
+ * - `unsynced`: the engine may differ from the records (another tab's change failed to apply),
+ *   so no snapshot of it is written.
+ * @module
+ */
+import { Engine } from "./engine.js";
+import type { EngineConfigJs } from "./engine.js";
+import { RecallError, fromEngineError } from "./errors.js";
+import { DEFAULT_SIGNATURE_SEED, STORE_FORMAT, seedToHex } from "./storage/layout.js";
+import type { StoreConfig } from "./storage/layout.js";
+
+/** The store's engine and its configuration (see the module docs). */
+export class EngineSlot {
+  /** The engine; `undefined` before the open builds it and after `close()`. */
+  engine: Engine | undefined;
+  /** The configuration the engine was built from. */
+  config: StoreConfig = { format: STORE_FORMAT, signatureSeed: seedToHex(DEFAULT_SIGNATURE_SEED) };
+  /** Storage does not hold {@link config} yet: the next batch writes it. */
+  configDirty = false;
+  /** Calls of the public API are accepted (until `close()`). */
+  open = true;
+  /** The engine may differ from the records: write no snapshot. */
+  unsynced = false;
+  /** The open options the engine takes (ranking, decay, …), for every engine built. */
+  readonly #options: EngineConfigJs;
+
+  constructor(options: EngineConfigJs) {
+    this.#options = options;
+  }
+
+  /** A new, empty engine for `config` (the current one by default). */
+  build(config: StoreConfig = this.config): Engine {
+    try {
+      return new Engine({
+        ...this.#options, dimensions: config.dimensions, signatureSeed: BigInt(`0x${config.signatureSeed}`),
+      });
+    } catch (e) {
+      throw fromEngineError(e);
+    }
+  }
+
+  /** The engine, for calls of the public API; `closed` once `close()` has been called. */
+  forCaller(): Engine {
+    if (!this.open || this.engine === undefined) throw new RecallError("closed", "the store is closed");
+    return this.engine;
+  }
+
+  /** The engine, for queued work (which may finish while `close()` waits for it). */
+  forQueuedWork(): Engine {
+    if (this.engine === undefined) throw new RecallError("closed", "the store is closed");
+    return this.engine;
+  }
+
+  /** Puts the engine's dimension back to the committed one when a failed write fixed it. */
+  restoreDimensions(): void {
+    const engine = this.engine;
+    if (engine === undefined || engine.dimensions === this.config.dimensions) return;
+    try {
+      engine.resetDimensions(this.config.dimensions);
+    } catch {
+      // Vectors of that dimension are stored: it was not this write that fixed it.
+    }
+  }
+
+  /** Frees the engine; every later use fails with `closed`. */
+  free(): void {
+    this.engine?.free();
+    this.engine = undefined;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The file store's frame payloads, compressed with deflate-raw (`node:zlib`) when that makes
+ * them smaller: {@link encodeCompressedFrame} for writes and compactions, {@link decodeFrame}
+ * for replay. The frame and payload formats are `log.ts`'s; this is the part that needs Node.
+ * @module
+ */
+import { deflateRaw, inflateRawSync } from "node:zlib";
+import type { StorageOp } from "./adapter.js";
+import {
+  ENCODING_DEFLATE_RAW, ENCODING_STORED, LOG_FORMAT_VERSION, decodeBatch, encodeBody, encodeFrame, encodePayload,
+  payloadParts, recordTailBytes,
+} from "./log.js";
+
+/** Bodies smaller than this (64 bytes) are stored without trying to compress them. */
+export const MIN_COMPRESS_BYTES = 64;
+/** The zlib level of frame compression (6, zlib's default: level 1 gives 10 % larger logs for a third less time). */
+export const COMPRESSION_LEVEL = 6;
+
+/** What replay and writes hand to the `FileAdapter`'s bookkeeping: a frame's ops and its compression ratio. */
+export interface AppliedFrame {
+  ops: ReadonlyArray<StorageOp & { keyBytes: number }>;
+  /** Payload bytes over body bytes (1 when stored as is). */
+  ratio: number;
+  /** The log format the frame was written in. */
+  version: number;
+}
+
+const deflateRawAsync = (body: Uint8Array): Promise<Uint8Array> => new Promise((done, fail) => {
+  deflateRaw(body, { level: COMPRESSION_LEVEL }, (e, out) => (e ? fail(e) : done(out)));
+});
+
+function inflate(compressed: Uint8Array, bodyBytes: number): Uint8Array {
+  const out = inflateRawSync(compressed, { maxOutputLength: Math.max(bodyBytes, 1) });
+  // A plain view: a Buffer's slice() would share memory where callers expect a copy.
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/**
+ * Encodes a batch as one frame of the current log format, its body compressed when that makes
+ * it smaller; record embeddings and signatures go to the uncompressed tail
+ * ({@link recordTailBytes}). Compression runs on libuv's thread pool, so it overlaps with
+ * earlier appends. The frame is placed (`placeFrame`) once its offset is known.
+ */
+export async function encodeCompressedFrame(
+  ops: readonly StorageOp[],
+): Promise<{ frame: Uint8Array; keyBytes: number[]; ratio: number }> {
+  const { body, tail, keyBytes } = encodeBody(ops, LOG_FORMAT_VERSION, recordTailBytes);
+  let packed = body;
+  if (body.length >= MIN_COMPRESS_BYTES) {
+    const compressed = await deflateRawAsync(body);
+    if (compressed.length < body.length) packed = compressed;
+  }
+  const payload = encodePayload(packed === body ? ENCODING_STORED : ENCODING_DEFLATE_RAW, body.length, packed, tail);
+  return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length + tail.length, 1) };
+}
+
+/** Decodes a checked frame payload of log format `version` into its ops; `corrupt` (naming `where`) when malformed. */
+export function decodeFrame(payload: Uint8Array, version: number, where: string): AppliedFrame {
+  const { body, tail } = version === 1 ? { body: payload, tail: undefined } : payloadParts(payload, where, inflate);
+  return { ops: decodeBatch(body, where, version, tail), ratio: payload.length / (body.length + (tail?.length ?? 0)), version };
+}

@@ -1,0 +1,186 @@
+/**
+ * {@link WriteQueue}: one rule for every write of a store. Writes (and other work that must not
+ * interleave with them: another tab's changes, snapshots, closing) run one at a time, in call
+ * order. A write validates and changes the engine, then its storage ops go to the adapter in one
+ * atomic, durable batch; if either step fails, the write changes nothing, in memory or on disk:
+ * the engine undoes its records, and the dimension a first vector fixed goes back too.
+ *
+ * Fields, and who else touches them:
+ * - the queue's tail, and this handle's writer id and batch count (`meta/seq/<writer>`);
+ * - `claims` (each writer's last batch this engine reflects) and `journalKeys` (the journal
+ *   entries it reflects): filled by the open (`load.ts`) and by other tabs' batches
+ *   (`remote.ts`), read and trimmed by the snapshot (`snapshots.ts`);
+ * - `prune` (writers whose `meta/seq` keys the first batch deletes, when this handle is alone):
+ *   set by the open;
+ * - the memories whose recall tracking is not yet durable (`track`, flushed in a batch of its own).
+ * The batch layout (`meta/seq`, the journal entry, `meta/config`) is `storage/layout.ts`'s.
+ * @module
+ */
+import type { Engine } from "./engine.js";
+import { storageError } from "./errors.js";
+import { InsertionOrder, memoryOp, reload } from "./records.js";
+import type { EngineSlot } from "./slot.js";
+import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
+import {
+  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, encodeConfig, encodeJournal, encodeSeq, journalKey,
+  newWriterId, seqKey,
+} from "./storage/layout.js";
+
+/** Record prefixes: the keys a batch's journal entry lists. */
+const RECORD_PREFIXES = [MEMORY_PREFIX, NOTE_PREFIX, ENTITY_PREFIX, EDGE_PREFIX];
+
+/** What one queued write did: its result, its storage ops, how to undo it, what to do once durable. */
+export interface Step<T> {
+  result: T;
+  ops: () => StorageOp[];
+  undo?: () => void;
+  after?: () => void;
+}
+
+/** The write queue of one store handle (see the module docs). */
+export class WriteQueue {
+  /** The last queued job: the next one runs after it. */
+  #tail: Promise<unknown> = Promise.resolve();
+  /** This handle's writer id: its `meta/seq/<writer>` key and journal entries. */
+  readonly #writer = newWriterId();
+  /** Batches this handle has written (its `meta/seq` number). */
+  #writeCount = 0;
+  /** For each writer, the last batch this engine reflects (see `storage/layout.ts`). */
+  readonly claims = new Map<string, number>();
+  /** Journal entries this engine reflects: the next snapshot deletes them. */
+  readonly journalKeys = new Set<string>();
+  /** Writers to prune with the first batch (writer → last batch), when this handle is alone. */
+  prune = new Map<string, number>();
+  /** Memories recalled since the last flush, whose new tracking is not durable yet. */
+  readonly #trackingDirty = new Set<string>();
+  /** Told the number of record ops of every batch once it is durable (the snapshot policy). */
+  #committed: (records: number) => void = () => undefined;
+  readonly #slot: EngineSlot;
+  readonly #adapter: StorageAdapter;
+  readonly #order: InsertionOrder;
+  /**
+   * `storage: "memory"`: nothing outlives the store and nothing reads its records back, so
+   * the engine holds the only copy and writes skip the adapter (a second, encoded copy of
+   * every memory in JS memory would only cost space and time).
+   */
+  readonly #ephemeral: boolean;
+  /** Batches carry a journal entry (snapshots are on). */
+  readonly #journaled: boolean;
+
+  constructor(slot: EngineSlot, adapter: StorageAdapter, order: InsertionOrder, ephemeral: boolean, journaled: boolean) {
+    this.#slot = slot;
+    this.#adapter = adapter;
+    this.#order = order;
+    this.#ephemeral = ephemeral;
+    this.#journaled = journaled;
+  }
+
+  /** Calls `committed` with the number of record ops of each batch, once it is durable. */
+  onCommit(committed: (records: number) => void): void {
+    this.#committed = committed;
+  }
+
+  /** Batches this handle has written. */
+  get writeCount(): number {
+    return this.#writeCount;
+  }
+
+  /** Runs `job` after every earlier queued job of this store. */
+  enqueue<T>(job: () => Promise<T> | T): Promise<T> {
+    const run = this.#tail.then(job);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Queues a write: `apply` validates and changes the engine (throwing leaves it unchanged)
+   * and describes the change; its ops are committed in one batch; a failed commit undoes it.
+   */
+  write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
+    return this.enqueue(async () => {
+      // One rule for every write: a rejected one changes nothing, in memory or on disk. The
+      // engine undoes its records; the dimension a first vector fixed goes back too.
+      let step: Step<T>;
+      try {
+        step = await apply(this.#slot.forQueuedWork());
+      } catch (e) {
+        this.#slot.restoreDimensions();
+        throw e;
+      }
+      try {
+        const ops = this.#ephemeral ? [] : step.ops();
+        if (ops.length > 0) await this.commit(ops);
+      } catch (e) {
+        step.undo?.();
+        this.#slot.restoreDimensions();
+        throw e;
+      }
+      step.after?.();
+      return step.result;
+    });
+  }
+
+  /**
+   * Writes `ops` with the batch's write-sequence key (and the configuration when it changed)
+   * in one atomic, durable adapter write. Queued work only.
+   */
+  async commit(ops: StorageOp[]): Promise<void> {
+    const slot = this.#slot;
+    const engine = slot.forQueuedWork();
+    const dims = engine.dimensions;
+    const config = dims !== undefined && dims !== slot.config.dimensions ? { ...slot.config, dimensions: dims } : slot.config;
+    const batch = [...ops];
+    if (config !== slot.config || slot.configDirty) batch.push({ op: "put", key: CONFIG_KEY, value: encodeConfig(config) });
+    const n = ++this.#writeCount;
+    batch.push({ op: "put", key: seqKey(this.#writer), value: encodeSeq(n) });
+    for (const writer of this.prune.keys()) batch.push({ op: "delete", key: seqKey(writer) });
+    const journaled = this.#journaled ? journalKey(this.#writer, n) : undefined;
+    if (journaled !== undefined) {
+      const keys = ops.map((op) => op.key).filter((k) => RECORD_PREFIXES.some((p) => k.startsWith(p)));
+      batch.push({ op: "put", key: journaled, value: encodeJournal({ keys, pruned: Object.fromEntries(this.prune) }) });
+    }
+    try {
+      await this.#adapter.write(batch);
+    } catch (e) {
+      throw storageError(e, "cannot write to the store");
+    }
+    slot.config = config;
+    slot.configDirty = false;
+    for (const writer of this.prune.keys()) this.claims.delete(writer);
+    this.prune.clear();
+    this.claims.set(this.#writer, n);
+    if (journaled !== undefined) this.journalKeys.add(journaled);
+    this.#committed(ops.length);
+  }
+
+  /** Notes that these memories' recall tracking changed; {@link flushTracking} writes it. */
+  track(ids: readonly string[]): void {
+    for (const id of ids) this.#trackingDirty.add(id);
+  }
+
+  /** Forgets a memory's pending tracking (the memory is gone). */
+  untrack(id: string): void {
+    this.#trackingDirty.delete(id);
+  }
+
+  /** Persists the recall tracking of memories recalled since the last flush. Queued work only. */
+  async flushTracking(): Promise<void> {
+    const slot = this.#slot;
+    const engine = slot.engine;
+    if (engine === undefined || this.#trackingDirty.size === 0) return;
+    const ids = [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
+    this.#trackingDirty.clear();
+    if (ids.length === 0) return;
+    try {
+      await this.commit(ids.map((id) => memoryOp(engine, id, this.#order)));
+    } catch (e) {
+      // Storage holds the state before these recalls: make the engine agree.
+      const keys = ids.map((id) => MEMORY_PREFIX + id);
+      await reload(this.#adapter, engine, this.#order, keys).then(
+        (synced) => { if (!synced) slot.unsynced = true; },
+        () => { slot.unsynced = true; },
+      );
+      throw e;
+    }
+  }
+}
