@@ -127,6 +127,26 @@ export async function evaluate(data, store, recallOptions) {
 
 const f3 = (x) => x.toFixed(3);
 
+/**
+ * The issue-21 rule that vectors never cost a category: for each ranking measured both ways,
+ * one line naming every category (and metric) where "hybrid" falls below "no vectors".
+ */
+export function hybridBelowLexical(results) {
+  const lines = [];
+  for (const h of results.filter((r) => r.run === "hybrid")) {
+    const l = results.find((r) => r.run === "no vectors" && r.ranking === h.ranking);
+    if (l === undefined) continue;
+    const below = [];
+    for (const c of [...CATEGORIES, "all"]) {
+      for (const m of ["recall", "ndcg"]) {
+        if (h.result.per[c][m] < l.result.per[c][m]) below.push(`${c} ${m === "recall" ? "R@10" : "nDCG@10"} ${f3(h.result.per[c][m])} < ${f3(l.result.per[c][m])}`);
+      }
+    }
+    lines.push(`${h.ranking}: hybrid below no vectors in ${below.length === 0 ? "no category" : below.join(", ")}`);
+  }
+  return lines;
+}
+
 /** One markdown table: a row per (ranking, run), R@10 and nDCG@10 per category. */
 export function table(results) {
   const cats = [...CATEGORIES, "all"];
@@ -177,6 +197,7 @@ async function main(argv) {
     await store.close();
   }
   console.log(`\n${table(results)}`);
+  for (const line of hybridBelowLexical(results)) console.log(line);
   const json = arg(argv, "--json");
   if (json !== undefined) {
     writeFileSync(json, JSON.stringify(results.map(({ ranking, run, result }) => ({ ranking, run, per: result.per, answered: result.answered, topOk: result.topOk, rows: result.rows })), null, 1));

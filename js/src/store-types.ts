@@ -155,15 +155,32 @@ export interface RankingWeights {
   temporal?: number;
 }
 
-/** Parameters of the "recallkit" ranking, each 0..1 (`src/rank/model.rs` documents them). */
+/**
+ * Parameters of the "recallkit" ranking (`src/rank/model.rs` documents the formula); defaults
+ * in parentheses, chosen by `bench/locomo/sweep.mjs`. Each is in 0..1 except `semanticFrom`
+ * and `semanticFull`, which must be finite with `semanticFrom < semanticFull`.
+ */
 export interface FusionParameters {
+  /** Weight of lexical against semantic evidence when the query and the memory have vectors (0.65). */
   lexicalWeight?: number;
+  /** Weight of signature evidence (stage Ss) in the noisy-or (0: Ss does not run). */
   signatureWeight?: number;
+  /** Weight of graph evidence (an edge citing the memory) in the noisy-or (0.5). */
   graphWeight?: number;
+  /** A note paragraph's or an edge's score as a share of its coverage (0.8). */
   noteWeight?: number;
+  /** Share of relevance age can take away (0.1). */
   recencyWeight?: number;
+  /** The same for a query asking for the latest state: "current", "latest", "now", … (0.5). */
   latestRecencyWeight?: number;
+  /** Exponent of abmind's multiplicative factors, trust, tier, recall count, … (0.25). */
   priorExponent?: number;
+  /** Share of lexical evidence that is coverage of the query's words rather than BM25 (0.5). */
+  coverageWeight?: number;
+  /** Standard deviations above the query's cosine background where semantic evidence starts (2). */
+  semanticFrom?: number;
+  /** … and where it is full (8). */
+  semanticFull?: number;
 }
 
 /** What {@link MemoryStore.storageInfo} reports; a field is absent where the backend cannot tell. */

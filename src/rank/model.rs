@@ -15,8 +15,8 @@
 //! ```text
 //! lexical    = 0.5·bm25Share + 0.5·coverage
 //! relevance  = 1 − (1 − base) · (1 − 0·signature) · (1 − 0.5·graph)
-//! base       = 0.6·lexical + 0.4·semantic    when the query and the memory have vectors
-//!            = lexical                       otherwise
+//! base       = 0.65·lexical + 0.35·semantic  when the query and the memory have vectors
+//!            = lexical                        otherwise
 //! note, edge = 0.8 · coverage
 //! preference = (1 − r·(1 − fresh)) · prior^¼
 //! fresh      = max(0, 1 − ageDays / decayDays)
@@ -113,7 +113,7 @@ pub struct FusionParams {
 impl Default for FusionParams {
     fn default() -> Self {
         FusionParams {
-            lexical_weight: 0.6,
+            lexical_weight: 0.65,
             signature_weight: 0.0,
             graph_weight: 0.5,
             note_weight: 0.8,
