@@ -7,7 +7,6 @@
  * @module
  */
 import type { StorageAdapter } from "./storage/adapter.js";
-import type { LineSource } from "./storage/codec.js";
 import type { LogRepair } from "./storage/log.js";
 
 /** The host's embedding function: one vector per text, all of the store's dimension. */
@@ -234,4 +233,4 @@ export interface ImportOptions {
 }
 
 /** What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async iterable of strings or bytes. */
-export type ImportSource = LineSource;
+export type ImportSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;

@@ -45,7 +45,7 @@ export interface MemoryInput {
   trust?: number;
   /** Credibility level (integer); ≤ 2 scores ×1.25. */
   credibility?: number;
-  /** Relevance score; > 0 scores ×1.2. */
+  /** Relevance score; a positive one scores ×1.2. */
   relevance?: number;
   /** Classification level (integer); recall's `maxClassification` hides higher levels. */
   classification?: number;
@@ -165,7 +165,7 @@ export interface ScoreComponents {
   emotionBoost: number;
   /** `0.1·recallCount`; score ×(1 + recallBoost). */
   recallBoost: number;
-  /** 0.2 when relevance > 0; score ×(1 + relevanceBoost). */
+  /** 0.2 when relevance is positive; score ×(1 + relevanceBoost). */
   relevanceBoost: number;
   /** `0.5 + 0.5·trust/3`. */
   trustFactor: number;
@@ -190,7 +190,7 @@ export interface TimelineItem {
 }
 
 /** What every recall result carries, whatever its kind. */
-interface RecallHitBase {
+export interface RecallHitBase {
   /** Memory id, `note:<id>#<paragraph>`, or edge id. */
   id: string;
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
