@@ -13,7 +13,7 @@ import type { LogRepair } from "./storage/log.js";
 export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number[][]>;
 
 /**
- * A host reranker (seed 003's cross-encoder): one relevance score per text, higher is more
+ * A host reranker (the cross-encoder of Memoria's fusion): one relevance score per text, higher is more
  * relevant, any finite scale. recall hands it the query and the texts of its best 30 fused
  * candidates and returns the first `limit` in the reranker's order.
  */
@@ -76,7 +76,7 @@ export interface OpenOptions {
   /** Embedding dimension (default: fixed by the first vector stored). */
   dimensions?: number;
   /**
-   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (seed 000); none for
+   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (abmind's recall pipeline); none for
    * the others, which measure each cosine against what unrelated memories score for the same
    * query in this store.
    */
@@ -103,7 +103,7 @@ export interface OpenOptions {
    */
   searchMode?: SearchMode;
   /**
-   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: seed 000's
+   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: abmind's
    * rule for the "abmind" ranking (skip as soon as Sf has `limit` hits, whatever their score);
    * never for the other rankings, which weigh every stage's evidence. Set, the other rankings
    * count Sf hits whose lexical evidence (the share of the query they match) reaches it.
@@ -119,7 +119,7 @@ export interface OpenOptions {
    * 0 are always dropped.
    */
   minScore?: number;
-  /** Weights of the "weighted" ranking (seed 004's defaults otherwise). */
+  /** Weights of the "weighted" ranking (AutoMem's defaults otherwise). */
   weights?: RankingWeights;
   /** Parameters of the "recallkit" ranking, for measurement (`src/rank/model.rs`). */
   fusion?: FusionParameters;
@@ -127,8 +127,9 @@ export interface OpenOptions {
 
 /**
  * How results are ranked: "recallkit" (default: every stage's evidence fused, age a mild
- * preference), "abmind" (seed 000's pipeline), "rrf" (seed 003's Reciprocal Rank Fusion),
- * "composite" (seed 002), "weighted" (seed 004's nine weighted components).
+ * preference), "abmind" (abmind's recall pipeline), "rrf" (Memoria's fusion: Reciprocal Rank
+ * Fusion), "composite" (Engram's query pipeline), "weighted" (AutoMem's nine weighted
+ * components).
  */
 export type Ranking = "recallkit" | "abmind" | "rrf" | "composite" | "weighted";
 

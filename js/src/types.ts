@@ -145,7 +145,7 @@ export interface RecallOptions {
   rerank?: RerankFunction | false;
 }
 
-/** The caller's context (seed 000 `currentContext`). */
+/** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
   /** Local hour 0..23. */
   hour?: number;
@@ -157,7 +157,7 @@ export interface RecallContext {
   utcOffsetMinutes?: number;
 }
 
-/** Every factor of a stage Sf score (seed 000's formula). */
+/** Every factor of a lexical (Sf) score (abmind's formula). */
 export interface ScoreComponents {
   /** Raw text score: FTS5 bm25 (porter) or trigram BM25. */
   bm25: number;
