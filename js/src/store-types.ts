@@ -111,7 +111,7 @@ export interface OpenOptions {
   shortCircuitFloor?: number;
   /** MMR λ of the "abmind" ranking: 1 = relevance only, 0 = diversity only (default 0.7). */
   mmrLambda?: number;
-  /** The ranking model of recalls that name none (default "recallkit"; README "Ranking models"). */
+  /** The ranking model of recalls that name none (default "recallkit"; docs/ranking.md). */
   ranking?: Ranking;
   /**
    * Results scoring below this (0..1) are dropped. Default: 0.1 for the "recallkit" ranking

@@ -127,16 +127,24 @@ test("docs/api has a page for every export of the package and every member of it
   assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api is stale: run `npm run docs`");
 });
 
-test("every relative link in the repository's Markdown points to a file that exists", () => {
+/** GitHub's anchors of a Markdown file's headings. */
+function anchors(file) {
+  const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");
+  return new Set([...text.matchAll(/^#+ (.*)$/gm)].map(([, h]) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+}
+
+test("every relative link in the repository's Markdown points to a file and heading that exist", () => {
   const docs = walk(join(root, "docs")).filter((f) => f.endsWith(".md"));
   const files = [...["README.md", "DESIGN.md", "HACKING.md", "CHANGELOG.md", "bench/README.md"].map((f) => join(root, f)), ...docs];
   const broken = [];
   for (const file of files) {
     const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue;
-      const path = decodeURIComponent(target.split("#")[0]);
-      if (!existsSync(join(dirname(file), path))) broken.push(`${relative(root, file)}: ${target}`);
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [path, anchor] = target.split("#");
+      const to = path ? join(dirname(file), decodeURIComponent(path)) : file;
+      if (!existsSync(to)) broken.push(`${relative(root, file)}: ${target}`);
+      else if (anchor && to.endsWith(".md") && !anchors(to).has(anchor)) broken.push(`${relative(root, file)}: ${target} (no such heading)`);
     }
   }
   assert.deepEqual(broken, []);
