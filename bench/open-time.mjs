@@ -2,7 +2,7 @@
 // Open time of a MemoryStore holding 100,000 memories with 384-dimensional embeddings, from
 // the records and from the snapshot: in Node (file store, snapshots turned on for the
 // comparison; they are off by default there) and in Chromium (IndexedDB, through
-// playwright-core and scripts/serve.mjs). Prints a table; README.md "Persistence" quotes it.
+// playwright-core and scripts/serve.mjs). Prints a table; docs/storage.md "Open time" quotes it.
 //
 //   node bench/open-time.mjs [--count 100000] [--dims 384] [--runs 3] [--node-only | --browser-only]
 //

@@ -62,7 +62,7 @@ Options:
 
 DATE: 2026-11-14, an ISO time, today, yesterday, or 7d / 2w / 3m / 1y ago.
 
-Environment (seed 000):
+Environment (as abmind's recall CLI reads it):
   MEMORY_SEARCH_MODE=hybrid|lexical|semantic   default search mode (--mode wins)
   EMBEDDING_ENABLED=true|false                 use Ollama at http://localhost:11434 without --embed-url
   EMBEDDING_MODEL=nomic-embed-text             embedding model

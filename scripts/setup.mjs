@@ -28,8 +28,10 @@ function fail(message) {
   process.exit(1);
 }
 
-// 1. npm dependencies.
-if (!existsSync(join(root, "node_modules", "typescript")) || !existsSync(join(root, "node_modules", "binaryen"))) {
+// 1. npm dependencies: any devDependency missing (a checkout older than package.json's list
+// has only some) runs the install.
+const devDependencies = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies);
+if (devDependencies.some((name) => !existsSync(join(root, "node_modules", name, "package.json")))) {
   // `npm install` rather than `npm ci`: the lock records only this platform's optional deno
   // binary package, which `npm ci` rejects as out of sync.
   if (!run("npm", ["install", "--no-audit", "--no-fund"])) fail("npm install failed");

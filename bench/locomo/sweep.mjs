@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A grid over the "recallkit" ranking's parameters on the LoCoMo dev half: one row per point,
 // R@10 and nDCG@10 with no vectors and with the MiniLM vectors. The defaults in
-// src/rank/model.rs and src/rank/evidence.rs were chosen with it (README "Recall quality").
+// src/rank/model.rs and src/rank/evidence.rs were chosen with it (docs/quality.md).
 //
 //   node bench/locomo/sweep.mjs --grid '{"lexicalWeight":[0.5,0.6,0.7],"semanticFull":[4,6,8]}'
 //   node bench/locomo/sweep.mjs --grid '{"minScore":[0,0.05,0.1,0.2]}' --runs hybrid

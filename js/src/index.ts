@@ -8,7 +8,7 @@
  * const res = await store.recall("what database does the project use?");
  * await store.close();
  * ```
- * @module
+ * @packageDocumentation
  */
 export { MemoryStore } from "./store.js";
 export { RecallError } from "./errors.js";
@@ -16,7 +16,8 @@ export type { ErrorCode } from "./errors.js";
 export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
-  Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallOptions, RecallResult, ScoreComponents,
+  Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallHitBase, MemoryHit, NoteHit, EdgeHit,
+  RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
@@ -24,4 +25,5 @@ export type {
 } from "./types.js";
 export type { DamagedRange, LogRepair } from "./storage/log.js";
 export { MemoryAdapter } from "./storage/memory.js";
+export type { MemoryAdapterOptions } from "./storage/memory.js";
 export type { StorageAdapter, StorageOp } from "./storage/adapter.js";

@@ -7,14 +7,13 @@
  * @module
  */
 import type { StorageAdapter } from "./storage/adapter.js";
-import type { LineSource } from "./storage/codec.js";
 import type { LogRepair } from "./storage/log.js";
 
 /** The host's embedding function: one vector per text, all of the store's dimension. */
 export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number[][]>;
 
 /**
- * A host reranker (seed 003's cross-encoder): one relevance score per text, higher is more
+ * A host reranker (the cross-encoder of Memoria's fusion): one relevance score per text, higher is more
  * relevant, any finite scale. recall hands it the query and the texts of its best 30 fused
  * candidates and returns the first `limit` in the reranker's order.
  */
@@ -77,7 +76,7 @@ export interface OpenOptions {
   /** Embedding dimension (default: fixed by the first vector stored). */
   dimensions?: number;
   /**
-   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (seed 000); none for
+   * Minimum cosine for stage Se. Default: 0.5 for the "abmind" ranking (abmind's recall pipeline); none for
    * the others, which measure each cosine against what unrelated memories score for the same
    * query in this store.
    */
@@ -104,7 +103,7 @@ export interface OpenOptions {
    */
   searchMode?: SearchMode;
   /**
-   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: seed 000's
+   * Skip Se and Ss when Sf already holds `limit` hits this strong (0..1). Default: abmind's
    * rule for the "abmind" ranking (skip as soon as Sf has `limit` hits, whatever their score);
    * never for the other rankings, which weigh every stage's evidence. Set, the other rankings
    * count Sf hits whose lexical evidence (the share of the query they match) reaches it.
@@ -112,7 +111,7 @@ export interface OpenOptions {
   shortCircuitFloor?: number;
   /** MMR λ of the "abmind" ranking: 1 = relevance only, 0 = diversity only (default 0.7). */
   mmrLambda?: number;
-  /** The ranking model of recalls that name none (default "recallkit"; README "Ranking models"). */
+  /** The ranking model of recalls that name none (default "recallkit"; docs/ranking.md). */
   ranking?: Ranking;
   /**
    * Results scoring below this (0..1) are dropped. Default: 0.1 for the "recallkit" ranking
@@ -120,7 +119,7 @@ export interface OpenOptions {
    * 0 are always dropped.
    */
   minScore?: number;
-  /** Weights of the "weighted" ranking (seed 004's defaults otherwise). */
+  /** Weights of the "weighted" ranking (AutoMem's defaults otherwise). */
   weights?: RankingWeights;
   /** Parameters of the "recallkit" ranking, for measurement (`src/rank/model.rs`). */
   fusion?: FusionParameters;
@@ -128,8 +127,9 @@ export interface OpenOptions {
 
 /**
  * How results are ranked: "recallkit" (default: every stage's evidence fused, age a mild
- * preference), "abmind" (seed 000's pipeline), "rrf" (seed 003's Reciprocal Rank Fusion),
- * "composite" (seed 002), "weighted" (seed 004's nine weighted components).
+ * preference), "abmind" (abmind's recall pipeline), "rrf" (Memoria's fusion: Reciprocal Rank
+ * Fusion), "composite" (Engram's query pipeline), "weighted" (AutoMem's nine weighted
+ * components).
  */
 export type Ranking = "recallkit" | "abmind" | "rrf" | "composite" | "weighted";
 
@@ -251,4 +251,4 @@ export interface ImportOptions {
 }
 
 /** What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async iterable of strings or bytes. */
-export type ImportSource = LineSource;
+export type ImportSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;

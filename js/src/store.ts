@@ -466,7 +466,7 @@ export class MemoryStore {
     return this.#graphWrite((engine) => engine.removeEntity(name, userId));
   }
 
-  /** Every entity, or with a scope the entities it sees (as {@link notes}). */
+  /** Every entity, or with a scope the entities it sees (as {@link MemoryStore.notes}). */
   async entities(options?: ScopeOptions): Promise<Entity[]> {
     return this.#engine.forCaller().entities(toScope(options, "entities options"));
   }
@@ -549,7 +549,7 @@ export class MemoryStore {
   }
 
   /**
-   * Reads JSON Lines written by {@link export} (a string, a `ReadableStream`, or an async
+   * Reads JSON Lines written by {@link MemoryStore.export} (a string, a `ReadableStream`, or an async
    * iterable of strings or bytes) and stores every record, in batches of `batchSize` records,
    * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
    * Errors name the line (`line 12: …`): `corrupt` for a line that is not a record (not UTF-8,
@@ -566,7 +566,7 @@ export class MemoryStore {
 
   /**
    * Finishes queued writes, writes the snapshot when none is usable or the journal after it
-   * has grown ({@link CLOSE_SNAPSHOT_BATCHES} batches), closes the storage and releases the
+   * has grown (100 batches, `CLOSE_SNAPSHOT_BATCHES`), closes the storage and releases the
    * engine. Later calls fail with `closed`; closing twice is harmless.
    */
   close(): Promise<void> {

@@ -45,7 +45,7 @@ export interface MemoryInput {
   trust?: number;
   /** Credibility level (integer); ≤ 2 scores ×1.25. */
   credibility?: number;
-  /** Relevance score; > 0 scores ×1.2. */
+  /** Relevance score; a positive one scores ×1.2. */
   relevance?: number;
   /** Classification level (integer); recall's `maxClassification` hides higher levels. */
   classification?: number;
@@ -145,7 +145,7 @@ export interface RecallOptions {
   rerank?: RerankFunction | false;
 }
 
-/** The caller's context (seed 000 `currentContext`). */
+/** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
   /** Local hour 0..23. */
   hour?: number;
@@ -157,7 +157,7 @@ export interface RecallContext {
   utcOffsetMinutes?: number;
 }
 
-/** Every factor of a stage Sf score (seed 000's formula). */
+/** Every factor of a lexical (Sf) score (abmind's formula). */
 export interface ScoreComponents {
   /** Raw text score: FTS5 bm25 (porter) or trigram BM25. */
   bm25: number;
@@ -165,7 +165,7 @@ export interface ScoreComponents {
   emotionBoost: number;
   /** `0.1·recallCount`; score ×(1 + recallBoost). */
   recallBoost: number;
-  /** 0.2 when relevance > 0; score ×(1 + relevanceBoost). */
+  /** 0.2 when relevance is positive; score ×(1 + relevanceBoost). */
   relevanceBoost: number;
   /** `0.5 + 0.5·trust/3`. */
   trustFactor: number;
@@ -190,7 +190,7 @@ export interface TimelineItem {
 }
 
 /** What every recall result carries, whatever its kind. */
-interface RecallHitBase {
+export interface RecallHitBase {
   /** Memory id, `note:<id>#<paragraph>`, or edge id. */
   id: string;
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */

@@ -95,7 +95,7 @@ const CONTEXT_FIELDS = fieldTable<RecallContext>({
   hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer",
 });
 
-/** Search modes (seed 000 `MEMORY_SEARCH_MODE`). */
+/** Search modes (abmind's `MEMORY_SEARCH_MODE`). */
 export const SEARCH_MODES: ReadonlySet<string> = new Set(["hybrid", "lexical", "semantic"]);
 
 /** Default number of recall results. */

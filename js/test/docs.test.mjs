@@ -4,7 +4,7 @@
 // reranker), as does the demo's score breakdown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "../dist/index.js";
@@ -73,4 +73,79 @@ test("every score component a recall records is documented, in DESIGN.md and in 
   const ui = readFileSync(join(root, "www", "ui.js"), "utf8");
   const unlabelled = names.filter((n) => !new RegExp(`\\b${n}:`).test(ui));
   assert.deepEqual(unlabelled, [], "add a label to COMPONENTS in www/ui.js");
+});
+
+// The API reference (docs/api/, written by `npm run docs`) stays current with the package's
+// exports: a page for every export of js/dist/index.d.ts and for every member of an exported
+// class or interface, and no page for anything gone. The generator takes several seconds, so
+// this reads the declarations instead of running it.
+
+/** The declaration file `from` names, relative to `file`. */
+function resolveDts(file, from) {
+  return join(dirname(file), from.replace(/\.js$/, ".d.ts"));
+}
+
+/** The names a declaration file exports, each with the file it comes from. */
+function exportsOf(file) {
+  const text = readFileSync(file, "utf8");
+  const names = new Map();
+  for (const m of text.matchAll(/^export (?:type )?\{([^}]*)\}(?: from "([^"]+)")?/gm)) {
+    for (const name of m[1].split(",").map((s) => s.trim()).filter(Boolean)) {
+      names.set(name.split(/\s+as\s+/).pop(), m[2] ? resolveDts(file, m[2]) : file);
+    }
+  }
+  for (const m of text.matchAll(/^export (?:declare )?(?:interface|class|type|function|const|abstract class) (\w+)/gm)) {
+    names.set(m[1], file);
+  }
+  return names;
+}
+
+/** The members of the class or interface `name` declared in (or re-exported by) `file`, or undefined for other kinds. */
+function membersOf(name, file) {
+  const text = readFileSync(file, "utf8");
+  const decl = new RegExp(`^export (?:declare )?(?:interface|class) ${name}\\b[^\\n]*\\{\\n([\\s\\S]*?)^\\}`, "m").exec(text);
+  if (decl) {
+    return [...decl[1].matchAll(/^ {4}(?:(?:static|readonly|get|set) )*(\w+)\??(?:<[^>]*>)?[(:]/gm)]
+      .map((m) => (m[1] === "constructor" ? "_constructor_" : m[1]));
+  }
+  const via = exportsOf(file).get(name);
+  return via && via !== file ? membersOf(name, via) : undefined;
+}
+
+test("docs/api has a page for every export of the package and every member of its classes and interfaces", () => {
+  const api = join(root, "docs", "api");
+  const pages = new Set(readdirSync(api));
+  const expected = new Set(["index.md", "recallkit.md"]);
+  const entry = join(root, "js", "dist", "index.d.ts");
+  for (const [name, file] of exportsOf(entry)) {
+    expected.add(`recallkit.${name.toLowerCase()}.md`);
+    for (const member of membersOf(name, file) ?? []) expected.add(`recallkit.${name.toLowerCase()}.${member.toLowerCase()}.md`);
+  }
+  const missing = [...expected].filter((p) => !pages.has(p));
+  const stale = [...pages].filter((p) => !expected.has(p));
+  assert.ok(expected.size > 100, `only ${expected.size} pages expected`);
+  assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api is stale: run `npm run docs`");
+});
+
+/** GitHub's anchors of a Markdown file's headings. */
+function anchors(file) {
+  const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");
+  return new Set([...text.matchAll(/^#+ (.*)$/gm)].map(([, h]) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+}
+
+test("every relative link in the repository's Markdown points to a file and heading that exist", () => {
+  const docs = walk(join(root, "docs")).filter((f) => f.endsWith(".md"));
+  const files = [...["README.md", "DESIGN.md", "HACKING.md", "CHANGELOG.md", "bench/README.md"].map((f) => join(root, f)), ...docs];
+  const broken = [];
+  for (const file of files) {
+    const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [path, anchor] = target.split("#");
+      const to = path ? join(dirname(file), decodeURIComponent(path)) : file;
+      if (!existsSync(to)) broken.push(`${relative(root, file)}: ${target}`);
+      else if (anchor && to.endsWith(".md") && !anchors(to).has(anchor)) broken.push(`${relative(root, file)}: ${target} (no such heading)`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });

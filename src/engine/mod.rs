@@ -48,7 +48,7 @@ pub const DEFAULT_SIGNATURE_SEED: u64 = 0x7265_6361_6c6c_6b69; // "recallki"
 /// abmind's `EMBEDDING_SIMILARITY_THRESHOLD`.
 pub const DEFAULT_SE_THRESHOLD: f64 = 0.5;
 /// Default [`EngineConfig::min_score`] of the `recallkit` ranking: a result must match at
-/// least this much of the question. Chosen on the LoCoMo dev half (README "Recall quality":
+/// least this much of the question. Chosen on the LoCoMo dev half (docs/quality.md, "minScore":
 /// the share of questions answered and how often their first result is right, per floor).
 pub const DEFAULT_MIN_SCORE: f64 = 0.1;
 

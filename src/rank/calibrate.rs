@@ -30,7 +30,7 @@
 //! By measurement on the labelled set of `bench/labelled/` (5 526 memories of fictional
 //! people's work and life over two years, 352 consolidation notes, 181 graph edges, host-style
 //! embeddings from a word-vector model, 386 graded queries in five classes: exact, typo,
-//! paraphrase, temporal, entity; `node bench/labelled/eval.mjs`, README "Recall quality").
+//! paraphrase, temporal, entity; `node bench/labelled/eval.mjs`, docs/quality.md).
 //!
 //! **Reliability** (`node bench/labelled/reliability.mjs`): the share of a stage's hits (limit
 //! 10) that are labelled relevant, by raw score.

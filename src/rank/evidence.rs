@@ -28,7 +28,7 @@
 //!   (LoCoMo dev, hybrid R@10: full at 4 sd 0.624, at 6 sd 0.661, at 8 sd 0.667, with the
 //!   other defaults; starting at 0, 1 or 2 sd changes it by 0.003).
 //!   The store sees its own vectors; no threshold fits one model.
-//!   Chosen on the LoCoMo dev half (`bench/locomo/sweep.mjs`, README "Recall quality").
+//!   Chosen on the LoCoMo dev half (`bench/locomo/sweep.mjs`, docs/quality.md).
 
 use crate::text;
 

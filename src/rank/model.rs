@@ -39,7 +39,7 @@
 //! about the past, pays 0.008 R@10 for it with no vectors). abmind's multiplicative
 //! factors (trust, tier, recall count, spacing) count with a fourth root, so a core memory
 //! (×1.3) gains 7 %, not 30 %. Weights are round numbers chosen by the sweep in
-//! `bench/locomo/sweep.mjs` (README "Recall quality" has the grid); none is fitted to single
+//! `bench/locomo/sweep.mjs` (docs/quality.md has the grid); none is fitted to single
 //! questions.
 //!
 //! # `composite` and `weighted` without vectors

@@ -8,6 +8,7 @@
  * @module
  */
 import { RecallError } from "../errors.js";
+import type { ImportSource } from "../store-types.js";
 import { KINDS, checkRecord, corrupt, isPlainObject } from "./record.js";
 import type { RecordKind, StoredRecord } from "./record.js";
 
@@ -90,8 +91,11 @@ export function fromJsonLine(line: string): StoredRecord {
   return record;
 }
 
-/** Anything {@link readLines} can split: a whole string, a web `ReadableStream`, or an async iterable of chunks. */
-export type LineSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+/**
+ * Anything {@link readLines} can split: a whole string, a web `ReadableStream`, or an async
+ * iterable of chunks. The public name is `ImportSource`, which defines it.
+ */
+export type LineSource = ImportSource;
 
 function isReadableStream(source: object): source is ReadableStream<string | Uint8Array> {
   return typeof (source as { getReader?: unknown }).getReader === "function";

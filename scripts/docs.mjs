@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Generates the API reference in docs/api/ (Markdown, one page per exported item) from the
+// package's public declarations, js/dist/index.d.ts: API Extractor reads them into a doc model
+// (it carries its own TypeScript, so the repo's TypeScript 7 does not matter) and API
+// Documenter writes the pages. Needs js/dist and pkg/ built (`npm run docs` builds first).
+// Fails on any TSDoc or API Extractor warning, so the reference never hides a broken comment.
+// js/test/docs.test.mjs checks that docs/api/ is current with the exports.
+import { Extractor, ExtractorConfig } from "@microsoft/api-extractor";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const entry = join(root, "js", "dist", "index.d.ts");
+const out = join(root, "docs", "api");
+for (const needed of [entry, join(root, "pkg", "recallkit.d.ts")]) {
+  if (!existsSync(needed)) {
+    console.error(`docs: ${needed} is missing; run \`npm run build\` first`);
+    process.exit(1);
+  }
+}
+
+const model = mkdtempSync(join(tmpdir(), "recallkit-docs-"));
+try {
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: root,
+      mainEntryPointFilePath: entry,
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: { target: "ES2022", module: "ES2022", moduleResolution: "Bundler", lib: ["ES2022", "DOM"], types: ["node"], strict: true },
+          files: [entry],
+        },
+      },
+      apiReport: { enabled: false },
+      docModel: { enabled: true, apiJsonFilePath: join(model, "<unscopedPackageName>.api.json") },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        // Every finding is a warning, and a warning fails the script (below).
+        compilerMessageReporting: { default: { logLevel: "warning" } },
+        extractorMessageReporting: {
+          default: { logLevel: "warning" },
+          // Release tags (@public, @beta…) mean nothing here: every export is public.
+          "ae-missing-release-tag": { logLevel: "none" },
+        },
+        tsdocMessageReporting: { default: { logLevel: "warning" } },
+      },
+    },
+    configObjectFullPath: undefined,
+    packageJsonFullPath: join(root, "package.json"),
+  });
+  const result = Extractor.invoke(config, { localBuild: true, showVerboseMessages: false });
+  if (!result.succeeded || result.warningCount > 0) {
+    console.error(`docs: API Extractor reported ${result.errorCount} errors and ${result.warningCount} warnings`);
+    process.exit(1);
+  }
+  rmSync(out, { recursive: true, force: true });
+  const documenter = join(root, "node_modules", "@microsoft", "api-documenter", "bin", "api-documenter");
+  const r = spawnSync(process.execPath, [documenter, "markdown", "--input-folder", model, "--output-folder", out], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+  // API Documenter writes CRLF line ends; the repository's text files use LF.
+  for (const name of readdirSync(out)) {
+    const file = join(out, name);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/\r\n/g, "\n"));
+  }
+  console.error(`docs: wrote ${readdirSync(out).length} pages to docs/api/`);
+} finally {
+  rmSync(model, { recursive: true, force: true });
+}
