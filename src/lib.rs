@@ -22,6 +22,7 @@
 //! | [`recall`] | what a recall reads and keeps: filters, query caps, stage Sf and its formula |
 //! | [`rank`] | in which order candidates come back: the ranking models, boosts, MMR, reranking |
 //! | [`engine`] | the [`Engine`]: records, indexes, writes and the recall pipeline |
+//! | [`image`] | how an engine is saved and read back without a rebuild: the image format |
 //! | [`wire`] | how values cross the boundary: the binary data format and its shapes |
 //!
 //! Stage map (the labels are public identifiers; the plain names are used in the docs):
@@ -56,6 +57,7 @@ mod test_support;
 pub mod engine;
 pub mod error;
 pub mod graph;
+pub mod image;
 pub mod index;
 pub mod notes;
 pub mod rank;

@@ -112,6 +112,38 @@ extern "C" {
     fn performance_now() -> f64;
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The host's end of an engine image transfer (`writeImage`, `readImage`): `put` takes
+    /// each piece written (a view of wasm memory, to copy before returning), `next` returns
+    /// the next piece to read, or `undefined` at the end.
+    pub type ImageHost;
+    #[wasm_bindgen(method, catch)]
+    fn put(this: &ImageHost, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn next(this: &ImageHost) -> Result<Option<Vec<u8>>, JsValue>;
+}
+
+impl crate::image::Sink for &ImageHost {
+    fn put(&mut self, bytes: &[u8]) -> crate::error::Result<()> {
+        ImageHost::put(self, bytes)
+            .map_err(|_| crate::image::corrupt("the host failed to take a piece"))
+    }
+}
+
+impl crate::image::Source for &ImageHost {
+    fn fill(&mut self, out: &mut Vec<u8>) -> crate::error::Result<bool> {
+        match self.next() {
+            Ok(Some(piece)) => {
+                out.extend_from_slice(&piece);
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(_) => Err(crate::image::corrupt("the host failed to give a piece")),
+        }
+    }
+}
+
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
 #[wasm_bindgen]
 pub struct Engine {
@@ -131,6 +163,25 @@ impl Engine {
             inner,
             staged: Batch::default(),
         })
+    }
+
+    /// An engine from an `EngineConfigJs` whose records and indexes are read from an image
+    /// (`Engine::read_image`), piece by piece from `host.next()`; `corrupt` when the image
+    /// cannot be used.
+    #[wasm_bindgen(js_name = readImage)]
+    pub fn read_image(config: &[u8], host: &ImageHost) -> Result<Engine, JsError> {
+        let config = shapes::config_from(config).map_err(to_js)?;
+        let inner = engine::Engine::read_image(config, &mut { host }).map_err(to_js)?;
+        Ok(Engine {
+            inner,
+            staged: Batch::default(),
+        })
+    }
+
+    /// Writes the engine's image (`Engine::write_image`), piece by piece to `host.put()`.
+    #[wasm_bindgen(js_name = writeImage)]
+    pub fn write_image(&self, host: &ImageHost) -> Result<(), JsError> {
+        self.inner.write_image(&mut { host }).map_err(to_js)
     }
 
     /// Number of live memories.

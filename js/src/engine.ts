@@ -62,13 +62,41 @@ export interface Relation {
   classification?: number;
 }
 
+/** Bytes handed to the engine at a time while it reads an image. */
+const IMAGE_PIECE_BYTES = 1 << 20;
+
 /** The WebAssembly engine with object-valued arguments and results. */
 export class Engine {
   readonly #inner: WasmEngine;
 
   /** Creates an empty engine; `signatureSeed` may be a bigint. */
-  constructor(config: EngineConfigJs) {
-    this.#inner = new WasmEngine(encodeView(config));
+  /**
+   * A new engine for `config`: empty, or read from an engine image written by
+   * {@link Engine.image} under the same signature seed and dimension (it throws `corrupt`
+   * when the image cannot be used).
+   */
+  constructor(config: EngineConfigJs, image?: Uint8Array) {
+    if (image === undefined) {
+      this.#inner = new WasmEngine(encodeView(config));
+      return;
+    }
+    let at = 0;
+    this.#inner = WasmEngine.readImage(encodeView(config), {
+      next: (): Uint8Array | undefined => {
+        if (at >= image.length) return undefined;
+        const piece = image.subarray(at, at + IMAGE_PIECE_BYTES);
+        at += piece.length;
+        return piece;
+      },
+    });
+  }
+
+  /** The engine's image (its records and every index), as the pieces the engine wrote. */
+  image(): Uint8Array[] {
+    const pieces: Uint8Array[] = [];
+    // Each piece is a view of wasm memory: copied before the engine writes on.
+    this.#inner.writeImage({ put: (bytes: Uint8Array) => { pieces.push(bytes.slice()); } });
+    return pieces;
   }
 
   /** Frees the wasm memory; the engine is unusable afterwards. */

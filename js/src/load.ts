@@ -26,7 +26,6 @@ import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
-import type { ImageBlock } from "./storage/image.js";
 import {
   CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
   SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, joinChunks, parseJournalKey, planReplay,
@@ -158,47 +157,31 @@ async function loadImage(
   const replay = planReplay(new Map(Object.entries(image.header.claims)), seqs, journal);
   // Re-reading one record at a time only pays while few changed since the snapshot.
   if (replay === undefined || replay.length > 1000 + image.header.memories / 4) return undefined;
-  const engine = slot.engine!;
+  let engine: Engine;
   try {
-    for (const block of image.blocks()) loadBlock(engine, order, block);
-    if (engine.size !== image.header.memories) throw new RecallError("corrupt", "snapshot: memory count disagrees");
+    engine = slot.fromImage(image.engine);
+    if (engine.size !== image.header.memories) {
+      engine.free();
+      throw new RecallError("corrupt", "snapshot: memory count disagrees");
+    }
   } catch (e) {
     // Its checksums held, so this is a bug or damage they missed: report it, rebuild from the records.
-    const why = fromEngineError(e).message.replace(/^[a-z_]+: (snapshot: )?/, "");
+    const why = fromEngineError(e).message.replace(/^[a-z_]+: (snapshot: |image: )?/, "");
     damage.push(`snapshot: ${why}; the store was loaded from its records`);
-    engine.free();
-    slot.engine = slot.build();
-    order.clear();
     return undefined;
   }
+  slot.engine!.free();
+  slot.engine = engine;
+  const ranks = image.header.ranks;
+  engine.ids().forEach((id, i) => {
+    const rank = ranks[i];
+    if (rank !== null && rank !== undefined) order.set(id, rank);
+  });
   await reload(adapter, engine, order, replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)), true);
   if (replay.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) setGraph(engine, await readGraph(adapter));
   return replay.length;
 }
 
-/** Adds one block of the snapshot image to the engine. */
-function loadBlock(engine: Engine, order: InsertionOrder, block: ImageBlock): void {
-  switch (block.kind) {
-    case "memory": {
-      const records = block.records.map((data) => {
-        const { record, order: rank } = splitMemory(data);
-        order.set(record.id, rank);
-        return record;
-      });
-      engine.insertMany(records, block.vectors, block.has);
-      break;
-    }
-    case "note":
-      for (const note of block.records) engine.addNote(asRecord("note", note));
-      break;
-    case "entity":
-      for (const entity of block.records) engine.addEntity(asRecord("entity", entity));
-      break;
-    case "edge":
-      for (const edge of block.records) engine.upsertEdge(asRecord("edge", edge));
-      break;
-  }
-}
 
 /** Rebuilds the engine from every record: memories in insertion order, notes, then the graph. */
 async function loadRecords(parts: LoadParts): Promise<void> {

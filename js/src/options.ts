@@ -181,7 +181,7 @@ export function storeSettings(options: OpenOptions, ranking: Record<string, unkn
       lazySignatures: ephemeral && (searchMode === "lexical" || !readsSignatures(ranking)),
     },
     ephemeral,
-    snapshots: kind !== "memory" && (options.snapshots ?? kind !== "file"),
+    snapshots: kind !== "memory" && (options.snapshots ?? true),
     snapshotEvery: options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
   };
 }

@@ -14,11 +14,13 @@
  *    error, after whatever steps 1 and 2 did (both reported in its message).
  * @module
  */
+import { Engine } from "./engine.js";
+import { init } from "./wasm.js";
 import { RecallError, fromEngineError } from "./errors.js";
 import { defaultStorageKind, fileStorePath, openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
-import { SNAPSHOT_PREFIX, joinChunks } from "./storage/layout.js";
+import { CONFIG_KEY, SNAPSHOT_PREFIX, decodeConfig, joinChunks } from "./storage/layout.js";
 import type { LogRepair } from "./storage/log.js";
 import type { OpenOptions, RepairReport } from "./types.js";
 
@@ -63,9 +65,15 @@ async function repairSnapshot(
     else {
       report = { found: "ok", removed: false };
       try {
-        for (const block of opened.image.blocks()) void block; // every block parses
+        // The engine reads the image through all its checks, under the store's configuration.
+        const config = await reader.get(CONFIG_KEY);
+        if (config !== undefined) {
+          await init();
+          const { dimensions, signatureSeed } = decodeConfig(config);
+          new Engine({ dimensions, signatureSeed: BigInt(`0x${signatureSeed}`) }, opened.image.engine).free();
+        }
       } catch (e) {
-        report = { found: "damaged", removed: false, why: fromEngineError(e).message.replace(/^corrupt: (snapshot: )?/, "") };
+        report = { found: "damaged", removed: false, why: fromEngineError(e).message.replace(/^corrupt: (snapshot: |image: )?/, "") };
       }
     }
   } finally {

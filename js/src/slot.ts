@@ -38,10 +38,19 @@ export class EngineSlot {
 
   /** A new, empty engine for `config` (the current one by default). */
   build(config: StoreConfig = this.config): Engine {
+    return this.#make(config, undefined);
+  }
+
+  /** An engine for `config` read from an engine image; throws `corrupt` when it cannot be used. */
+  fromImage(image: Uint8Array, config: StoreConfig = this.config): Engine {
+    return this.#make(config, image);
+  }
+
+  #make(config: StoreConfig, image: Uint8Array | undefined): Engine {
     try {
       return new Engine({
         ...this.#options, dimensions: config.dimensions, signatureSeed: BigInt(`0x${config.signatureSeed}`),
-      });
+      }, image);
     } catch (e) {
       throw fromEngineError(e);
     }

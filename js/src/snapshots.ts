@@ -16,7 +16,7 @@ import { storageError } from "./errors.js";
 import { InsertionOrder, graphState, readStore } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
-import { IMAGE_BLOCK_MEMORIES, ImageWriter } from "./storage/image.js";
+import { encodeImage } from "./storage/image.js";
 import { SNAPSHOT_PREFIX, snapshotChunks, snapshotKey } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
@@ -34,11 +34,6 @@ export const CLOSE_SNAPSHOT_BATCHES = 100;
 export const MAX_SNAPSHOT_BYTES = 1 << 30;
 /** Delay before the snapshot an open that rebuilt a large store writes (the app starts first). */
 const SNAPSHOT_AFTER_REBUILD_DELAY_MS = 2000;
-
-/** Lets the event loop run (timers, I/O, UI) between slices of long work. */
-function breathe(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 /** The snapshot policy of one store handle (see the module docs). */
 export class SnapshotPolicy {
@@ -113,9 +108,10 @@ export class SnapshotPolicy {
 
   /**
    * Writes the snapshot of the engine's state (queued work only: no write is half done), when
-   * `force`d or due. The image is built in slices, letting the event loop run; recalls may
-   * track meanwhile, so the tracking is flushed (a journaled batch) before the snapshot, which
-   * claims the batches before the build and deletes their journal entries.
+   * `force`d or due. The engine writes its image in one synchronous call (in pieces, so the
+   * wasm heap does not grow by the image's size); tracking is flushed (a journaled batch)
+   * before the snapshot, which claims the batches before the build and deletes their journal
+   * entries.
    */
   async write(force: boolean): Promise<void> {
     this.#queued = false;
@@ -135,7 +131,7 @@ export class SnapshotPolicy {
     const claims = Object.fromEntries(writes.claims);
     const reflected = [...writes.journalKeys];
     const batches = writes.writeCount;
-    const bytes = await this.#image(engine, claims);
+    const bytes = this.#image(engine, claims);
     if (slot.engine !== engine) return;
     if (bytes.length > MAX_SNAPSHOT_BYTES) return this.drop();
     await writes.flushTracking();
@@ -172,30 +168,14 @@ export class SnapshotPolicy {
     this.#writesSinceSnapshot = 0;
   }
 
-  /** Every record of the engine as a snapshot, memories in insertion order. */
-  async #image(engine: Engine, claims: Record<string, number>): Promise<Uint8Array> {
-    const order = this.#order;
-    const rank = (id: string): number => order.get(id) ?? Number.MAX_SAFE_INTEGER;
-    const ids = engine.ids().sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-    const notes = engine.notes();
+  /** The engine's image as a snapshot, with each memory's insertion rank. */
+  #image(engine: Engine, claims: Record<string, number>): Uint8Array {
+    const ids = engine.ids();
     const { entities, edges } = graphState(engine);
-    const writer = new ImageWriter({
-      claims, memories: ids.length, notes: notes.length, entities: entities.length, edges: edges.length,
-    });
-    for (let at = 0; at < ids.length; at += IMAGE_BLOCK_MEMORIES) {
-      if (at > 0) await breathe();
-      const chunk = ids.slice(at, at + IMAGE_BLOCK_MEMORIES);
-      const records = chunk.map((id) => ({ ...engine.get(id), order: order.get(id) }));
-      writer.addMemories(records, chunk.map((id) => engine.embedding(id)), engine.dimensions);
-    }
-    const blocks = <T extends object>(kind: "note" | "entity" | "edge", items: T[]): void => {
-      for (let at = 0; at < items.length; at += IMAGE_BLOCK_MEMORIES) {
-        writer.addRecords(kind, items.slice(at, at + IMAGE_BLOCK_MEMORIES));
-      }
+    const header = {
+      claims, memories: ids.length, notes: engine.notes().length, entities: entities.length, edges: edges.length,
+      ranks: ids.map((id) => this.#order.get(id) ?? null),
     };
-    blocks("note", notes);
-    blocks("entity", entities);
-    blocks("edge", edges);
-    return writer.finish();
+    return encodeImage(header, engine.image());
   }
 }

@@ -50,14 +50,14 @@ export interface OpenOptions {
   /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
   blockedTimeoutMs?: number;
   /**
-   * Keep a snapshot (all records in one blob) for faster opens. Default: on for IndexedDB and
-   * your own adapters (it halves an open in Chromium), off for file stores (the file store
-   * reads its whole log anyway, so it does not speed up an open there, and it doubles the
-   * log); memory stores never keep one. Turning it off deletes an existing snapshot.
+   * Keep a snapshot (the engine's records and indexes in one image) so that an open parses the
+   * indexes instead of rebuilding them. Default: on for every persistent store (it costs a
+   * second copy of the data in storage); memory stores never keep one. Turning it off deletes
+   * an existing snapshot.
    */
   snapshots?: boolean;
   /**
-   * Write the snapshot (all records in one blob, for fast opens) after this many write batches
+   * Write the snapshot (the engine's image, for fast opens) after this many write batches
    * (default 1000; 0: never periodically). It is also written after an open that had to
    * rebuild a large store, and on `close()` when none is usable or many batches came after it;
    * between snapshots, opens re-read the records written since. Memory stores never write one.

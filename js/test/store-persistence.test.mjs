@@ -14,6 +14,8 @@ import { MemoryStore, RecallError, MemoryAdapter } from "../dist/index.js";
 import { FileAdapter } from "../dist/storage/file.js";
 import { IndexedDbAdapter } from "../dist/storage/indexeddb.js";
 import { decodeRecord, encodeRecord } from "../dist/storage/codec.js";
+import { encodeImage, openImage } from "../dist/storage/image.js";
+import { encodeSnapshot } from "../dist/storage/snapshot.js";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -287,6 +289,75 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       assert.deepEqual(await dump(), stored, "not a byte changed");
       const b = await open(backend);
       assert.equal((await b.storageInfo()).openedFrom, "snapshot");
+      await b.close();
+    });
+
+    test("a snapshot whose engine image fails the engine's checks (its checksum intact) is reported and the store opens from its records", async () => {
+      const backend = makeBackend();
+      const withRaw = async (fn) => {
+        const raw = await backend.raw();
+        try {
+          return await fn(raw);
+        } finally {
+          await raw.close();
+        }
+      };
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      const recalls = await answers(a);
+      await a.close();
+      const good = await withRaw(readSnapshot);
+      if (good === undefined) return; // a store without snapshots
+      const image = openImage(good);
+      for (const [damage, why] of [
+        [(e) => { e[0] ^= 1; }, /not an engine image/],
+        [(e) => e.subarray(0, e.length - 9), /ends early/],
+        [(e) => { e[4] = 7; }, /another format version/],
+      ]) {
+        const engine = Uint8Array.from(image.engine); // a copy (a Buffer's slice is a view)
+        const damaged = damage(engine) ?? engine;
+        await withRaw((raw) => putSnapshot(raw, encodeImage(image.header, [damaged])));
+        const b = await open(backend);
+        const info = await b.storageInfo();
+        assert.equal(info.openedFrom, "records");
+        assert.match(info.damage.join("\n"), why);
+        assert.deepEqual(await stateOf(b), before);
+        assert.deepEqual(await answers(b), recalls);
+        await b.close();
+        await withRaw((raw) => putSnapshot(raw, good));
+      }
+      // Another store's snapshot (its own writers and signature seed) is never taken for this one's.
+      const otherBackend = makeBackend();
+      const other = await open(otherBackend);
+      await other.remember({ id: "elsewhere", text: "a memory of another store" });
+      await other.close();
+      const otherRaw = await otherBackend.raw();
+      const foreign = await readSnapshot(otherRaw);
+      await otherRaw.close();
+      await withRaw((raw) => putSnapshot(raw, foreign));
+      const c = await open(backend);
+      assert.equal((await c.storageInfo()).openedFrom, "records");
+      assert.deepEqual(await stateOf(c), before);
+      await c.close();
+    });
+
+    test("a snapshot of the previous format (records, not an engine image) is stale: the store opens from its records, quietly", async () => {
+      const backend = makeBackend();
+      const a = await open(backend);
+      await writeEverything(a);
+      const before = await stateOf(a);
+      await a.close();
+      const raw = await backend.raw();
+      const had = await readSnapshot(raw);
+      if (had !== undefined) await putSnapshot(raw, encodeSnapshot(1, new Uint8Array(64)));
+      await raw.close();
+      if (had === undefined) return;
+      const b = await open(backend);
+      const info = await b.storageInfo();
+      assert.equal(info.openedFrom, "records");
+      assert.equal(info.damage, undefined);
+      assert.deepEqual(await stateOf(b), before);
       await b.close();
     });
 
@@ -701,9 +772,9 @@ describe("file stores", () => {
     await rejectsWith(MemoryStore.open({ storage: "memory", snapshotEvery: -1 }), "invalid_argument", /snapshotEvery/);
   });
 
-  test("no snapshot by default; turning snapshots off deletes the old one and its journal", async () => {
+  test("a file store keeps a snapshot by default; turning snapshots off deletes it and its journal", async () => {
     const path = join(root, fresh("nosnap"));
-    const a = await MemoryStore.open({ storage: "file", path, clock: () => NOW });
+    const a = await MemoryStore.open({ storage: "file", path, clock: () => NOW, snapshots: false });
     await writeEverything(a);
     const state = await stateOf(a);
     await a.close();
@@ -719,7 +790,10 @@ describe("file stores", () => {
     await b.remember({ id: "s", text: "with snapshots" });
     await b.close();
     assert.ok((await keys()).length > 0, "a snapshot was written");
-    const c = await MemoryStore.open({ storage: "file", path });
+    const d = await MemoryStore.open({ storage: "file", path });
+    assert.equal((await d.storageInfo()).openedFrom, "snapshot", "on by default");
+    await d.close();
+    const c = await MemoryStore.open({ storage: "file", path, snapshots: false });
     assert.equal((await c.storageInfo()).openedFrom, "records");
     assert.deepEqual((await stateOf(c)).memories.slice(0, -1), state.memories);
     await c.close();

@@ -13,6 +13,8 @@
 
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
+use crate::error::Result;
+use crate::image::{self, Reader, Writer};
 use crate::store::{DocId, Records, StoredMemory};
 
 /// Smallest non-empty table.
@@ -146,6 +148,48 @@ impl IdTable {
         for slot in old.into_iter().filter(|&s| s != 0) {
             self.place(slot);
         }
+    }
+}
+
+impl IdTable {
+    /// Writes the table's slots (the hashes are SipHash with fixed keys, the same in every
+    /// build, so the slots stay valid).
+    pub(crate) fn save(&self, w: &mut Writer) -> Result<()> {
+        w.u64s(&self.slots)
+    }
+
+    /// Reads a table written by [`save`](Self::save) for `records`, and checks it against
+    /// them: one slot per live record, naming it under its own id's hash, and free slots left
+    /// (so every probe ends).
+    pub(crate) fn load(r: &mut Reader, records: &Records) -> Result<Self> {
+        let slots = r.u64s()?;
+        let live = records.iter().filter(|m| m.is_some()).count();
+        let mut seen = vec![false; records.len()];
+        let mut len = 0;
+        for &value in slots.iter().filter(|&&v| v != 0) {
+            let doc = (value & u64::from(u32::MAX)) as usize;
+            let ok = match (records.get(doc), seen.get_mut(doc)) {
+                (Some(Some(m)), Some(seen)) => {
+                    !std::mem::replace(seen, true) && slot(m.id(), DocId(doc as u32)) == value
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(image::corrupt(
+                    "an id table that does not match the records",
+                ));
+            }
+            len += 1;
+        }
+        if len != live
+            || !(slots.is_empty() || slots.len().is_power_of_two())
+            || (len > 0 && len * 8 > slots.len() * 7)
+        {
+            return Err(image::corrupt(
+                "an id table that does not match the records",
+            ));
+        }
+        Ok(IdTable { slots, len })
     }
 }
 

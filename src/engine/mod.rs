@@ -34,6 +34,7 @@ use ids::IdTable;
 
 mod gather;
 mod ids;
+mod image;
 pub mod output;
 pub mod recall;
 mod stages;

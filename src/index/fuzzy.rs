@@ -27,6 +27,7 @@
 //! the vocabulary grows far slower than the number of documents.
 
 use crate::error::Result;
+use crate::image::{self, Persist, Reader, Writer};
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::postings::{InvertedIndex, TermId};
 use crate::index::trigram::{LookupScratch, TermMatch, Terms, TrigramIndex, VocabId};
@@ -147,6 +148,12 @@ impl FuzzyIndex {
         self.terms.remove(doc, terms)
     }
 
+    /// No posting of the index names a document at or above this
+    /// ([`InvertedIndex::doc_bound_ever`]).
+    pub fn doc_bound(&self) -> u64 {
+        self.terms.doc_bound_ever()
+    }
+
     /// Number of documents.
     pub fn doc_count(&self) -> u32 {
         self.terms.doc_count()
@@ -263,6 +270,27 @@ impl FuzzyIndex {
         }
         scratch.touched_total.clear();
         (top_accepted_keys(hits, k, accept), weight)
+    }
+}
+
+/// Saved as its term index, its trigram index and how far they are in step.
+impl Persist for FuzzyIndex {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        self.terms.save(w)?;
+        self.vocab.save(w)?;
+        self.synced.save(w)
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let index = FuzzyIndex {
+            terms: InvertedIndex::load(r)?,
+            vocab: TrigramIndex::load(r)?,
+            synced: usize::load(r)?,
+        };
+        if index.synced != index.vocab.len() || index.synced > index.terms.vocabulary_len() {
+            return Err(image::corrupt("a fuzzy index whose parts disagree"));
+        }
+        Ok(index)
     }
 }
 

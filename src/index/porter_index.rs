@@ -29,6 +29,7 @@ use super::bm25::{Bm25Source, CorpusStats};
 use super::grow_by_quarter;
 use super::postings::{InvertedIndex, PhraseList, Postings, TermId};
 use crate::error::Result;
+use crate::image::{self, Persist, Reader, Writer};
 use crate::store::DocId;
 use crate::text::{self, Stemmer};
 
@@ -53,6 +54,19 @@ impl PorterIndex {
     /// An empty index.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// No posting of the index names a document at or above this (its keyword index's
+    /// [`InvertedIndex::doc_bound_ever`]; the stems index holds no documents).
+    pub fn doc_bound(&self) -> u64 {
+        self.stems
+            .doc_bound_ever()
+            .max(self.keywords.doc_bound_ever())
+    }
+
+    /// Number of distinct stems.
+    pub fn stem_count(&self) -> usize {
+        self.stems.vocabulary_len()
     }
 
     /// The stem of `token`, whose id in the token index is `token_id`: remembered from its
@@ -237,6 +251,44 @@ impl Bm25Source for PorterView<'_> {
             return Some(PhraseList::of_term(self.tokens, first));
         }
         Some(self.text_counts(stem))
+    }
+}
+
+/// Saved as its parts; a load checks that every token and stem link points inside its table
+/// and that no token is linked twice (so a stem's token chain ends).
+impl Persist for PorterIndex {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        self.stems.save(w)?;
+        self.tokens.save(w)?;
+        w.u32s(&self.first_token)?;
+        self.keywords.save(w)
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let index = PorterIndex {
+            stems: InvertedIndex::load(r)?,
+            tokens: Vec::load(r)?,
+            first_token: r.u32s()?,
+            keywords: InvertedIndex::load(r)?,
+        };
+        let stems = index.stems.vocabulary_len();
+        let mut linked = vec![false; index.tokens.len()];
+        let mut link = |t: u32| -> bool {
+            t == NONE
+                || linked
+                    .get_mut(t as usize)
+                    .is_some_and(|seen| !std::mem::replace(seen, true))
+        };
+        let ok = index.first_token.len() == stems
+            && index.first_token.iter().all(|&t| link(t))
+            && index
+                .tokens
+                .iter()
+                .all(|&(stem, next)| (stem == NONE || (stem as usize) < stems) && link(next));
+        if !ok {
+            return Err(image::corrupt("porter links out of range"));
+        }
+        Ok(index)
     }
 }
 

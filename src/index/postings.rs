@@ -55,6 +55,7 @@
 //! statistics are needed.
 
 use super::{grow_by_quarter, quarter_growth};
+use crate::image::{self, Persist, Reader, Writer};
 use crate::sort;
 use crate::store::DocId;
 use crate::{Error, Result};
@@ -306,6 +307,12 @@ impl InvertedIndex {
     /// per-document array such as BM25's score buffer.
     pub fn doc_id_bound(&self) -> usize {
         self.doc_lens.len()
+    }
+
+    /// One more than the largest `DocId` ever inserted (0 when none): no posting, not even a
+    /// stale one, names a document at or above it.
+    pub fn doc_bound_ever(&self) -> u64 {
+        self.fresh_from
     }
 
     /// Every document's length by `DocId`, for scoring loops that want no per-posting call;
@@ -1065,6 +1072,151 @@ fn half(bytes: &[u8], at: usize) -> u32 {
         .get(at..at + 4)
         .and_then(|w| w.try_into().ok())
         .map_or(0, u32::from_le_bytes)
+}
+
+impl Persist for InvertedIndex {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        let v = &self.vocabulary;
+        v.arena.save(w)?;
+        w.u32s(&v.ends)?;
+        w.u32s(&v.slots)?;
+        w.len(self.lists.len())?;
+        for list in &self.lists {
+            match list {
+                PostingList::Empty => 0u8.save(w)?,
+                PostingList::One(p) => {
+                    1u8.save(w)?;
+                    p.doc.0.save(w)?;
+                    p.tf.save(w)?;
+                }
+                PostingList::Many(bytes) => {
+                    2u8.save(w)?;
+                    w.blob(bytes)?;
+                }
+            }
+        }
+        w.len(self.skips.tables.len())?;
+        for table in &self.skips.tables {
+            table.save(w)?;
+        }
+        w.u32s(&self.skips.free)?;
+        w.u32s(&self.doc_lens)?;
+        self.doc_count.save(w)?;
+        self.total_terms.save(w)?;
+        self.fresh_from.save(w)
+    }
+
+    /// Reads an index and checks what its readers rely on: term offsets inside the arena on
+    /// character boundaries, a hash table with free slots naming each term once, and every
+    /// posting list decoding to ascending documents below `fresh_from`, as many as its header
+    /// says, with skip entries inside it.
+    fn load(r: &mut Reader) -> Result<Self> {
+        let vocabulary = Vocabulary {
+            arena: String::load(r)?,
+            ends: r.u32s()?,
+            slots: r.u32s()?,
+        };
+        let lists = r.seq(|r| {
+            Ok(match u8::load(r)? {
+                0 => PostingList::Empty,
+                1 => PostingList::One(Posting::new(DocId(u32::load(r)?), u32::load(r)?)),
+                2 => PostingList::Many(r.blob()?),
+                _ => return Err(image::corrupt("a posting list of an unknown kind")),
+            })
+        })?;
+        let tables = Vec::<Vec<(u32, u32)>>::load(r)?;
+        let index = InvertedIndex {
+            vocabulary,
+            lists,
+            skips: Skips {
+                tables,
+                free: r.u32s()?,
+            },
+            doc_lens: r.u32s()?,
+            doc_count: u32::load(r)?,
+            total_terms: u64::load(r)?,
+            ids: Vec::new(),
+            fresh_from: u64::load(r)?,
+        };
+        index.check()?;
+        Ok(index)
+    }
+}
+
+impl InvertedIndex {
+    /// The checks of [`Persist::load`].
+    fn check(&self) -> Result<()> {
+        let bad = |what: &str| Err(image::corrupt(what));
+        let v = &self.vocabulary;
+        let mut start = 0;
+        for &end in &v.ends {
+            let end = end as usize;
+            if end < start || !v.arena.is_char_boundary(end) {
+                return bad("a term outside the vocabulary's text");
+            }
+            start = end;
+        }
+        if start != v.arena.len() || self.lists.len() > v.len() {
+            return bad("a vocabulary whose parts disagree");
+        }
+        let used = v.slots.iter().filter(|&&s| s != 0).count();
+        if !(v.slots.is_empty() || v.slots.len().is_power_of_two())
+            || used != v.len()
+            || used * 4 > v.slots.len() * 3
+            || v.slots.iter().any(|&s| s as usize > v.len())
+        {
+            return bad("a vocabulary hash table that does not hold its terms");
+        }
+        let (live, total) = self
+            .doc_lens
+            .iter()
+            .filter(|&&len| len != ABSENT)
+            .fold((0u32, 0u64), |(n, t), &len| (n + 1, t + u64::from(len)));
+        if live != self.doc_count
+            || total != self.total_terms
+            || self.doc_lens.len() as u64 > self.fresh_from
+            || self.fresh_from > u64::from(MAX_DOC) + 1
+            || self
+                .skips
+                .free
+                .iter()
+                .any(|&s| s == 0 || s as usize > self.skips.tables.len())
+        {
+            return bad("document statistics that disagree");
+        }
+        for list in &self.lists {
+            let PostingList::Many(bytes) = list else {
+                if let PostingList::One(p) = list {
+                    if u64::from(p.doc.0) >= self.fresh_from {
+                        return bad("a posting past the last document");
+                    }
+                }
+                continue;
+            };
+            if bytes.len() < HEADER || header_word(bytes, 8) as usize > self.skips.tables.len() {
+                return bad("a posting list with a bad header");
+            }
+            let stream = bytes.len() - HEADER;
+            let (mut count, mut last) = (0u32, None::<u32>);
+            for posting in list.postings(&self.skips) {
+                if last.is_some_and(|l| posting.doc.0 <= l)
+                    || u64::from(posting.doc.0) >= self.fresh_from
+                {
+                    return bad("a posting list out of order");
+                }
+                last = Some(posting.doc.0);
+                count += 1;
+            }
+            let skips = self.skips.get(header_word(bytes, 8) as usize);
+            if count != header_word(bytes, 0)
+                || last != Some(header_word(bytes, 4))
+                || skips.iter().any(|&(_, at)| at as usize > stream)
+            {
+                return bad("a posting list whose header disagrees");
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

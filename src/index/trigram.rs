@@ -98,6 +98,8 @@
 //!   matching", COLING 2010: candidates from the rarest lists, then binary-search counting.
 
 use super::grow_by_quarter;
+use crate::error::Result;
+use crate::image::{self, Persist, Reader, Writer};
 use crate::sort;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -640,6 +642,63 @@ fn exact(id: VocabId) -> TermMatch {
 }
 
 /// Weight descending, then id ascending: a total order, as ids are unique.
+/// Saved as the term lengths, each gram in the order of its list, and the lists; the gram map
+/// is rebuilt from the grams (hashing 8-byte keys, not terms).
+impl Persist for TrigramIndex {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        w.blob(&self.char_lens)?;
+        let mut grams = vec![0u64; self.postings.len()];
+        for (&gram, &at) in &self.gram_ids {
+            if let Some(g) = grams.get_mut(at) {
+                *g = gram;
+            }
+        }
+        w.u64s(&grams)?;
+        w.len(self.postings.len())?;
+        for list in &self.postings {
+            w.u32s(list.as_slice())?;
+        }
+        Ok(())
+    }
+
+    /// Reads an index and checks that each gram is listed once and each list is ascending
+    /// and names terms of the index.
+    fn load(r: &mut Reader) -> Result<Self> {
+        let char_lens = r.blob()?;
+        let grams = r.u64s()?;
+        let terms = char_lens.len() as u64;
+        let postings = r.seq(|r| {
+            let ids = r.u32s()?;
+            if ids.is_empty()
+                || ids.windows(2).any(|p| p[0] >= p[1])
+                || ids.last().is_some_and(|&id| u64::from(id) >= terms)
+            {
+                return Err(image::corrupt("a gram list out of order"));
+            }
+            Ok(if ids.len() == 1 {
+                IdList::One(ids[0])
+            } else {
+                IdList::Many(ids)
+            })
+        })?;
+        let mut gram_ids =
+            HashMap::with_capacity_and_hasher(grams.len(), BuildHasherDefault::default());
+        for (at, &gram) in grams.iter().enumerate() {
+            if gram_ids.insert(gram, at).is_some() {
+                return Err(image::corrupt("a gram twice"));
+            }
+        }
+        if grams.len() != postings.len() {
+            return Err(image::corrupt("grams and their lists disagree"));
+        }
+        Ok(TrigramIndex {
+            char_lens,
+            gram_ids,
+            postings,
+        })
+    }
+}
+
 #[cfg(test)]
 fn rank_order(a: &TermMatch, b: &TermMatch) -> std::cmp::Ordering {
     b.weight

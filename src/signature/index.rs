@@ -23,6 +23,8 @@
 use crate::sort::{Ranked, TopK};
 
 use super::lsh::{hamming_distance, similarity_of_distance, Signature, SIGNATURE_BITS};
+use crate::error::Result;
+use crate::image::{self, Persist, Reader, Writer};
 use crate::store::{Chunked, DocId};
 
 /// Signatures by DocId with an exact scan.
@@ -101,6 +103,11 @@ impl SignatureIndex {
         Some(similarity_of_distance(hamming_distance(query, &s)))
     }
 
+    /// One more than the largest document that ever had a signature (0 when none).
+    pub fn bound(&self) -> usize {
+        self.signatures.len()
+    }
+
     /// Number of stored signatures.
     pub fn len(&self) -> usize {
         self.len
@@ -174,6 +181,38 @@ fn max_distance(threshold: f64) -> Option<u32> {
     (0..=SIGNATURE_BITS as u32)
         .rev()
         .find(|&d| similarity_of_distance(d) >= threshold)
+}
+
+/// Saved as its signatures and their presence flags; the count is recomputed.
+impl Persist for SignatureIndex {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        self.signatures.save(w)?;
+        self.present.save(w)
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let signatures = Chunked::load(r)?;
+        let present = Chunked::<bool>::load(r)?;
+        if present.len() != signatures.len() {
+            return Err(image::corrupt("signatures and their flags disagree"));
+        }
+        let len = present.iter().filter(|&&p| p).count();
+        Ok(SignatureIndex {
+            signatures,
+            present,
+            len,
+        })
+    }
+}
+
+impl Persist for Signature {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        self.0.save(w)
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        Ok(Signature(<[u64; 4]>::load(r)?))
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,9 @@
 //! stores stay small), and from then on allocates a chunk of exactly [`CHUNK`] values at a
 //! time and never reallocates one: the only slack is the unfilled part of the last chunk.
 
+use crate::error::Result;
+use crate::image::{Persist, Reader, Writer};
+
 /// Values per chunk (a power of two, so an index splits with a shift and a mask).
 pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNK_BITS: u32 = 10;
@@ -126,6 +129,23 @@ impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, index: usize) -> &mut T {
         &mut self.chunks[index >> CHUNK_BITS][index & (CHUNK - 1)]
+    }
+}
+
+/// Saved as its length and values; read back into chunks as [`push`](Chunked::push) fills them.
+impl<T: Persist> Persist for Chunked<T> {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        w.len(self.len)?;
+        self.iter().try_for_each(|v| v.save(w))
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let n = r.len()?;
+        let mut out = Chunked::new();
+        for _ in 0..n {
+            out.push(T::load(r)?);
+        }
+        Ok(out)
     }
 }
 

@@ -217,6 +217,15 @@ fn check_optional_range(field: &str, value: Option<f64>, min: f64, max: f64) -> 
     value.map_or(Ok(()), |v| check_range(field, v, min, max))
 }
 
+impl crate::image::Persist for DocId {
+    fn save(&self, w: &mut crate::image::Writer) -> Result<()> {
+        self.0.save(w)
+    }
+    fn load(r: &mut crate::image::Reader) -> Result<Self> {
+        Ok(DocId(u32::load(r)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

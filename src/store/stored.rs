@@ -18,6 +18,9 @@
 //! `StoredMemory::from(m).to_memory() == m`, float bits included.
 
 use super::records::Memory;
+use crate::error::Result;
+use crate::image::{self, Persist, Reader, Writer};
+use crate::wire::{self, shapes};
 
 /// The fields of [`StoredMemory::rest`] when it is not allocated.
 static EMPTY: Memory = Memory {
@@ -366,6 +369,22 @@ impl StoredMemory {
             .len()
             .saturating_sub(super::records::MAX_RECALL_TIMESTAMPS);
         rest.recall_timestamps.drain(..excess);
+    }
+}
+
+/// Saved as the [`Memory`] it packs, in the boundary's wire shape (`wire::shapes`, one reader
+/// and writer for both); a load validates it as a write would and packs it again.
+impl Persist for StoredMemory {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        let mut out = wire::Writer::new();
+        shapes::write_memory(&mut out, &self.to_memory());
+        w.blob(&out.into_bytes())
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let mut m = shapes::memory_from(&r.blob()?).map_err(image::damaged)?;
+        m.validate().map_err(image::damaged)?;
+        Ok(Self::pack(&mut m))
     }
 }
 

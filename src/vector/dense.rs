@@ -47,6 +47,7 @@
 
 use super::dot::dot;
 use crate::error::{Error, Num, Result};
+use crate::image::{self, Persist, Reader, Writer};
 use crate::sort::{Ranked, TopK};
 use crate::store::DocId;
 
@@ -103,6 +104,11 @@ impl VectorStore {
             dims,
             ..Self::default()
         })
+    }
+
+    /// The documents that have a vector, in slot order.
+    pub fn docs(&self) -> impl Iterator<Item = DocId> + '_ {
+        self.slot_docs.iter().copied()
     }
 
     /// The fixed dimension, or `None` while no dimension was given and no vector was set.
@@ -403,6 +409,45 @@ fn exact_cosine(query: &[f32], query_norm: f64, row: &[f32]) -> f32 {
         .map(|(&q, &v)| f64::from(q) * f64::from(v))
         .sum();
     ((dot / query_norm / norm_f64(row)) as f32).clamp(-1.0, 1.0)
+}
+
+/// Saved as its dimension and tables; a load checks the layout invariants of the module doc.
+impl Persist for VectorStore {
+    fn save(&self, w: &mut Writer) -> Result<()> {
+        self.dims.save(w)?;
+        w.f32s(&self.data)?;
+        w.f32s(&self.inv_norms)?;
+        self.slot_docs.save(w)?;
+        w.u32s(&self.doc_slots)
+    }
+
+    fn load(r: &mut Reader) -> Result<Self> {
+        let store = VectorStore {
+            dims: Option::load(r)?,
+            data: r.f32s()?,
+            inv_norms: r.f32s()?,
+            slot_docs: Vec::load(r)?,
+            doc_slots: r.u32s()?,
+        };
+        let slots = store.slot_docs.len();
+        let d = store.dims.unwrap_or(0);
+        let linked = store
+            .slot_docs
+            .iter()
+            .enumerate()
+            .all(|(s, doc)| store.doc_slots.get(doc.0 as usize) == Some(&(s as u32)));
+        let listed = store.doc_slots.iter().filter(|&&s| s != NO_SLOT).count();
+        if store.dims.is_some_and(|d| !(1..=MAX_DIMS).contains(&d))
+            || (store.dims.is_none() && slots > 0)
+            || store.data.len() != slots * d
+            || store.inv_norms.len() != slots
+            || !linked
+            || listed != slots
+        {
+            return Err(image::corrupt("a vector store whose tables disagree"));
+        }
+        Ok(store)
+    }
 }
 
 #[cfg(test)]
