@@ -34,9 +34,12 @@ writeFileSync(glue, readFileSync(glue, "utf8").replace(/^[ \t]*\/\*\*[\s\S]*?\*\
 const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
 const optimised = join(root, "pkg", "recallkit_bg.opt.wasm");
 // --strip-producers and --strip-target-features drop two custom sections (tool names and
-// versions, the feature list) that no runtime reads: about 230 B gzipped.
+// versions, the feature list) that no runtime reads: about 230 B gzipped. `-ocimfs 0`
+// (--one-caller-inline-max-function-size) stops wasm-opt from inlining every function that
+// has one caller whatever its size (rustc has already inlined what is hot): 3.7 KB less
+// gzipped, 10k recall p50 within noise (±1 % in interleaved runs).
 run("node", [
-  wasmOpt, bgWasm, "-O3", "--converge", "--strip-producers", "--strip-target-features", "-o", optimised,
+  wasmOpt, bgWasm, "-O3", "--converge", "-ocimfs", "0", "--strip-producers", "--strip-target-features", "-o", optimised,
   "--enable-simd", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
   "--enable-sign-ext", "--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types",
 ]);

@@ -41,7 +41,7 @@
 //! appears in at least one of the 5 rarest posting lists (fewer when some of the word's grams
 //! occur nowhere: those count as misses for every term), so candidates are gathered from
 //! those lists only, through the length filter (`|len(term) − m| ≤ 1`, one stored byte per
-//! term), then sorted to count their hits. Each candidate then passes, cheapest first, the
+//! term), then merged (each list is ascending) to count their hits. Each candidate then passes, cheapest first, the
 //! miss count against the remaining lists (binary search, stopping at the first miss over the
 //! bound) and a linear-time distance-1 check. With two markers on each side `D ≥ 5` whenever
 //! `m ≥ 4` (the four windows with a marker are distinct), so the filter never degenerates into
@@ -178,6 +178,8 @@ pub struct LookupScratch {
     /// Indexes into `postings`, as `u64` for the shared integer sort.
     lists: Vec<u64>,
     candidates: Vec<u32>,
+    /// Where [`merge_runs`] merges `candidates`' runs.
+    merged: Vec<u32>,
     /// `(length, position)` pairs that sort `lists` by posting-list length.
     keys: Vec<(u64, u32)>,
     /// The permutation of `lists` read from `keys`.
@@ -514,6 +516,7 @@ impl TrigramIndex {
             grams,
             lists,
             candidates,
+            merged,
             keys,
             order,
             best,
@@ -543,16 +546,18 @@ impl TrigramIndex {
         self.sort_by_list_len(lists, keys, order);
         let (rare_lists, other_lists) = lists.split_at(rare);
         let word_chars = chars.len();
-        // Gather with the one-byte length filter first, then count hits per id by sorting.
+        // Gather with the one-byte length filter first, then count hits per id in the
+        // ascending merge of the lists (each is ascending: merging beats sorting).
         candidates.clear();
         for &index in rare_lists {
+            let start = candidates.len();
             let near = self
                 .list(index as usize)
                 .iter()
                 .filter(|&&id| self.may_be_near(id, word_chars));
             candidates.extend(near);
+            merge_runs(candidates, start, merged);
         }
-        sort::sort_u32(candidates);
         for run in candidates.chunk_by(|a, b| a == b) {
             let id = run[0];
             let term_len = self.char_len(terms, id);
@@ -815,6 +820,29 @@ fn intersect_into(small: &[u32], large: &[u32], out: &mut Vec<u32>) {
     }
 }
 
+/// Makes the ascending runs `ids[..mid]` and `ids[mid..]` one ascending list, through `spare`
+/// (whose contents are lost).
+fn merge_runs(ids: &mut Vec<u32>, mid: usize, spare: &mut Vec<u32>) {
+    if mid == 0 || mid == ids.len() {
+        return;
+    }
+    spare.clear();
+    let (left, right) = ids.split_at(mid);
+    let (mut l, mut r) = (0, 0);
+    while l < left.len() && r < right.len() {
+        if right[r] < left[l] {
+            spare.push(right[r]);
+            r += 1;
+        } else {
+            spare.push(left[l]);
+            l += 1;
+        }
+    }
+    spare.extend_from_slice(&left[l..]);
+    spare.extend_from_slice(&right[r..]);
+    std::mem::swap(ids, spare);
+}
+
 /// Keeps the ids of sorted `ids` that also occur in sorted `list`.
 fn retain_present(ids: &mut Vec<u32>, list: &[u32]) {
     let mut cursor = 0;
@@ -858,6 +886,26 @@ mod tests {
     use std::collections::HashSet;
 
     use crate::test_support::SplitMix64;
+
+    #[test]
+    fn merge_runs_gives_the_sorted_multiset_of_ascending_runs() {
+        let mut rng = SplitMix64(11);
+        let mut spare = vec![9, 9];
+        for case in 0..300 {
+            let mut ids = Vec::new();
+            let mut want = Vec::new();
+            for _ in 0..rng.below(5) {
+                let mut run: Vec<u32> = (0..rng.below(40)).map(|_| rng.below(50) as u32).collect();
+                run.sort();
+                want.extend_from_slice(&run);
+                let mid = ids.len();
+                ids.extend(run);
+                merge_runs(&mut ids, mid, &mut spare);
+            }
+            want.sort();
+            assert_eq!(ids, want, "case {case}");
+        }
+    }
 
     /// A vocabulary of texts with its trigram index, as `FuzzyIndex` keeps one.
     #[derive(Default)]

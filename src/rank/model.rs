@@ -186,11 +186,29 @@ impl FusionParams {
         };
         let recency = 1.0 - r * (1.0 - fresh.clamp(0.0, 1.0));
         let prior = if prior.is_finite() && prior > 0.0 {
-            prior.powf(self.prior_exponent)
+            power(prior, self.prior_exponent)
         } else {
             1.0
         };
         (recency, prior)
+    }
+}
+
+/// `x^y` for a finite `x > 0`, without libm's `pow` (2 KB of wasm, 1.2 KB gzipped, used
+/// nowhere else): `sqrt(sqrt(x))` for the default exponent ¼, else `e^(y ln x)` from the
+/// `ln` and `expm1` the crate already links (it links no `exp`). Both agree with `powf` to
+/// the last bits (the test allows a relative 1e-14 for priors in 1e-3..1e3), which no
+/// ranking reads.
+fn power(x: f64, y: f64) -> f64 {
+    if y == 0.25 {
+        return x.sqrt().sqrt();
+    }
+    // `expm1(t) + 1` cancels for `t < 0`; `1 / (expm1(−t) + 1)` does not.
+    let t = y * x.ln();
+    if t < 0.0 {
+        1.0 / ((-t).exp_m1() + 1.0)
+    } else {
+        t.exp_m1() + 1.0
     }
 }
 
@@ -382,6 +400,25 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::test_support::SplitMix64;
+
+    #[test]
+    fn power_agrees_with_powf_to_the_last_bits() {
+        let mut rng = SplitMix64(5);
+        for case in 0..10_000 {
+            let x = 10f64.powf(rng.below(6001) as f64 / 1000.0 - 3.0);
+            for y in [0.25, 0.0, 0.1, 0.5, 1.0, 2.0, 3.0, -0.5] {
+                let (got, want) = (power(x, y), x.powf(y));
+                assert!(
+                    (got - want).abs() <= 1e-14 * want,
+                    "case {case}: {x}^{y} = {got}, powf {want}"
+                );
+            }
+        }
+        assert_eq!(power(1.0, 0.25), 1.0);
+        assert_eq!(power(1.0, 0.7), 1.0);
+    }
 
     #[test]
     fn parses_every_model_and_rejects_others() {
