@@ -4,10 +4,8 @@
 // them and reports them in `components`).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore } from "../dist/index.js";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z"); // a Monday
-const DAY = 86_400_000;
 const QUERY = "what database does the project use?";
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} is not within ${eps} of ${b}`);
 
@@ -31,7 +29,7 @@ const MEMORIES = [
 const WEEKLY = "# Week 22\n\n- Migrated to SQLite; the old database dump is archived.\n\n- Ana started running again.\n";
 
 async function seedStore(options = {}) {
-  const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  const store = await openMemoryStore({ ranking: "abmind", ...options });
   await store.rememberMany(MEMORIES.map((m) => ({ ...m, createdAt: NOW - 3 * DAY })));
   const noteId = await store.addNote({ id: "week-22", period: "weekly", start: NOW - 7 * DAY, text: WEEKLY });
   await store.addEntity({ name: "Ana Souza", type: "person", aliases: ["Ana"] });
@@ -114,7 +112,7 @@ describe("seed 000's example: what database does the project use?", () => {
 });
 
 describe("post-processing rules, wired through recall", () => {
-  const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  const open = (options = {}) => openMemoryStore({ ranking: "abmind", ...options });
 
   test("S8 edges come back at 0.6, calibrated by identity", async () => {
     const { store } = await seedStore();

@@ -1,9 +1,9 @@
 // Stages Se and Ss and the embedding orchestration, through the public API (real wasm).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, RecallError } from "../dist/index.js";
+import { RecallError } from "../dist/index.js";
+import { openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z");
 const DIMS = 64;
 
 /** A deterministic toy embedder: each word adds a fixed pseudo-random unit direction. */
@@ -55,7 +55,7 @@ const corpus = [
 
 /** Seed 000's pipeline (the "abmind" ranking), whose stage rules these tests hold. */
 async function open(options = {}) {
-  return MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  return openMemoryStore({ ranking: "abmind", ...options });
 }
 
 describe("host-supplied embeddings", () => {

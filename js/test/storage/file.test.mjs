@@ -1,36 +1,25 @@
 // FileAdapter specifics: the on-disk format, torn and corrupt frames, compaction, the
 // single-writer lock (across processes) and read-only sharing. Crash safety under SIGKILL is
 // crash.test.mjs.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync,
+  existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync,
   writeFileSync,
 } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
 import { COMPACT_FILE, COMPACT_MIN_BYTES, DAMAGED_COPY_PREFIX, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
-import { RecallError } from "../../dist/errors.js";
+import { rejectsWith } from "../support/errors.mjs";
+import { tempRoot } from "../support/temp.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "recallkit-file-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshDir = (label) => join(root, `${label}-${n++}`);
+const { fresh: freshDir } = tempRoot("file");
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => new TextDecoder().decode(b);
 const put = (key, value) => ({ op: "put", key, value: typeof value === "string" ? bytes(value) : value });
 const fileUrl = new URL("../../dist/storage/file.js", import.meta.url).href;
-
-async function rejectsWith(fn, code, pattern) {
-  await assert.rejects(fn, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 /** Bytes of a format-3 frame header: magic, length, payload CRC-32, header CRC-32. */
 const HEAD = 16;
@@ -316,7 +305,6 @@ describe("format version 1 logs", () => {
     await r.close();
   });
 });
-
 
 describe("format version 2 logs", () => {
   const fixture = new URL("./fixtures/v2-store.log", import.meta.url);
