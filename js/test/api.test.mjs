@@ -6,7 +6,7 @@ import { rejectsWith } from "./support/errors.mjs";
 import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
 
-/** A memory store ranking as seed 000 does: these tests hold its rules (ranking.test.mjs has the default's). */
+/** A memory store ranking as abmind's recall pipeline does: these tests hold its rules (ranking.test.mjs has the default's). */
 async function open(options = {}) {
   return openMemoryStore({ ranking: "abmind", ...options });
 }

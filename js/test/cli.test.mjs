@@ -466,7 +466,7 @@ describe("environment variables", () => {
   });
 
   test("RECALL_DECAY_DAYS, RECALL_DECAY_FLOOR and RECALL_EMOTION_BOOST change the recency factor", async () => {
-    // Seed 000's factors, as its ranking applies them.
+    // abmind's factors, as its ranking applies them.
     const recency = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track", "--ranking", "abmind"], { env })).stdout)
       .results.find((h) => h.id === "old").components.recency;
     const base = await recency({});

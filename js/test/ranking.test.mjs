@@ -1,5 +1,5 @@
 // The ranking models through the public API (real WebAssembly): the default "recallkit" fusion,
-// the seeds' models chosen per store or per recall, their options and their explanations.
+// the designs' models (abmind's, Engram's, Memoria's, AutoMem's) chosen per store or per recall, their options and their explanations.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore } from "../dist/index.js";
@@ -51,7 +51,7 @@ describe("the default ranking", () => {
   });
 });
 
-describe("the seeds' models", () => {
+describe("the designs' models", () => {
   test("each model ranks the matching memory first, chosen per recall or per store", async () => {
     const store = await quickStart();
     for (const ranking of ["recallkit", "abmind", "rrf", "composite", "weighted"]) {

@@ -53,7 +53,7 @@ const corpus = [
   { id: "trip", text: "Train tickets to Lisbon for the conference" },
 ];
 
-/** Seed 000's pipeline (the "abmind" ranking), whose stage rules these tests hold. */
+/** abmind's recall pipeline (the "abmind" ranking), whose stage rules these tests hold. */
 async function open(options = {}) {
   return openMemoryStore({ ranking: "abmind", ...options });
 }
@@ -216,7 +216,7 @@ describe("stage Se and Ss", () => {
 describe("orchestration", () => {
   test("the query embedding starts before Sf and is dropped unawaited on short-circuit", async () => {
     const { embed, state } = fakeEmbed({ hang: true });
-    // Seed 000's counting (every Sf hit fills the limit): 20 "coffee" notes score near zero,
+    // abmind's counting (every Sf hit fills the limit): 20 "coffee" notes score near zero,
     // under the default shortCircuitFloor.
     const store = await open({ embed, embedTimeoutMs: 60_000, shortCircuitFloor: 0 });
     await store.rememberMany(Array.from({ length: 20 }, (_, i) => ({ text: `coffee note ${i}`, embedding: toyEmbed(`coffee ${i}`) })));

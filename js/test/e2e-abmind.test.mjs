@@ -1,4 +1,4 @@
-// End to end through the public API (real WebAssembly): seed 000's example recall, "what
+// End to end through the public API (real WebAssembly): abmind's example recall, "what
 // database does the project use?", stage by stage, and the wiring of every post-processing rule
 // (the rules' arithmetic is unit-tested in src/rank/; these tests check that recall applies
 // them and reports them in `components`).
@@ -10,7 +10,7 @@ const QUERY = "what database does the project use?";
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} is not within ${eps} of ${b}`);
 
 /**
- * Seed 000's example store. Host embeddings are 4-d: the query points along x; the two Se
+ * abmind's example store. Host embeddings are 4-d: the query points along x; the two Se
  * memories share no word with the query (nor any substring, nor a one-letter typo of one)
  * but lie close to x; every other memory is orthogonal to it.
  */
@@ -39,9 +39,9 @@ async function seedStore(options = {}) {
 
 const stage = (res, name) => res.stages.find((s) => s.name === name);
 
-describe("seed 000's example: what database does the project use?", () => {
+describe("abmind's example: what database does the project use?", () => {
   test("Sf 4, Se 2, Ss skipped, S6 1, S8 0: 7 candidates, MMR keeps the top 5", async () => {
-    // shortCircuitFloor 0 counts every hit, as seed 000 does: Sf's 4 hits do not fill the
+    // shortCircuitFloor 0 counts every hit, as abmind's recall pipeline does: Sf's 4 hits do not fill the
     // limit of 5, so Se runs; Sf + Se then hold 6 ≥ 5 hits, so Ss is skipped.
     const { store, noteId } = await seedStore({ shortCircuitFloor: 0 });
     const res = await store.recall(QUERY, { limit: 5, embedding: Q, trackRecalls: false });
