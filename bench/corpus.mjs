@@ -85,8 +85,8 @@ export function fnv1a(text) {
   return h >>> 0;
 }
 
-/** sfc32 seeded through splitmix32; returns an object of sampling helpers. */
-export function createRng(seed) {
+/** Four 32-bit words from splitmix32 started at `seed`: an sfc32 state. */
+function splitSeed(seed) {
   let s = seed >>> 0;
   const split = () => {
     s = (s + 0x9e3779b9) >>> 0;
@@ -95,7 +95,12 @@ export function createRng(seed) {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = split(), b = split(), c = split(), d = split();
+  return [split(), split(), split(), split()];
+}
+
+/** sfc32 seeded through splitmix32; returns an object of sampling helpers. */
+export function createRng(seed) {
+  let [a, b, c, d] = splitSeed(seed);
   const next = () => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;
@@ -329,15 +334,7 @@ function addWordVector(word, weight, out) {
  * sfc32 (as in createRng) inlined: this runs once per rare token of the corpus.
  */
 function writeWordVector(word, out) {
-  let s = (fnv1a(word) ^ 0x5eed1e55) >>> 0;
-  const split = () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let a = split(), b = split(), c = split(), d = split();
+  let [a, b, c, d] = splitSeed(fnv1a(word) ^ 0x5eed1e55);
   const v = wordScratch;
   let norm = 0;
   for (let i = -12; i < DIMS; i++) {

@@ -229,7 +229,7 @@ export function parseDate(text, what, now, endOfDay = false) {
 const MODES = ["hybrid", "lexical", "semantic"];
 const RANKINGS = ["recallkit", "abmind", "rrf", "composite", "weighted"];
 
-/** Seed 000's environment variables as store options; bad values are usage errors (exit 2). */
+/** abmind's environment variables as store options; bad values are usage errors (exit 2). */
 export function readEnv(env) {
   const config = {};
   const num = (name, min, max) => {
@@ -481,7 +481,7 @@ const SKIP_WORDS = {
 const fmtMs = (ms) => (ms < 10 ? `${ms.toFixed(1)}ms` : `${Math.round(ms)}ms`);
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
-/** Seed 000's recall print-out: each stage, then the ranked results. */
+/** abmind's recall print-out: each stage, then the ranked results. */
 export function formatRecall(query, result, limit) {
   const lines = [`Query: ${JSON.stringify(query)}`];
   let candidates = 0;

@@ -102,7 +102,7 @@ try {
     assert(await page.evaluate(() => window.__demo.durable), "the store is durable");
   });
 
-  await check("the default query (seed 000's) finds the project's database memories", async () => {
+  await check("the default query (abmind's) finds the project's database memories", async () => {
     assert((await page.inputValue("#q")) === "what database does the project use?", "default query");
     const ids = await resultIds(page);
     for (const id of ["mem-onboarding-db", "mem-db-decision"]) assert(ids.includes(id), `${id} in ${ids.join(", ")}`);

@@ -133,7 +133,7 @@ export interface OpenOptions {
  */
 export type Ranking = "recallkit" | "abmind" | "rrf" | "composite" | "weighted";
 
-/** Seed 004's weights (defaults in parentheses); a score is `Σ wᵢ·cᵢ / Σ wᵢ`. */
+/** AutoMem's weights (defaults in parentheses); a score is `Σ wᵢ·cᵢ / Σ wᵢ`. */
 export interface RankingWeights {
   /** Cosine with the query (0.25). */
   vector?: number;

@@ -85,7 +85,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
 /** The ranking models (`src/rank/model.rs`). */
 export const RANKINGS: ReadonlySet<string> = new Set(["recallkit", "abmind", "rrf", "composite", "weighted"]);
 
-/** Seed 004's weights of the "weighted" ranking, each a number ≥ 0. */
+/** AutoMem's weights of the "weighted" ranking, each a number ≥ 0. */
 const WEIGHT_FIELDS = fieldTable<RankingWeights>({
   vector: "number", keyword: "number", exact: "number", importance: "number", confidence: "number",
   recency: "number", tag: "number", relation: "number", temporal: "number",

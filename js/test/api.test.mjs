@@ -2,22 +2,13 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore, RecallError } from "../dist/index.js";
+import { rejectsWith } from "./support/errors.mjs";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const DAY = 86_400_000;
-const NOW = Date.parse("2026-06-01T12:00:00Z");
 
-/** A memory store ranking as seed 000 does: these tests hold its rules (ranking.test.mjs has the default's). */
+/** A memory store ranking as abmind's recall pipeline does: these tests hold its rules (ranking.test.mjs has the default's). */
 async function open(options = {}) {
-  return MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
-}
-
-async function rejectsWith(promise, code, pattern) {
-  await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
+  return openMemoryStore({ ranking: "abmind", ...options });
 }
 
 describe("remember, get, update, forget", () => {

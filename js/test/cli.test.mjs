@@ -2,11 +2,11 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startStubEmbedder, unreachableUrl } from "./browser/demo-embedder.mjs";
+import { tempRoot } from "./support/temp.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = join(root, "bin", "recallkit.mjs");
@@ -14,13 +14,13 @@ const SAMPLE = join(root, "www", "sample", "store.jsonl");
 const SEED_ENV = ["MEMORY_SEARCH_MODE", "EMBEDDING_ENABLED", "EMBEDDING_MODEL", "EMBEDDING_SIMILARITY_THRESHOLD",
   "RECALL_DECAY_DAYS", "RECALL_DECAY_FLOOR", "RECALL_EMOTION_BOOST", "SIGNATURE_BITS", "OPENAI_API_KEY"];
 
-const dirs = [];
+const temp = tempRoot("cli");
+/** A new empty directory under the test root. */
 function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), "recallkit-cli-"));
-  dirs.push(dir);
+  const dir = temp.fresh("d");
+  mkdirSync(dir);
   return dir;
 }
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** Runs the CLI; resolves to { code, stdout, stderr } (never rejects on a non-zero exit). */
 function run(args, { env = {}, input } = {}) {
@@ -467,7 +467,7 @@ describe("environment variables", () => {
   });
 
   test("RECALL_DECAY_DAYS, RECALL_DECAY_FLOOR and RECALL_EMOTION_BOOST change the recency factor", async () => {
-    // Seed 000's factors, as its ranking applies them.
+    // abmind's factors, as its ranking applies them.
     const recency = async (env) => JSON.parse((await ok(["--db", db, "recall", "harbour cranes", "--json", "--no-track", "--ranking", "abmind"], { env })).stdout)
       .results.find((h) => h.id === "old").components.recency;
     const base = await recency({});

@@ -6,13 +6,12 @@
 //
 // RECALLKIT_FUZZ_CALLS sets the number of calls per seed (default 1,500; `npm run fuzz` runs
 // more), RECALLKIT_FUZZ_SEEDS the number of seeds (default 2).
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rng } from "./support/rng.mjs";
 import { MemoryStore, RecallError } from "../dist/index.js";
+import { tempRoot } from "./support/temp.mjs";
 
 const CALLS = Number(process.env.RECALLKIT_FUZZ_CALLS ?? 1500);
 const SEEDS = Number(process.env.RECALLKIT_FUZZ_SEEDS ?? 2);
@@ -21,8 +20,7 @@ const CODES = new Set([
   "embed_failed", "embed_timeout", "corrupt", "locked", "blocked", "quota_exceeded", "storage_failed", "closed",
   "not_initialized", "internal",
 ]);
-const root = mkdtempSync(join(tmpdir(), "recallkit-fuzz-"));
-after(() => rmSync(root, { recursive: true, force: true }));
+const { root } = tempRoot("fuzz");
 
 
 const IDS = ["a", "b", "c", "d", "e", "x\ud800y", "", "🦀", "a".repeat(300)];

@@ -3,37 +3,25 @@
 // paragraphs, edges), and no id inside a result names such a record (an edge's memoryIds,
 // timelines, conflicts). The exact reproductions, the listings, export/import, stores written
 // before notes had owners, then a seeded property test over every search mode and ranking.
-import { test, describe, after } from "node:test";
+import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MemoryStore, RecallError } from "../dist/index.js";
 import { FileAdapter, LOG_FILE } from "../dist/storage/file.js";
 import { encodeRecord } from "../dist/storage/codec.js";
 import { encodeConfig } from "../dist/storage/layout.js";
+import { rejectsWith } from "./support/errors.mjs";
+import { tempRoot } from "./support/temp.mjs";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z");
-const DAY = 86_400_000;
 const RANKINGS = ["recallkit", "abmind", "rrf", "composite", "weighted"];
 const MODES = ["hybrid", "lexical", "semantic"];
 
-const root = mkdtempSync(join(tmpdir(), "recallkit-isolation-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const freshDir = () => join(root, `s${dirs++}`);
+const { fresh } = tempRoot("isolation");
 
-const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+const open = (options = {}) => openMemoryStore({ ...options });
 const quiet = { trackRecalls: false, minScore: 0 };
-
-async function rejectsWith(promise, code, pattern) {
-  await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof RecallError, String(e));
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 async function exportOf(store) {
   let out = "";
@@ -181,7 +169,7 @@ describe("listings take a scope", () => {
 
 describe("persistence", () => {
   test("userId and classification of notes, entities and edges survive export, import and reopening", async () => {
-    const path = freshDir();
+    const path = fresh("s");
     let store = await MemoryStore.open({ storage: "file", path, clock: () => NOW });
     await store.remember({ id: "m1", text: "alpha", userId: "alice" });
     await store.addNote({ id: "n1", period: "daily", start: NOW, text: "alpha", userId: "alice", classification: 3 });
@@ -205,7 +193,7 @@ describe("persistence", () => {
 
   test("a store written before notes had owners opens, and its notes, entities and edges stay shared", async () => {
     // Records exactly as the previous version wrote them (format 1 store, record codec 2).
-    const path = freshDir();
+    const path = fresh("s");
     const raw = await FileAdapter.open({ path });
     const put = (key, kind, data) => ({ op: "put", key, value: encodeRecord({ kind, data }) });
     const memory = (id, text, extra) => ({
@@ -243,7 +231,7 @@ describe("persistence", () => {
   });
 
   test("the version-1 fixture store keeps its note and edge shared", async () => {
-    const dir = freshDir();
+    const dir = fresh("s");
     mkdirSync(dir);
     writeFileSync(join(dir, LOG_FILE), readFileSync(new URL("./storage/fixtures/v1-store.log", import.meta.url)));
     const store = await MemoryStore.open({ storage: "file", path: dir });

@@ -1,20 +1,10 @@
 // Notes and the entity graph through the public API (real WebAssembly).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, RecallError } from "../dist/index.js";
+import { rejectsWith } from "./support/errors.mjs";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z");
-const DAY = 86_400_000;
-const open = () => MemoryStore.open({ storage: "memory", clock: () => NOW });
-
-async function rejectsWith(promise, code, pattern) {
-  await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof RecallError, String(e));
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
+const open = () => openMemoryStore();
 
 describe("notes", () => {
   test("addNote, getNote, updateNote, forgetNote, notes", async () => {

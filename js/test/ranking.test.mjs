@@ -1,18 +1,14 @@
 // The ranking models through the public API (real WebAssembly): the default "recallkit" fusion,
-// the seeds' models chosen per store or per recall, their options and their explanations.
+// the designs' models (abmind's, Engram's, Memoria's, AutoMem's) chosen per store or per recall, their options and their explanations.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore } from "../dist/index.js";
+import { rejectsWith } from "./support/errors.mjs";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z");
-const DAY = 86_400_000;
-
-async function rejectsWith(promise, code, pattern) {
-  await assert.rejects(promise, (e) => e.code === code && pattern.test(e.message));
-}
 
 async function quickStart(options = {}) {
-  const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+  const store = await openMemoryStore({ ...options });
   await store.rememberMany([
     { text: "We migrated the project database to SQLite with FTS5", topic: "work", tier: "core" },
     { text: "The deployment pipeline runs every Friday", topic: "work" },
@@ -33,7 +29,7 @@ describe("the default ranking", () => {
   });
 
   test("a memory given as a vector adds cosine and semantic evidence to its explanation", async () => {
-    const store = await MemoryStore.open({ storage: "memory", clock: () => NOW });
+    const store = await openMemoryStore();
     await store.rememberMany([
       { id: "a", text: "restart the staging cluster", embedding: [1, 0, 0] },
       { id: "b", text: "bring the test environment back up", embedding: [0.95, 0.31, 0] },
@@ -55,7 +51,7 @@ describe("the default ranking", () => {
   });
 });
 
-describe("the seeds' models", () => {
+describe("the designs' models", () => {
   test("each model ranks the matching memory first, chosen per recall or per store", async () => {
     const store = await quickStart();
     for (const ranking of ["recallkit", "abmind", "rrf", "composite", "weighted"]) {
@@ -84,7 +80,7 @@ describe("the seeds' models", () => {
   });
 
   test("composite weighs importance and recency beside the match", async () => {
-    const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "composite" });
+    const store = await openMemoryStore({ ranking: "composite" });
     await store.rememberMany([
       { id: "old", text: "pipeline notes", importance: 0.1, createdAt: NOW - 300 * DAY },
       { id: "key", text: "pipeline notes", importance: 1, createdAt: NOW },
@@ -108,7 +104,7 @@ describe("a host reranker", () => {
   // Forty memories that all share the query's words; the reranker prefers one late in the
   // fused order (it reads the number the fused ranking cannot weigh).
   async function fortyNotes(options = {}) {
-    const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ...options });
+    const store = await openMemoryStore({ ...options });
     await store.rememberMany(Array.from({ length: 40 }, (_, i) => ({
       id: `m${i}`, text: `meeting notes about the garden project, item ${i}`,
     })));

@@ -2,17 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore } from "../dist/index.js";
-
-function splitmix(seed) {
-  let s = BigInt(seed);
-  return () => {
-    s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = s;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
-  };
-}
+import { splitmix } from "./support/rng.mjs";
 
 test("100,000 memories in one rememberMany, then recall", async () => {
   const rand = splitmix(7);

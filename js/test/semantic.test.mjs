@@ -1,9 +1,9 @@
 // Stages Se and Ss and the embedding orchestration, through the public API (real wasm).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, RecallError } from "../dist/index.js";
+import { RecallError } from "../dist/index.js";
+import { openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z");
 const DIMS = 64;
 
 /** A deterministic toy embedder: each word adds a fixed pseudo-random unit direction. */
@@ -53,9 +53,9 @@ const corpus = [
   { id: "trip", text: "Train tickets to Lisbon for the conference" },
 ];
 
-/** Seed 000's pipeline (the "abmind" ranking), whose stage rules these tests hold. */
+/** abmind's recall pipeline (the "abmind" ranking), whose stage rules these tests hold. */
 async function open(options = {}) {
-  return MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  return openMemoryStore({ ranking: "abmind", ...options });
 }
 
 describe("host-supplied embeddings", () => {
@@ -216,7 +216,7 @@ describe("stage Se and Ss", () => {
 describe("orchestration", () => {
   test("the query embedding starts before Sf and is dropped unawaited on short-circuit", async () => {
     const { embed, state } = fakeEmbed({ hang: true });
-    // Seed 000's counting (every Sf hit fills the limit): 20 "coffee" notes score near zero,
+    // abmind's counting (every Sf hit fills the limit): 20 "coffee" notes score near zero,
     // under the default shortCircuitFloor.
     const store = await open({ embed, embedTimeoutMs: 60_000, shortCircuitFloor: 0 });
     await store.rememberMany(Array.from({ length: 20 }, (_, i) => ({ text: `coffee note ${i}`, embedding: toyEmbed(`coffee ${i}`) })));

@@ -3,11 +3,10 @@
 // file store in real temporary directories, and IndexedDB on fake-indexeddb. Chromium runs
 // the browser scenarios (js/test/browser/store-*.html).
 import "fake-indexeddb/auto";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { MemoryStore, RecallError, MemoryAdapter } from "../dist/index.js";
@@ -16,23 +15,14 @@ import { IndexedDbAdapter } from "../dist/storage/indexeddb.js";
 import { decodeRecord, encodeRecord } from "../dist/storage/codec.js";
 import { encodeImage, openImage } from "../dist/storage/image.js";
 import { encodeSnapshot } from "../dist/storage/snapshot.js";
+import { rejectsWith } from "./support/errors.mjs";
+import { tempRoot } from "./support/temp.mjs";
+import { DAY, NOW } from "./support/stores.mjs";
 
-const DAY = 86_400_000;
-const NOW = Date.parse("2026-06-01T12:00:00Z");
 const DIMS = 8;
-const root = mkdtempSync(join(tmpdir(), "recallkit-store-"));
-after(() => rmSync(root, { recursive: true, force: true }));
+const { root } = tempRoot("store");
 let counter = 0;
 const fresh = (label) => `${label}-${Date.now().toString(36)}-${counter++}`;
-
-async function rejectsWith(promise, code, pattern) {
-  await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e?.stack ?? e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 /** A StorageAdapter handle over a MemoryAdapter that survives the handle's close(). */
 function retained(inner) {

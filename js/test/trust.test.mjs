@@ -1,19 +1,14 @@
 // A rejected write changes nothing, in memory or on disk, configuration included: the exact
 // reproductions of the tester's findings, then a seeded property test of random operations
 // against a model with random failures injected into a real file store's writes.
-import { test, describe, after } from "node:test";
+import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { rng } from "./support/rng.mjs";
 import { MemoryStore } from "../dist/index.js";
 import { FileAdapter } from "../dist/storage/file.js";
+import { tempRoot } from "./support/temp.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "recallkit-trust-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const freshDir = () => join(root, `s${dirs++}`);
+const { fresh } = tempRoot("trust");
 
 const line = (o) => JSON.stringify({ v: 1, ...o });
 const file = (...lines) => `${lines.join("\n")}\n`;
@@ -21,7 +16,7 @@ const meta = (data) => line({ kind: "meta", data: { format: 1, signatureSeed: "0
 
 describe("a rejected import changes nothing", () => {
   test("an import rejected for its dimension leaves a store that takes writes and reopens", async () => {
-    const path = freshDir();
+    const path = fresh("s");
     let store = await MemoryStore.open({ storage: "file", path });
     await assert.rejects(store.import(file(meta({ dimensions: 5000 }))), (e) => e.code === "corrupt" && /line 1/.test(e.message));
     assert.equal(store.dimensions, undefined);
@@ -36,7 +31,7 @@ describe("a rejected import changes nothing", () => {
   });
 
   test("an import batch rejected for a bad memory line keeps the store's dimension and seed, durably", async () => {
-    const path = freshDir();
+    const path = fresh("s");
     let store = await MemoryStore.open({ storage: "file", path });
     const seed = Buffer.from(await (async () => {
       await store.remember({ id: "probe", text: "probe" });
@@ -60,7 +55,7 @@ describe("a rejected import changes nothing", () => {
   });
 
   test("an import that lands takes the file's dimension and seed", async () => {
-    const path = freshDir();
+    const path = fresh("s");
     let store = await MemoryStore.open({ storage: "file", path });
     await store.import(file(meta({ dimensions: 2 }), line({ kind: "memory", data: { id: "a", text: "alpha" }, embedding: [1, 0] })));
     assert.equal(store.dimensions, 2);
@@ -92,7 +87,7 @@ class FlakyFiles {
 }
 
 test("a first vector whose write fails leaves the dimension free", async () => {
-  const flaky = new FlakyFiles(await FileAdapter.open({ path: freshDir() }));
+  const flaky = new FlakyFiles(await FileAdapter.open({ path: fresh("s") }));
   const store = await MemoryStore.open({ storage: flaky });
   flaky.failNext = true;
   await assert.rejects(store.remember({ id: "a", text: "a", embedding: [1, 0, 0] }), (e) => e.code === "storage_failed");
@@ -112,7 +107,7 @@ describe("random writes with random failures against a model", () => {
   for (let seed = 1; seed <= 24; seed++) {
     test(`seed ${seed}: the store equals the model after every operation and after reopening`, async () => {
       const r = rng(seed);
-      const path = freshDir();
+      const path = fresh("s");
       const flaky = new FlakyFiles(await FileAdapter.open({ path }));
       let store = await MemoryStore.open({ storage: flaky, clock: () => 1_800_000_000_000 });
       /** id → { text, dims } of what the store must hold. */
@@ -189,7 +184,7 @@ describe("names are compared exactly as given or rejected", () => {
   const lone = ["x\ud800y", "dup\ud800", "dup\udc00", "Ana\ud83d", "\udfff"];
   for (const storage of ["memory", "file"]) {
     test(`${storage} store: an id, userId, topic, tag, type or tier holding a lone surrogate is invalid_argument, and nothing is stored`, async () => {
-      const store = await MemoryStore.open(storage === "file" ? { storage, path: freshDir() } : { storage });
+      const store = await MemoryStore.open(storage === "file" ? { storage, path: fresh("s") } : { storage });
       for (const bad of lone) {
         for (const field of ["id", "userId", "topic", "type", "tier"]) {
           await assert.rejects(store.remember({ text: "t", [field]: bad }), (e) => e.code === "invalid_argument" && e.message.includes(field), `${field}`);

@@ -8,26 +8,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemoryStore } from "../dist/index.js";
+import { withTempDir } from "./support/temp.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 
 /** Compiles types/boundary.ts into a temporary folder and imports it. */
 async function compileBoundary() {
-  const out = mkdtempSync(join(tmpdir(), "recallkit-types-"));
-  try {
+  return withTempDir("types", async (out) => {
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     const run = spawnSync(process.execPath, [tsc, "-p", join(here, "types", "tsconfig.json"), "--outDir", out], { encoding: "utf8" });
     assert.equal(run.status, 0, `tsc rejects js/test/types/boundary.ts:\n${run.stdout}${run.stderr}`);
-    return await import(pathToFileURL(join(out, "boundary.js")).href);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+    return import(pathToFileURL(join(out, "boundary.js")).href);
+  });
 }
 
 /** Checks `value`'s fields against a table; notes in `seen` which fields it had. */

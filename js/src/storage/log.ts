@@ -64,6 +64,7 @@
 import { RecallError } from "../errors.js";
 import type { StorageOp } from "./adapter.js";
 import { crc32 } from "./crc32.js";
+import { varintBytes } from "./values.js";
 export { recordTailBytes } from "./codec.js";
 
 /** The log format version this module writes. */
@@ -203,15 +204,6 @@ export function readFrameHeader(head: Uint8Array, offset: number, version: numbe
 /** Whether `bytes` (shorter than a frame header) are how a format-3 frame header begins. */
 export function isFrameHeaderStart(bytes: Uint8Array): boolean {
   return FRAME_MAGIC.every((b, i) => i >= bytes.length || bytes[i] === b);
-}
-
-function varintBytes(n: number): number {
-  let bytes = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    bytes++;
-  }
-  return bytes;
 }
 
 function writeVarint(out: Uint8Array, at: number, n: number): number {

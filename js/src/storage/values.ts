@@ -182,7 +182,8 @@ export class Writer {
   }
 }
 
-function varintBytes(n: number): number {
+/** The bytes of `n` as an unsigned LEB128 varint (1 for 0–127, one more per 7 bits). */
+export function varintBytes(n: number): number {
   let bytes = 1;
   while (n >= 0x80) {
     n = Math.floor(n / 0x80);

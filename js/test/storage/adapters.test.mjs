@@ -1,20 +1,18 @@
 // Runs the StorageAdapter acceptance suite in Node against every adapter: memory, file (real
 // temporary directories) and IndexedDB (fake-indexeddb), and checks openAdapter's choices.
 import "fake-indexeddb/auto";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runAdapterSuite } from "./acceptance.mjs";
 import { MemoryAdapter } from "../../dist/storage/memory.js";
 import { FileAdapter } from "../../dist/storage/file.js";
 import { IndexedDbAdapter } from "../../dist/storage/indexeddb.js";
 import { defaultStorageKind, openAdapter } from "../../dist/storage/adapter.js";
-import { RecallError } from "../../dist/errors.js";
+import { rejectsWith } from "../support/errors.mjs";
+import { tempRoot } from "../support/temp.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "recallkit-adapters-"));
-after(() => rmSync(root, { recursive: true, force: true }));
+const { root } = tempRoot("adapters");
 
 describe("MemoryAdapter", () => {
   runAdapterSuite("memory", async () => new MemoryAdapter(), { reopen: false, test, assert });
@@ -29,15 +27,6 @@ describe("IndexedDbAdapter on fake-indexeddb", () => {
 });
 
 describe("openAdapter", () => {
-  async function rejectsWith(fn, code, pattern) {
-    await assert.rejects(fn, (e) => {
-      assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-      assert.equal(e.code, code, e.message);
-      if (pattern) assert.match(e.message, pattern);
-      return true;
-    });
-  }
-
   test("each kind opens its adapter", async () => {
     const m = await openAdapter("memory", { name: "m" });
     assert.ok(m instanceof MemoryAdapter);

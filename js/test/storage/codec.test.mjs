@@ -8,27 +8,8 @@ import {
 } from "../../dist/storage/codec.js";
 import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot, inspectSnapshot } from "../../dist/storage/snapshot.js";
 import { crc32, crc32Between } from "../../dist/storage/crc32.js";
-import { RecallError } from "../../dist/errors.js";
-
-function splitmix(seed) {
-  let s = BigInt(seed);
-  return () => {
-    s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = s;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
-  };
-}
-
-function throwsCode(fn, code, pattern) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
+import { splitmix } from "../support/rng.mjs";
+import { throwsWith } from "../support/errors.mjs";
 
 /** The raw 32-bit patterns of a Float32Array. */
 const bitsOf = (f32) => [...new Uint32Array(f32.buffer, f32.byteOffset, f32.length)];
@@ -118,42 +99,42 @@ describe("binary records", () => {
     for (const version of [0, 3, 255]) {
       const future = bytes.slice();
       future[2] = version;
-      throwsCode(() => decodeRecord(future), "corrupt", new RegExp(`record format version ${version} is not supported`));
+      throwsWith(() => decodeRecord(future), "corrupt", new RegExp(`record format version ${version} is not supported`));
     }
   });
 
   test("garbage, truncation and tampering are corrupt, never a wrong record", () => {
     const good = encodeRecord(sample());
-    throwsCode(() => decodeRecord(new Uint8Array(0)), "corrupt", /not a recallkit record/);
-    throwsCode(() => decodeRecord(new TextEncoder().encode('{"kind":"memory"}')), "corrupt", /not a recallkit record/);
-    throwsCode(() => decodeRecord("RK"), "corrupt");
-    for (let cut = 0; cut < good.length; cut++) throwsCode(() => decodeRecord(good.subarray(0, cut)), "corrupt");
-    throwsCode(() => decodeRecord(Uint8Array.of(...good, 0)), "corrupt", /do not add up/);
+    throwsWith(() => decodeRecord(new Uint8Array(0)), "corrupt", /not a recallkit record/);
+    throwsWith(() => decodeRecord(new TextEncoder().encode('{"kind":"memory"}')), "corrupt", /not a recallkit record/);
+    throwsWith(() => decodeRecord("RK"), "corrupt");
+    for (let cut = 0; cut < good.length; cut++) throwsWith(() => decodeRecord(good.subarray(0, cut)), "corrupt");
+    throwsWith(() => decodeRecord(Uint8Array.of(...good, 0)), "corrupt", /do not add up/);
     const badKind = good.slice(); badKind[3] = 9;
-    throwsCode(() => decodeRecord(badKind), "corrupt", /unknown record kind 9/);
+    throwsWith(() => decodeRecord(badKind), "corrupt", /unknown record kind 9/);
     const badFlags = good.slice(); badFlags[4] |= 0x80;
-    throwsCode(() => decodeRecord(badFlags), "corrupt", /flags/);
+    throwsWith(() => decodeRecord(badFlags), "corrupt", /flags/);
     const notObject = encodeRecord({ kind: "meta", data: { a: 1 } });
     notObject[5] = 8; // the data's object tag becomes an array tag
-    throwsCode(() => decodeRecord(notObject), "corrupt", /not an object/);
+    throwsWith(() => decodeRecord(notObject), "corrupt", /not an object/);
     const badTag = encodeRecord({ kind: "meta", data: { a: 1 } });
     badTag[badTag.length - 2] = 42; // the value tag of field "a"
-    throwsCode(() => decodeRecord(badTag), "corrupt", /unknown value tag 42/);
+    throwsWith(() => decodeRecord(badTag), "corrupt", /unknown value tag 42/);
     const badField = encodeRecord({ kind: "meta", data: { id: 1 } });
     badField[7] = 120; // the field index of "id" becomes one past the dictionary
-    throwsCode(() => decodeRecord(badField), "corrupt", /unknown field 120/);
+    throwsWith(() => decodeRecord(badField), "corrupt", /unknown field 120/);
     const badUtf8 = encodeRecord({ kind: "meta", data: { a: "é" } });
     badUtf8[badUtf8.indexOf(0xc3)] = 0xff;
-    throwsCode(() => decodeRecord(badUtf8), "corrupt", /not UTF-8/);
+    throwsWith(() => decodeRecord(badUtf8), "corrupt", /not UTF-8/);
     const longVarint = Uint8Array.of(0x52, 0x4b, 2, 5, 0, 9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
-    throwsCode(() => decodeRecord(longVarint), "corrupt", /varint longer than 8 bytes/);
+    throwsWith(() => decodeRecord(longVarint), "corrupt", /varint longer than 8 bytes/);
     const hugeCount = Uint8Array.of(0x52, 0x4b, 2, 5, 0, 9, 0xff, 0xff, 0xff, 0x7f);
-    throwsCode(() => decodeRecord(hugeCount), "corrupt", /runs past its end/);
+    throwsWith(() => decodeRecord(hugeCount), "corrupt", /runs past its end/);
     const rand = splitmix(5);
     for (let i = 0; i < 1000; i++) {
       const junk = Uint8Array.from({ length: Math.floor(rand() * 100) }, () => Math.floor(rand() * 256));
       if (i % 2 === 0 && junk.length >= 3) { junk[0] = 0x52; junk[1] = 0x4b; junk[2] = 1 + (i % 4 === 0); }
-      throwsCode(() => decodeRecord(junk), "corrupt");
+      throwsWith(() => decodeRecord(junk), "corrupt");
     }
   });
 
@@ -236,26 +217,26 @@ describe("binary records", () => {
       assert.deepEqual(back.signature, record.signature);
     }
     const v1 = encodeV1(sample());
-    for (let cut = 0; cut < v1.length; cut += 7) throwsCode(() => decodeRecord(v1.subarray(0, cut)), "corrupt");
-    throwsCode(() => decodeRecord(Uint8Array.of(...v1, 0)), "corrupt", /do not add up/);
+    for (let cut = 0; cut < v1.length; cut += 7) throwsWith(() => decodeRecord(v1.subarray(0, cut)), "corrupt");
+    throwsWith(() => decodeRecord(Uint8Array.of(...v1, 0)), "corrupt", /do not add up/);
     const noJson = encodeV1({ kind: "meta", data: { a: 1 } });
     noJson[20] = 0x5b; // '{' becomes '[': still UTF-8, no longer an object
-    throwsCode(() => decodeRecord(noJson), "corrupt");
+    throwsWith(() => decodeRecord(noJson), "corrupt");
     const badUtf8 = encodeV1({ kind: "meta", data: { a: "é" } });
     badUtf8[badUtf8.indexOf(0xc3)] = 0xff;
-    throwsCode(() => decodeRecord(badUtf8), "corrupt", /UTF-8 JSON/);
+    throwsWith(() => decodeRecord(badUtf8), "corrupt", /UTF-8 JSON/);
     const badFlags = encodeV1(sample()); badFlags[4] |= 0x80;
-    throwsCode(() => decodeRecord(badFlags), "corrupt", /flags/);
+    throwsWith(() => decodeRecord(badFlags), "corrupt", /flags/);
   });
 
   test("malformed records are invalid_argument at encode time", () => {
-    throwsCode(() => encodeRecord({ kind: "thing", data: {} }), "invalid_argument", /kind/);
-    throwsCode(() => encodeRecord({ kind: "memory", data: [] }), "invalid_argument", /data/);
-    throwsCode(() => encodeRecord({ kind: "memory", data: {}, embedding: [1, 2] }), "invalid_argument", /Float32Array/);
-    throwsCode(() => encodeRecord({ kind: "memory", data: {}, signature: "ab" }), "invalid_argument", /signature/);
-    throwsCode(() => encodeRecord({ kind: "memory", data: { n: 1n } }), "invalid_argument", /JSON/);
+    throwsWith(() => encodeRecord({ kind: "thing", data: {} }), "invalid_argument", /kind/);
+    throwsWith(() => encodeRecord({ kind: "memory", data: [] }), "invalid_argument", /data/);
+    throwsWith(() => encodeRecord({ kind: "memory", data: {}, embedding: [1, 2] }), "invalid_argument", /Float32Array/);
+    throwsWith(() => encodeRecord({ kind: "memory", data: {}, signature: "ab" }), "invalid_argument", /signature/);
+    throwsWith(() => encodeRecord({ kind: "memory", data: { n: 1n } }), "invalid_argument", /JSON/);
     const cyclic = {}; cyclic.self = cyclic;
-    throwsCode(() => encodeRecord({ kind: "memory", data: cyclic }), "invalid_argument", /JSON/);
+    throwsWith(() => encodeRecord({ kind: "memory", data: cyclic }), "invalid_argument", /JSON/);
   });
 });
 
@@ -289,22 +270,22 @@ describe("JSON lines", () => {
   });
 
   test("NaN or infinite embeddings cannot be exported", () => {
-    throwsCode(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([1, Number.NaN]) }), "invalid_embedding", /NaN/);
-    throwsCode(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([Infinity]) }), "invalid_embedding");
+    throwsWith(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([1, Number.NaN]) }), "invalid_embedding", /NaN/);
+    throwsWith(() => toJsonLine({ kind: "memory", data: {}, embedding: new Float32Array([Infinity]) }), "invalid_embedding");
   });
 
   test("lines that are not ours are corrupt with a clear message", () => {
-    throwsCode(() => fromJsonLine("not json"), "corrupt", /not a JSON line: "not json"/);
-    throwsCode(() => fromJsonLine("[1,2]"), "corrupt", /object/);
-    throwsCode(() => fromJsonLine('{"v":2,"kind":"memory","data":{}}'), "corrupt", /format version 2 is not supported/);
-    throwsCode(() => fromJsonLine('{"kind":"memory","data":{}}'), "corrupt", /format version undefined/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"blob","data":{}}'), "corrupt", /unknown record kind "blob"/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":"x"}'), "corrupt", /data must be an object/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"extra":1}'), "corrupt", /unknown field "extra"/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1,"2"]}'), "corrupt", /array of numbers/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1e39]}'), "corrupt", /float32 range/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"abc"}'), "corrupt", /not hex/);
-    throwsCode(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"zz"}'), "corrupt", /not hex/);
+    throwsWith(() => fromJsonLine("not json"), "corrupt", /not a JSON line: "not json"/);
+    throwsWith(() => fromJsonLine("[1,2]"), "corrupt", /object/);
+    throwsWith(() => fromJsonLine('{"v":2,"kind":"memory","data":{}}'), "corrupt", /format version 2 is not supported/);
+    throwsWith(() => fromJsonLine('{"kind":"memory","data":{}}'), "corrupt", /format version undefined/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"blob","data":{}}'), "corrupt", /unknown record kind "blob"/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":"x"}'), "corrupt", /data must be an object/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"extra":1}'), "corrupt", /unknown field "extra"/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1,"2"]}'), "corrupt", /array of numbers/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"embedding":[1e39]}'), "corrupt", /float32 range/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"abc"}'), "corrupt", /not hex/);
+    throwsWith(() => fromJsonLine('{"v":1,"kind":"memory","data":{},"signature":"zz"}'), "corrupt", /not hex/);
   });
 });
 
@@ -445,9 +426,9 @@ describe("snapshots", () => {
   });
 
   test("encodeSnapshot rejects a bad version", () => {
-    throwsCode(() => encodeSnapshot(-1, new Uint8Array(1)), "invalid_argument", /version/);
-    throwsCode(() => encodeSnapshot(1.5, new Uint8Array(1)), "invalid_argument", /version/);
-    throwsCode(() => encodeSnapshot(1, [1]), "invalid_argument", /payload/);
+    throwsWith(() => encodeSnapshot(-1, new Uint8Array(1)), "invalid_argument", /version/);
+    throwsWith(() => encodeSnapshot(1.5, new Uint8Array(1)), "invalid_argument", /version/);
+    throwsWith(() => encodeSnapshot(1, [1]), "invalid_argument", /payload/);
   });
 });
 

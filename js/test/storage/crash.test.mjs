@@ -7,13 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FileAdapter } from "../../dist/storage/file.js";
 import { decodeRecord } from "../../dist/storage/codec.js";
 import { batchValue } from "./crash-writer.mjs";
+import { splitmix } from "../support/rng.mjs";
+import { withTempDir } from "../support/temp.mjs";
 
 const SEED = Number(process.env.CRASH_SEED ?? 20260601);
 const RUNS = 60;
@@ -22,17 +23,6 @@ const writer = fileURLToPath(new URL("./crash-writer.mjs", import.meta.url));
 const tornWriter = fileURLToPath(new URL("./torn-writer.mjs", import.meta.url));
 /** Kills of torn-writer.mjs: until two left a torn tail, at most this many (about 40 % leave one here). */
 const TORN_MAX_RUNS = 24;
-
-function splitmix(seed) {
-  let s = BigInt(seed);
-  return () => {
-    s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = s;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
-  };
-}
 
 /** Starts the writer and SIGKILLs it `delayMs` after it is ready (or after spawn, when `early`). */
 function runAndKill(dir, first, seed, delayMs, early) {
@@ -109,12 +99,11 @@ async function check(dir, acked, readOnly, newSince) {
 
 test(`SIGKILL at ${RUNS} random moments loses no acknowledged batch and half-applies none (seed ${SEED})`, async (t) => {
   const rand = splitmix(SEED);
-  const dir = mkdtempSync(join(tmpdir(), "recallkit-crash-"));
-  const acked = [];
-  let compactions = 0;
-  let tornRuns = 0;
-  let earlyKills = 0;
-  try {
+  await withTempDir("crash", async (dir) => {
+    const acked = [];
+    let compactions = 0;
+    let tornRuns = 0;
+    let earlyKills = 0;
     for (let run = 1; run <= RUNS; run++) {
       const early = rand() < 0.15; // sometimes kill during start-up: lock takeover, replay
       const delay = early ? Math.floor(rand() * 120) : 20 + Math.floor(rand() * 180);
@@ -138,9 +127,7 @@ test(`SIGKILL at ${RUNS} random moments loses no acknowledged batch and half-app
     // never gets going can.
     assert.ok(acked.length >= 2 * RUNS, `only ${acked.length} batches were acknowledged: the test exercised too little`);
     assert.ok(compactions >= 1, "no compaction ran, so kills during compaction were not exercised");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 /** Starts torn-writer.mjs and SIGKILLs it as soon as it says it is appending; resolves with its output. */
@@ -160,10 +147,9 @@ function killMidAppend(dir, id) {
 }
 
 test("a writer SIGKILLed in the middle of a 32 MiB append leaves a torn tail, which the next open drops quietly", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "recallkit-torn-"));
-  let torn = 0;
-  let runs = 0;
-  try {
+  await withTempDir("torn", async (dir) => {
+    let torn = 0;
+    let runs = 0;
     for (let id = 1; id <= TORN_MAX_RUNS && torn < 2; id++) {
       runs = id;
       const out = await killMidAppend(dir, id);
@@ -181,7 +167,5 @@ test("a writer SIGKILLed in the middle of a 32 MiB append leaves a torn tail, wh
     }
     t.diagnostic(`${torn} of ${runs} kills left a torn tail`);
     assert.ok(torn >= 1, "no kill landed inside an append: the test exercised nothing");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

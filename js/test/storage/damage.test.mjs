@@ -3,37 +3,25 @@
 // with corrupt naming the damaged frame's offset, never silently lose an acknowledged record;
 // a repair afterwards must keep every frame the damage did not touch. The oracle replays the
 // batches in JavaScript. Reproduce a failure with DAMAGE_SEED=<seed printed in the failure>.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileAdapter, LOG_FILE } from "../../dist/storage/file.js";
 import { RecallError } from "../../dist/errors.js";
+import { splitmix } from "../support/rng.mjs";
+import { tempRoot } from "../support/temp.mjs";
 
 const SEED = Number(process.env.DAMAGE_SEED ?? 20260627);
 const CASES = 200;
 const V2_CASES = 40;
 const BATCHES = 12;
-const root = mkdtempSync(join(tmpdir(), "recallkit-damage-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
+const { fresh } = tempRoot("damage");
 const freshDir = () => {
-  const dir = join(root, `case-${n++}`);
+  const dir = fresh("case");
   mkdirSync(dir);
   return dir;
 };
-
-function splitmix(seed) {
-  let s = BigInt(seed);
-  return () => {
-    s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = s;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
-  };
-}
 
 /** The batches: overwrites, deletes, compressible text (deflated frames) and random bytes (stored ones). */
 function makeBatches(rand) {

@@ -1,36 +1,25 @@
 // FileAdapter specifics: the on-disk format, torn and corrupt frames, compaction, the
 // single-writer lock (across processes) and read-only sharing. Crash safety under SIGKILL is
 // crash.test.mjs.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync,
+  existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync,
   writeFileSync,
 } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
 import { COMPACT_FILE, COMPACT_MIN_BYTES, DAMAGED_COPY_PREFIX, FileAdapter, LOCK_FILE, LOG_FILE } from "../../dist/storage/file.js";
-import { RecallError } from "../../dist/errors.js";
+import { rejectsWith } from "../support/errors.mjs";
+import { tempRoot } from "../support/temp.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "recallkit-file-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshDir = (label) => join(root, `${label}-${n++}`);
+const { fresh: freshDir } = tempRoot("file");
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => new TextDecoder().decode(b);
 const put = (key, value) => ({ op: "put", key, value: typeof value === "string" ? bytes(value) : value });
 const fileUrl = new URL("../../dist/storage/file.js", import.meta.url).href;
-
-async function rejectsWith(fn, code, pattern) {
-  await assert.rejects(fn, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 /** Bytes of a format-3 frame header: magic, length, payload CRC-32, header CRC-32. */
 const HEAD = 16;
@@ -240,16 +229,19 @@ describe("on-disk format", () => {
   });
 });
 
+/** A new store directory whose log is a copy of the fixture log at `fixture`. */
+function storeWithLog(label, fixture) {
+  const dir = freshDir(label);
+  mkdirSync(dir);
+  writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
+  return dir;
+}
+
 describe("format version 1 logs", () => {
   const fixture = new URL("./fixtures/v1-store.log", import.meta.url);
 
   /** A store directory holding the version-1 log recallkit wrote before log format 2 (`fixtures/v1-store.log`). */
-  function v1Store(label) {
-    const dir = freshDir(label);
-    mkdirSync(dir);
-    writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
-    return dir;
-  }
+  const v1Store = (label) => storeWithLog(label, fixture);
 
   test("a reader reads a version-1 log in place and leaves it untouched", async () => {
     const dir = v1Store("v1-read");
@@ -317,17 +309,11 @@ describe("format version 1 logs", () => {
   });
 });
 
-
 describe("format version 2 logs", () => {
   const fixture = new URL("./fixtures/v2-store.log", import.meta.url);
 
   /** A store directory holding the version-2 log recallkit wrote before issue 27 (`fixtures/gen-v2-store.mjs`). */
-  function v2Store(label) {
-    const dir = freshDir(label);
-    mkdirSync(dir);
-    writeFileSync(join(dir, LOG_FILE), readFileSync(fixture));
-    return dir;
-  }
+  const v2Store = (label) => storeWithLog(label, fixture);
 
   test("a version-2 log written by the previous release is read in place by a reader and opens as a MemoryStore with every record", async () => {
     const { MemoryStore } = await import("../../dist/index.js");
@@ -360,18 +346,20 @@ describe("format version 2 logs", () => {
   });
 });
 
-describe("torn and corrupt frames", () => {
-  const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
+/** The three batches the damage and repair tests write. */
+const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
 
-  /** Writes `batches` to a fresh store, applies `damage(file, starts)` to its log and returns them. */
-  async function damaged(label, damage) {
-    const dir = freshDir(label);
-    const { log, starts } = await writeBatches(dir, batches);
-    const file = readFileSync(log);
-    damage(file, starts);
-    writeFileSync(log, file);
-    return { dir, log, starts, file };
-  }
+/** Writes `batches` to a fresh store, applies `damage(file, starts)` to its log and returns them. */
+async function damaged(label, damage) {
+  const dir = freshDir(label);
+  const { log, starts } = await writeBatches(dir, batches);
+  const file = readFileSync(log);
+  damage(file, starts);
+  writeFileSync(log, file);
+  return { dir, log, starts, file };
+}
+
+describe("torn and corrupt frames", () => {
 
   /** Both opens fail with corrupt naming the log and `offset`, and leave the file as it was. */
   async function reportsDamageAt({ dir, log, file }, offset, pattern = /./) {
@@ -455,16 +443,6 @@ describe("torn and corrupt frames", () => {
 });
 
 describe("repair", () => {
-  const batches = [[put("a", "1"), put("b", "2")], [put("c", "3"), { op: "delete", key: "a" }], [put("d", "4"), put("e", "5")]];
-
-  async function damaged(label, damage) {
-    const dir = freshDir(label);
-    const { log, starts } = await writeBatches(dir, batches);
-    const file = readFileSync(log);
-    damage(file, starts);
-    writeFileSync(log, file);
-    return { dir, log, starts, file };
-  }
 
   const copies = (dir) => readdirSync(dir).filter((f) => f.startsWith(DAMAGED_COPY_PREFIX));
 

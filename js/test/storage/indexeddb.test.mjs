@@ -6,22 +6,13 @@ import "fake-indexeddb/auto";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { IndexedDbAdapter, IDB_VERSION, toStorageError } from "../../dist/storage/indexeddb.js";
-import { RecallError } from "../../dist/errors.js";
+import { rejectsWith } from "../support/errors.mjs";
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => new TextDecoder().decode(b);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let n = 0;
 const fresh = (label) => `${label}-${n++}`;
-
-async function rejectsWith(fn, code, pattern) {
-  await assert.rejects(fn, (e) => {
-    assert.ok(e instanceof RecallError, `expected RecallError, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 function rawOpen(name, version, onUpgrade) {
   return new Promise((resolve, reject) => {

@@ -1,18 +1,16 @@
-// End to end through the public API (real WebAssembly): seed 000's example recall, "what
+// End to end through the public API (real WebAssembly): abmind's example recall, "what
 // database does the project use?", stage by stage, and the wiring of every post-processing rule
 // (the rules' arithmetic is unit-tested in src/rank/; these tests check that recall applies
 // them and reports them in `components`).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore } from "../dist/index.js";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
-const NOW = Date.parse("2026-06-01T12:00:00Z"); // a Monday
-const DAY = 86_400_000;
 const QUERY = "what database does the project use?";
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} is not within ${eps} of ${b}`);
 
 /**
- * Seed 000's example store. Host embeddings are 4-d: the query points along x; the two Se
+ * abmind's example store. Host embeddings are 4-d: the query points along x; the two Se
  * memories share no word with the query (nor any substring, nor a one-letter typo of one)
  * but lie close to x; every other memory is orthogonal to it.
  */
@@ -31,7 +29,7 @@ const MEMORIES = [
 const WEEKLY = "# Week 22\n\n- Migrated to SQLite; the old database dump is archived.\n\n- Ana started running again.\n";
 
 async function seedStore(options = {}) {
-  const store = await MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  const store = await openMemoryStore({ ranking: "abmind", ...options });
   await store.rememberMany(MEMORIES.map((m) => ({ ...m, createdAt: NOW - 3 * DAY })));
   const noteId = await store.addNote({ id: "week-22", period: "weekly", start: NOW - 7 * DAY, text: WEEKLY });
   await store.addEntity({ name: "Ana Souza", type: "person", aliases: ["Ana"] });
@@ -41,9 +39,9 @@ async function seedStore(options = {}) {
 
 const stage = (res, name) => res.stages.find((s) => s.name === name);
 
-describe("seed 000's example: what database does the project use?", () => {
+describe("abmind's example: what database does the project use?", () => {
   test("Sf 4, Se 2, Ss skipped, S6 1, S8 0: 7 candidates, MMR keeps the top 5", async () => {
-    // shortCircuitFloor 0 counts every hit, as seed 000 does: Sf's 4 hits do not fill the
+    // shortCircuitFloor 0 counts every hit, as abmind's recall pipeline does: Sf's 4 hits do not fill the
     // limit of 5, so Se runs; Sf + Se then hold 6 ≥ 5 hits, so Ss is skipped.
     const { store, noteId } = await seedStore({ shortCircuitFloor: 0 });
     const res = await store.recall(QUERY, { limit: 5, embedding: Q, trackRecalls: false });
@@ -114,7 +112,7 @@ describe("seed 000's example: what database does the project use?", () => {
 });
 
 describe("post-processing rules, wired through recall", () => {
-  const open = (options = {}) => MemoryStore.open({ storage: "memory", clock: () => NOW, ranking: "abmind", ...options });
+  const open = (options = {}) => openMemoryStore({ ranking: "abmind", ...options });
 
   test("S8 edges come back at 0.6, calibrated by identity", async () => {
     const { store } = await seedStore();
