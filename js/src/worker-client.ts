@@ -222,8 +222,8 @@ async function* exportLines(channel: Channel): AsyncGenerator<string, void, unde
  * Opens a store in a worker that runs {@link serveStore}, and resolves to a
  * {@link WorkerStore}: the same async methods as `MemoryStore`, run in the worker, so a page
  * stays responsive while large imports, builds and recalls run. Errors arrive as
- * {@link RecallError}s with their codes and messages. The store persists in IndexedDB by
- * default, as a `MemoryStore` opened in the worker would.
+ * `RecallError`s (the main entry's) with their codes and messages. The store persists in
+ * IndexedDB by default, as a `MemoryStore` opened in the worker would.
  *
  * ```ts
  * import { openWorkerStore } from "recallkit/worker";

@@ -1,5 +1,7 @@
 /**
- * `recallkit/worker`: a {@link MemoryStore} in a Web Worker, driven from the page.
+ * `recallkit/worker`: a `MemoryStore` in a Web Worker, driven from the page. Errors are the
+ * main entry's `RecallError`s (`import { RecallError } from "recallkit"`); the types named here
+ * but not exported (`MemoryStore`, `OpenOptions`, `EmbedFunction`, …) are documented there.
  *
  * ```ts
  * // store-worker.js: the worker's script
@@ -20,5 +22,3 @@ export type { ServeOptions } from "./worker-serve.js";
 export { openWorkerStore, DEFAULT_CONNECT_TIMEOUT_MS } from "./worker-client.js";
 export type { WorkerStore, WorkerOpenOptions, WorkerTarget } from "./worker-client.js";
 export { STORE_METHODS } from "./worker-protocol.js";
-export { RecallError } from "./errors.js";
-export type { ErrorCode } from "./errors.js";
