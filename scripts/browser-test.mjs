@@ -34,6 +34,7 @@ const PAGES = [
   { path: "/js/test/browser/store-reload.html", reloads: 3 },
   { tabs: ["/js/test/browser/store-tabs.html?tab=alpha&peer=beta", "/js/test/browser/store-tabs.html?tab=beta&peer=alpha"] },
   "/js/test/browser/store-snapshot.html",
+  { path: "/js/test/browser/worker.html", reloads: 1 },
 ];
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--disable-quic"];

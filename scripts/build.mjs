@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyExtensionPackage } from "./extension-copy.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wasmOut = join(root, "target", "wasm32-unknown-unknown", "release", "recallkit.wasm");
@@ -47,3 +48,5 @@ copyFileSync(optimised, bgWasm);
 rmSync(optimised);
 run("node", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "js", "tsconfig.json")]);
 console.error(`build: pkg/recallkit_bg.wasm is ${statSync(bgWasm).size} bytes`);
+// examples/extension/ loads the package from its own folder (an extension cannot reach outside it).
+console.error(`build: copied the package into ${copyExtensionPackage()}`);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Generates the API reference in docs/api/ (Markdown, one page per exported item) from the
-// package's public declarations, js/dist/index.d.ts: API Extractor reads them into a doc model
+// package's public declarations, js/dist/index.d.ts (and js/dist/worker.d.ts, the
+// `recallkit/worker` entry, into docs/api/worker/): API Extractor reads them into a doc model
 // (it carries its own TypeScript, so the repo's TypeScript 7 does not matter) and API
 // Documenter writes the pages. Needs js/dist and pkg/ built (`npm run docs` builds first).
 // Fails on any TSDoc or API Extractor warning, so the reference never hides a broken comment.
@@ -13,62 +14,75 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const entry = join(root, "js", "dist", "index.d.ts");
-const out = join(root, "docs", "api");
-for (const needed of [entry, join(root, "pkg", "recallkit.d.ts")]) {
+// Each entry point of package.json "exports" gets its own folder. `recallkit/worker` names
+// types of the main entry without exporting them (documented there), hence `forgotten`.
+const ENTRIES = [
+  { entry: join(root, "js", "dist", "index.d.ts"), out: join(root, "docs", "api"), forgotten: "warning" },
+  { entry: join(root, "js", "dist", "worker.d.ts"), out: join(root, "docs", "api", "worker"), forgotten: "none" },
+];
+for (const needed of [...ENTRIES.map((e) => e.entry), join(root, "pkg", "recallkit.d.ts")]) {
   if (!existsSync(needed)) {
     console.error(`docs: ${needed} is missing; run \`npm run build\` first`);
     process.exit(1);
   }
 }
 
-const model = mkdtempSync(join(tmpdir(), "recallkit-docs-"));
-try {
-  const config = ExtractorConfig.prepare({
-    configObject: {
-      projectFolder: root,
-      mainEntryPointFilePath: entry,
-      compiler: {
-        overrideTsconfig: {
-          compilerOptions: { target: "ES2022", module: "ES2022", moduleResolution: "Bundler", lib: ["ES2022", "DOM"], types: ["node"], strict: true },
-          files: [entry],
+/** Writes the pages of one entry point into `out` (replacing what was there, sub-folders aside). */
+function document({ entry, out, forgotten }) {
+  const model = mkdtempSync(join(tmpdir(), "recallkit-docs-"));
+  try {
+    const config = ExtractorConfig.prepare({
+      configObject: {
+        projectFolder: root,
+        mainEntryPointFilePath: entry,
+        compiler: {
+          overrideTsconfig: {
+            compilerOptions: { target: "ES2022", module: "ES2022", moduleResolution: "Bundler", lib: ["ES2022", "DOM"], types: ["node"], strict: true },
+            files: [entry],
+          },
+        },
+        apiReport: { enabled: false },
+        docModel: { enabled: true, apiJsonFilePath: join(model, "<unscopedPackageName>.api.json") },
+        dtsRollup: { enabled: false },
+        tsdocMetadata: { enabled: false },
+        messages: {
+          // Every finding is a warning, and a warning fails the script (below).
+          compilerMessageReporting: { default: { logLevel: "warning" } },
+          extractorMessageReporting: {
+            default: { logLevel: "warning" },
+            // Release tags (@public, @beta…) mean nothing here: every export is public.
+            "ae-missing-release-tag": { logLevel: "none" },
+            "ae-forgotten-export": { logLevel: forgotten },
+          },
+          tsdocMessageReporting: { default: { logLevel: "warning" } },
         },
       },
-      apiReport: { enabled: false },
-      docModel: { enabled: true, apiJsonFilePath: join(model, "<unscopedPackageName>.api.json") },
-      dtsRollup: { enabled: false },
-      tsdocMetadata: { enabled: false },
-      messages: {
-        // Every finding is a warning, and a warning fails the script (below).
-        compilerMessageReporting: { default: { logLevel: "warning" } },
-        extractorMessageReporting: {
-          default: { logLevel: "warning" },
-          // Release tags (@public, @beta…) mean nothing here: every export is public.
-          "ae-missing-release-tag": { logLevel: "none" },
-        },
-        tsdocMessageReporting: { default: { logLevel: "warning" } },
-      },
-    },
-    configObjectFullPath: undefined,
-    packageJsonFullPath: join(root, "package.json"),
-  });
-  const result = Extractor.invoke(config, { localBuild: true, showVerboseMessages: false });
-  if (!result.succeeded || result.warningCount > 0) {
-    console.error(`docs: API Extractor reported ${result.errorCount} errors and ${result.warningCount} warnings`);
-    process.exit(1);
+      configObjectFullPath: undefined,
+      packageJsonFullPath: join(root, "package.json"),
+    });
+    const result = Extractor.invoke(config, { localBuild: true, showVerboseMessages: false });
+    if (!result.succeeded || result.warningCount > 0) {
+      console.error(`docs: API Extractor reported ${result.errorCount} errors and ${result.warningCount} warnings for ${entry}`);
+      process.exit(1);
+    }
+    for (const name of existsSync(out) ? readdirSync(out) : []) {
+      if (name.endsWith(".md")) rmSync(join(out, name));
+    }
+    const documenter = join(root, "node_modules", "@microsoft", "api-documenter", "bin", "api-documenter");
+    const r = spawnSync(process.execPath, [documenter, "markdown", "--input-folder", model, "--output-folder", out], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+    // API Documenter writes CRLF line ends; the repository's text files use LF.
+    const pages = readdirSync(out).filter((name) => name.endsWith(".md"));
+    for (const name of pages) {
+      const file = join(out, name);
+      writeFileSync(file, readFileSync(file, "utf8").replace(/\r\n/g, "\n"));
+    }
+    console.error(`docs: wrote ${pages.length} pages to ${out}`);
+  } finally {
+    rmSync(model, { recursive: true, force: true });
   }
-  rmSync(out, { recursive: true, force: true });
-  const documenter = join(root, "node_modules", "@microsoft", "api-documenter", "bin", "api-documenter");
-  const r = spawnSync(process.execPath, [documenter, "markdown", "--input-folder", model, "--output-folder", out], {
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-  // API Documenter writes CRLF line ends; the repository's text files use LF.
-  for (const name of readdirSync(out)) {
-    const file = join(out, name);
-    writeFileSync(file, readFileSync(file, "utf8").replace(/\r\n/g, "\n"));
-  }
-  console.error(`docs: wrote ${readdirSync(out).length} pages to docs/api/`);
-} finally {
-  rmSync(model, { recursive: true, force: true });
 }
+
+for (const entry of ENTRIES) document(entry);

@@ -35,6 +35,11 @@ const CODES: ReadonlySet<string> = new Set<ErrorCode>([
   "locked", "blocked", "quota_exceeded", "storage_failed", "embed_failed", "embed_timeout",
 ]);
 
+/** Whether `code` is one of the {@link ErrorCode}s. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return CODES.has(code);
+}
+
 /**
  * An error with a stable machine-readable `code` and a message naming the bad value. The
  * message does not repeat the code: show both as `${e.code}: ${e.message}`.

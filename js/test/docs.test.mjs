@@ -112,19 +112,29 @@ function membersOf(name, file) {
   return via && via !== file ? membersOf(name, via) : undefined;
 }
 
-test("docs/api has a page for every export of the package and every member of its classes and interfaces", () => {
-  const api = join(root, "docs", "api");
-  const pages = new Set(readdirSync(api));
+/** The pages docs/api (or a sub-folder) lacks or has left over, for the entry point `entry`. */
+function pagesOf(entry, api) {
+  const pages = new Set(readdirSync(api).filter((name) => name.endsWith(".md")));
   const expected = new Set(["index.md", "recallkit.md"]);
-  const entry = join(root, "js", "dist", "index.d.ts");
   for (const [name, file] of exportsOf(entry)) {
     expected.add(`recallkit.${name.toLowerCase()}.md`);
     for (const member of membersOf(name, file) ?? []) expected.add(`recallkit.${name.toLowerCase()}.${member.toLowerCase()}.md`);
   }
   const missing = [...expected].filter((p) => !pages.has(p));
   const stale = [...pages].filter((p) => !expected.has(p));
-  assert.ok(expected.size > 100, `only ${expected.size} pages expected`);
+  return { expected: expected.size, missing, stale };
+}
+
+test("docs/api has a page for every export of the package and every member of its classes and interfaces", () => {
+  const { expected, missing, stale } = pagesOf(join(root, "js", "dist", "index.d.ts"), join(root, "docs", "api"));
+  assert.ok(expected > 100, `only ${expected} pages expected`);
   assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api is stale: run `npm run docs`");
+});
+
+test("docs/api/worker has a page for every export of recallkit/worker", () => {
+  const { expected, missing, stale } = pagesOf(join(root, "js", "dist", "worker.d.ts"), join(root, "docs", "api", "worker"));
+  assert.ok(expected > 10, `only ${expected} pages expected`);
+  assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api/worker is stale: run `npm run docs`");
 });
 
 /** GitHub's anchors of a Markdown file's headings. */

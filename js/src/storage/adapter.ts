@@ -14,6 +14,10 @@
  * @module
  */
 import { RecallError } from "../errors.js";
+// Static, not `import()`: a service worker (an MV3 extension's background) may not import
+// dynamically. The cycle with these modules is harmless: each only calls into the other.
+import { IndexedDbAdapter } from "./indexeddb.js";
+import { MemoryAdapter } from "./memory.js";
 
 /**
  * One change in a {@link StorageAdapter.write} batch. `create` is a put that requires the key
@@ -129,7 +133,8 @@ function checkOptions(options: unknown): OpenAdapterOptions {
 
 /**
  * Opens a store with the chosen backend (`kind`, or {@link defaultStorageKind} when
- * `undefined`). The file backend is loaded on demand, so browsers never fetch `node:fs`.
+ * `undefined`). The file backend is loaded on demand, so browsers never fetch `node:fs`; the
+ * others are imported statically, since service workers refuse `import()`.
  *
  * ```ts
  * const adapter = await openAdapter(undefined, { name: "notes" });
@@ -141,11 +146,9 @@ export async function openAdapter(kind: StorageKind | undefined, options: OpenAd
   const chosen = kind ?? defaultStorageKind();
   switch (chosen) {
     case "memory": {
-      const { MemoryAdapter } = await import("./memory.js");
       return new MemoryAdapter({ readOnly: o.readOnly });
     }
     case "indexeddb": {
-      const { IndexedDbAdapter } = await import("./indexeddb.js");
       return IndexedDbAdapter.open({
         name: o.name, readOnly: o.readOnly, persist: o.persist, blockedTimeoutMs: o.blockedTimeoutMs,
       });

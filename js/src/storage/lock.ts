@@ -6,8 +6,9 @@
  *
  * Taking over renames the stale file to a private name first and checks it is still the one
  * judged stale, so two processes racing for the same stale lock cannot both win.
- * Node and Deno (`node:fs`); Deno needs `--allow-sys` for the hostname and `--allow-run` to
- * probe pids, and without them treats every lock as live.
+ * Node and Deno (`node:fs`). Deno needs `--allow-sys` (or `--allow-sys=hostname`) for the
+ * hostname and `--allow-run` to probe pids; without them it cannot tell a stale lock from a
+ * live one and fails with `locked`, naming the flag it lacks.
  * @module
  */
 import { link, open, readFile, rename, stat, unlink } from "node:fs/promises";
@@ -29,14 +30,26 @@ export interface LockOwner {
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 const TAKEOVER_ATTEMPTS = 3;
 
+/** The permission flag a refused Deno call names ("run again with the --allow-run flag"). */
+function refusedFlag(e: unknown): string | undefined {
+  return /run again with the (--allow-[a-z]+) flag/.exec(String((e as Error)?.message ?? e))?.[1];
+}
+
+/** The Deno flag {@link hostName} was refused for, once it was. */
+let hostnameRefused: string | undefined;
+
 /** This host's name, or `"unknown"` where the runtime refuses (Deno without `--allow-sys`). */
 export function hostName(): string {
   try {
     return hostname();
-  } catch {
+  } catch (e) {
+    hostnameRefused ??= refusedFlag(e);
     return "unknown";
   }
 }
+
+/** The Deno flag the last undecided {@link isProcessAlive} was refused for. */
+let probeRefused: string | undefined;
 
 /** Whether process `pid` on this host is alive; `undefined` when the runtime cannot tell. */
 export function isProcessAlive(pid: number): boolean | undefined {
@@ -48,6 +61,7 @@ export function isProcessAlive(pid: number): boolean | undefined {
     const code = (e as { code?: unknown }).code;
     if (code === "ESRCH") return false;
     if (code === "EPERM") return true;
+    probeRefused = refusedFlag(e);
     return undefined;
   }
 }
@@ -81,9 +95,18 @@ async function checkStale(path: string, text: string): Promise<void> {
     return;
   }
   const who = `pid ${owner.pid} on ${owner.hostname} since ${owner.createdAt}`;
-  if (owner.hostname !== hostName()) throw lockedError(path, `${who} (another host, so its pid cannot be checked)`);
+  const here = hostName();
+  if (owner.hostname !== here) {
+    if (here === "unknown" && hostnameRefused !== undefined) {
+      throw lockedError(path, `${who} (this process may not read the hostname to compare: run Deno with ${hostnameRefused}=hostname)`);
+    }
+    throw lockedError(path, `${who} (another host, so its pid cannot be checked)`);
+  }
   const alive = isProcessAlive(owner.pid);
   if (alive === false) return;
+  if (alive === undefined && probeRefused !== undefined) {
+    throw lockedError(path, `${who} (this process may not check whether that process lives: run Deno with ${probeRefused})`);
+  }
   throw lockedError(path, alive ? who : `${who} (this runtime cannot check whether that process lives)`);
 }
 

@@ -1,5 +1,5 @@
 // Helper of deno.test.mjs (not a Node test by itself): run under Deno with
-//   deno run --allow-read --allow-write --allow-env js/test/storage/deno-smoke.mjs
+//   deno run --allow-read --allow-write js/test/storage/deno-smoke.mjs
 // It opens the file adapter in Deno, writes, reopens and reads back, checks the writer lock,
 // then loads recallkit's package and remembers and recalls a memory. Prints "ok <step>" per
 // step; exits non-zero on failure.
