@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Open time of a MemoryStore holding 100,000 memories with 384-dimensional embeddings, from
-// the records and from the snapshot: in Node (file store, snapshots turned on for the
-// comparison; they are off by default there) and in Chromium (IndexedDB, through
-// playwright-core and scripts/serve.mjs). Prints a table; docs/storage.md "Open time" quotes it.
+// the records (a rebuild of every index) and from the snapshot (the engine's image): in Node
+// (file store) and in Chromium (IndexedDB, through playwright-core and scripts/serve.mjs).
+// Prints a table; docs/storage.md "Open time" quotes it. Beside each open: the raw read of the
+// same bytes from the backend in the same process ("read": opening the file store, which reads
+// its log, or the IndexedDB values), the open as a multiple of it, and the wasm heap after the
+// open (its high-water mark: linear memory never shrinks).
 //
-//   node bench/open-time.mjs [--count 100000] [--dims 384] [--runs 3] [--node-only | --browser-only]
+//   node bench/open-time.mjs [--count 100000] [--dims 384 | --dims 0] [--runs 5] [--node-only | --browser-only]
 //
 // Needs a build (`node scripts/build.mjs`) and, for the browser half, Chromium at
 // /usr/bin/chromium or $CHROMIUM_PATH. Each measurement is the median of `--runs` opens, each
@@ -59,7 +62,8 @@ function makeCorpus(dims, from, to) {
       norm += v[j] * v[j];
     }
     for (let j = 0; j < dims; j++) v[j] /= Math.sqrt(norm);
-    out.push({ id: `m${i}`, text: `${text} #${i}`, topic: `t${i % 50}`, createdAt: 1_700_000_000_000 + i * 60_000, embedding: v });
+    const memory = { id: `m${i}`, text: `${text} #${i}`, topic: `t${i % 50}`, createdAt: 1_700_000_000_000 + i * 60_000 };
+    out.push(dims > 0 ? { ...memory, embedding: v } : memory); // --dims 0: no embeddings
   }
   return out;
 }
@@ -75,7 +79,10 @@ async function interleaved(once) {
   for (let i = 0; i < RUNS; i++) {
     for (const mode of ["snapshot", "records"]) runs[mode].push(await once(mode));
   }
-  const summary = (rs) => Object.fromEntries(Object.keys(rs[0]).map((k) => [k, median(rs.map((r) => r[k]))]));
+  const summary = (rs) => Object.fromEntries(Object.keys(rs[0]).map((k) => [k, typeof rs[0][k] === "string" ? rs[0][k] : median(rs.map((r) => r[k]))]));
+  // The first recalls after either open must answer alike (every search mode, scores included).
+  const all = [...runs.snapshot, ...runs.records].map((r) => r.answers);
+  if (all.some((a) => a !== all[0])) throw new Error("recalls after an open from the snapshot and from the records differ");
   return { fromSnapshot: summary(runs.snapshot), fromRecords: summary(runs.records) };
 }
 const fmt = (ms) => (ms === undefined ? "–" : `${Math.round(ms)}`);
@@ -86,6 +93,7 @@ const mb = (bytes) => (bytes === undefined ? "–" : (bytes / 2 ** 20).toFixed(0
 const CHILD = `
 const [dist, fileAdapter, path, mode] = process.argv.slice(1);
 const { MemoryStore, init } = await import(dist);
+const { wasmHeapBytes } = await import(new URL("./wasm.js", dist).href);
 const { FileAdapter } = await import(fileAdapter);
 let t = performance.now();
 await init();
@@ -97,8 +105,8 @@ if (mode === "records") {
 }
 let read;
 {
-  const raw = await FileAdapter.open({ path, readOnly: true });
   t = performance.now();
+  const raw = await FileAdapter.open({ path, readOnly: true });
   const bytes = (await raw.entries(mode === "snapshot" ? "snapshot/" : "m/")).length;
   read = performance.now() - t;
   await raw.close();
@@ -111,10 +119,18 @@ const open = performance.now() - t;
 const used = process.cpuUsage(cpu);
 const info = await store.storageInfo();
 if (info.openedFrom !== mode) throw new Error("opened from " + info.openedFrom + ", expected " + mode);
+const answers = [];
+for (const query of ["kalo mika", "ruta shipen", "darmon"]) {
+  for (const searchMode of ["hybrid", "lexical", "semantic"]) {
+    const r = await store.recall(query, { trackRecalls: false, searchMode, now: 1_800_000_000_000 });
+    answers.push(r.results.map((h) => h.id + ":" + h.score).join(","));
+  }
+}
 const res = await store.recall("kalo mika", { trackRecalls: false });
 const size = store.size;
 await store.close();
-process.stdout.write(JSON.stringify({ wasm, read, open, cpu: (used.user + used.system) / 1000, size, hits: res.results.length }));
+const heap = wasmHeapBytes();
+process.stdout.write(JSON.stringify({ wasm, read, open, cpu: (used.user + used.system) / 1000, heap, size, hits: res.results.length, answers: answers.join("|") }));
 `;
 
 async function nodeBench() {
@@ -194,6 +210,7 @@ async function browserBench() {
       await page.reload();
       return page.evaluate(async ({ name, mode }) => {
         const { MemoryStore, init } = await import("/js/dist/index.js");
+        const { wasmHeapBytes } = await import("/js/dist/wasm.js");
         const { IndexedDbAdapter } = await import("/js/dist/storage/indexeddb.js");
         let t = performance.now();
         await init();
@@ -208,10 +225,18 @@ async function browserBench() {
         t = performance.now();
         const store = await MemoryStore.open({ storage: "indexeddb", name, snapshotEvery: 0 });
         const open = performance.now() - t;
+        const heap = wasmHeapBytes();
+        const answers = [];
+        for (const query of ["kalo mika", "ruta shipen", "darmon"]) {
+          for (const searchMode of ["hybrid", "lexical", "semantic"]) {
+            const r = await store.recall(query, { trackRecalls: false, searchMode, now: 1_800_000_000_000 });
+            answers.push(r.results.map((h) => `${h.id}:${h.score}`).join(","));
+          }
+        }
         const info = await store.storageInfo();
         if (info.openedFrom !== mode) throw new Error(`opened from ${info.openedFrom}, expected ${mode}`);
         await store.close(); // writes the snapshot again after a rebuild
-        return { wasm, read, open, usage: info.usage };
+        return { wasm, read, open, heap, usage: info.usage, answers: answers.join("|") };
       }, { name, mode });
     };
     const { fromSnapshot, fromRecords } = await interleaved(openOnce);
@@ -227,18 +252,19 @@ async function browserBench() {
 }
 
 function cell(m) {
-  return `${fmt(m.open)} (read ${fmt(m.read)}${m.cpu === undefined ? "" : `, cpu ${fmt(m.cpu)}`})`;
+  return `${fmt(m.open)} (read ${fmt(m.read)}, ${(m.open / m.read).toFixed(1)}× read${m.cpu === undefined ? "" : `, cpu ${fmt(m.cpu)}`}; heap ${mb(m.heap)} MiB)`;
 }
 
 function row(r) {
-  console.log(`| ${r.env} | ${cell(r.fromRecords)} | ${cell(r.fromSnapshot)} | ${fmt(r.fromSnapshot.wasm)} | ${mb(r.snapshotBytes)} | ` +
+  const heap = (r.fromSnapshot.heap / r.fromRecords.heap).toFixed(2);
+  console.log(`| ${r.env} | ${cell(r.fromRecords)} | ${cell(r.fromSnapshot)} | ${heap}× | ${fmt(r.fromSnapshot.wasm)} | ${mb(r.snapshotBytes)} | ` +
     `${fmt(r.fill)} | ${fmt(r.close)} |`);
 }
 
 console.log(`\nOpen time, ${COUNT.toLocaleString("en")} memories with ${DIMS}-dim embeddings, median of ${RUNS} (ms; "read": the raw ` +
   "backend read inside the open; \"cpu\": the open's CPU time, less sensitive to a busy machine)\n");
-console.log(`| environment | open from records | open from snapshot | wasm init | snapshot MiB | write all (rememberMany ×${Math.ceil(COUNT / BATCH)}) | close (writes snapshot) |`);
-console.log("|---|---|---|---|---|---|---|");
+console.log(`| environment | open from records | open from snapshot | heap, snapshot ÷ records | wasm init | snapshot MiB | write all (rememberMany ×${Math.ceil(COUNT / BATCH)}) | close (writes snapshot) |`);
+console.log("|---|---|---|---|---|---|---|---|");
 if (!process.argv.includes("--browser-only")) row(await nodeBench());
 if (!process.argv.includes("--node-only")) {
   const r = await browserBench();

@@ -63,7 +63,7 @@ export interface Relation {
 }
 
 /** Bytes handed to the engine at a time while it reads an image. */
-const IMAGE_PIECE_BYTES = 1 << 20;
+const IMAGE_PIECE_BYTES = 1 << 18;
 
 /** The WebAssembly engine with object-valued arguments and results. */
 export class Engine {

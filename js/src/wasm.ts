@@ -8,6 +8,7 @@ import { RecallError } from "./errors.js";
 
 let ready: Promise<void> | undefined;
 let loaded = false;
+let memory: WebAssembly.Memory | undefined;
 
 /** Where to load the wasm from, for hosts that serve it elsewhere (e.g. an extension). */
 export type WasmSource = URL | string | Request | Response | BufferSource | WebAssembly.Module;
@@ -27,9 +28,9 @@ export function init(source?: WasmSource): Promise<void> {
       if (source === undefined && isNode()) {
         const { readFile } = await import("node:fs/promises");
         const bytes = await readFile(new URL("../../pkg/recallkit_bg.wasm", import.meta.url));
-        initSync({ module: bytes });
+        memory = initSync({ module: bytes }).memory;
       } else {
-        await initWasm(source === undefined ? undefined : { module_or_path: source });
+        memory = (await initWasm(source === undefined ? undefined : { module_or_path: source })).memory;
       }
       loaded = true;
     } catch (e) {
@@ -43,4 +44,12 @@ export function init(source?: WasmSource): Promise<void> {
 /** Throws `not_initialized` unless {@link init} has completed. */
 export function assertInitialized(): void {
   if (!loaded) throw new RecallError("not_initialized", "call and await init() (or MemoryStore.open()) first");
+}
+
+/**
+ * Bytes of the module's linear memory, which never shrinks: its high-water mark, for
+ * benchmarks (`bench/open-time.mjs`). Not part of the package's API.
+ */
+export function wasmHeapBytes(): number | undefined {
+  return memory?.buffer.byteLength;
 }

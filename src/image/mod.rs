@@ -38,7 +38,7 @@ pub const VERSION: u32 = 1;
 /// Last bytes of every image: a reader that stops early or reads past its parts notices.
 pub const END: [u8; 4] = *b"RKE.";
 /// Bytes a [`Writer`] gathers before handing them to its sink.
-pub const PIECE: usize = 1 << 20;
+pub const PIECE: usize = 1 << 18;
 
 /// Where a [`Writer`] puts an image's bytes, a piece at a time.
 pub trait Sink {
@@ -242,7 +242,12 @@ impl<'a> Reader<'a> {
     /// it allocates much).
     fn numbers<T, const N: usize>(&mut self, from: fn([u8; N]) -> T) -> Result<Vec<T>> {
         let n = self.len()?;
-        let mut out = Vec::with_capacity(n.min(PIECE / N));
+        // Exactly the stated length: a table grown by doubling would leave the wasm heap up to
+        // twice its size for good (a store's vectors are most of it). A length no allocation
+        // can hold is damage.
+        let mut out = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| corrupt("a table larger than memory"))?;
         let mut left = n;
         while left > 0 {
             let k = left.min(PIECE / N);
@@ -281,7 +286,9 @@ impl<'a> Reader<'a> {
     /// A length, then items, each read by `item`.
     pub fn seq<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
         let n = self.len()?;
-        let mut out = Vec::with_capacity(n.min(1 << 12));
+        let mut out = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| corrupt("a table larger than memory"))?;
         for _ in 0..n {
             out.push(item(self)?);
         }

@@ -13,6 +13,18 @@ import {
 
 /** Bodies smaller than this (64 bytes) are stored without trying to compress them. */
 export const MIN_COMPRESS_BYTES = 64;
+/**
+ * Bodies at least this large (4 MiB) are compressed only when a sample of {@link SAMPLE_BYTES}
+ * from their middle shrinks below {@link WORTH_RATIO}: a large value of float32 vectors and
+ * packed index bytes (a snapshot chunk) barely shrinks, and deflating it cost seconds on every
+ * write and inflating it seconds on every open.
+ */
+export const SAMPLE_FROM_BYTES = 4 << 20;
+/** The sample a large body's compressibility is judged by (256 KiB). */
+export const SAMPLE_BYTES = 256 << 10;
+/** A sample must compress below this share of its size for the whole body to be compressed. */
+export const WORTH_RATIO = 0.9;
+
 /** The zlib level of frame compression (6, zlib's default: level 1 gives 10 % larger logs for a third less time). */
 export const COMPRESSION_LEVEL = 6;
 
@@ -46,12 +58,20 @@ export async function encodeCompressedFrame(
 ): Promise<{ frame: Uint8Array; keyBytes: number[]; ratio: number }> {
   const { body, tail, keyBytes } = encodeBody(ops, LOG_FORMAT_VERSION, recordTailBytes);
   let packed = body;
-  if (body.length >= MIN_COMPRESS_BYTES) {
+  if (body.length >= MIN_COMPRESS_BYTES && await worthCompressing(body)) {
     const compressed = await deflateRawAsync(body);
     if (compressed.length < body.length) packed = compressed;
   }
   const payload = encodePayload(packed === body ? ENCODING_STORED : ENCODING_DEFLATE_RAW, body.length, packed, tail);
   return { frame: encodeFrame(payload), keyBytes, ratio: payload.length / Math.max(body.length + tail.length, 1) };
+}
+
+/** Whether `body` is small, or a sample from its middle compresses below {@link WORTH_RATIO}. */
+async function worthCompressing(body: Uint8Array): Promise<boolean> {
+  if (body.length < SAMPLE_FROM_BYTES) return true;
+  const at = (body.length - SAMPLE_BYTES) >> 1;
+  const sample = await deflateRawAsync(body.subarray(at, at + SAMPLE_BYTES));
+  return sample.length < SAMPLE_BYTES * WORTH_RATIO;
 }
 
 /** Decodes a checked frame payload of log format `version` into its ops; `corrupt` (naming `where`) when malformed. */
