@@ -181,7 +181,7 @@ export function storeSettings(options: OpenOptions, ranking: Record<string, unkn
       lazySignatures: ephemeral && (searchMode === "lexical" || !readsSignatures(ranking)),
     },
     ephemeral,
-    snapshots: kind !== "memory" && (options.snapshots ?? true),
+    snapshots: kind !== "memory" && (options.snapshots ?? kind !== "file"),
     snapshotEvery: options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
   };
 }

@@ -418,19 +418,18 @@ describe("repair", () => {
     const db = join(tempDir(), "store");
     for (const text of ["the garden gate is blue", "the invoice was paid", "the backup runs at 02:00"]) await ok(["--db", db, "remember", text]);
     const clean = await ok(["--db", db, "repair"]);
-    // Frames: the first memory, the snapshot its close wrote, the second and third memories.
-    assert.match(clean.stdout, /every frame checks \(4 frames\)/);
+    assert.match(clean.stdout, /every frame checks \(3 frames\)/);
     assert.match(clean.stdout, /nothing to repair: the store opens with 3 memories/);
     const log = join(db, "data.log");
     const file = readFileSync(log);
     const starts = frameStarts(file);
-    file[starts[2] + 20] ^= 0x01;
+    file[starts[1] + 20] ^= 0x01;
     writeFileSync(log, file);
     const refused = await run(["--db", db, "recall", "garden"]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, new RegExp(`frame at byte ${starts[2]} is damaged: its payload fails its checksum.*recallkit repair`));
+    assert.match(refused.stderr, new RegExp(`frame at byte ${starts[1]} is damaged: its payload fails its checksum.*recallkit repair`));
     const fixed = await ok(["--db", db, "repair"]);
-    assert.match(fixed.stdout, new RegExp(`dropped bytes ${starts[2]}-${starts[3] - 1} of .*data\\.log \\(${starts[3] - starts[2]} bytes\\): its payload fails its checksum`));
+    assert.match(fixed.stdout, new RegExp(`dropped bytes ${starts[1]}-${starts[2] - 1} of .*data\\.log \\(${starts[2] - starts[1]} bytes\\): its payload fails its checksum`));
     const copy = /copied to (\S+)/.exec(fixed.stdout)?.[1];
     assert.ok(copy && existsSync(copy), fixed.stdout);
     assert.deepEqual(readFileSync(copy), file, "the copy is the damaged log");
