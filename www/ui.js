@@ -115,6 +115,7 @@ const COMPONENTS = {
   trigramBm25: ["score", "typo- and substring-tolerant text match (BM25)"],
   lexical: ["unit", "share of the question matched (BM25 share and words covered)"],
   semantic: ["unit", "cosine against what unrelated memories score for this query"],
+  correctedWords: ["count", "misspelt query words read as a stored word: the vector cannot pull this match down"],
   signature: ["unit", "signature similarity above chance"],
   similarity: ["unit", "Hamming similarity of 256-bit signatures"],
   graph: ["unit", "an edge about the question cites this memory"],

@@ -201,6 +201,8 @@ export interface RecallHitBase {
    * Every factor applied, in order: the stage's breakdown (Sf: {@link ScoreComponents}; Se:
    * `cosine`; Ss: `signatureSimilarity`), `raw`, `calibrated`, then `crossStagePenalty`,
    * `contextBoost`, `emotionTiebreak`, `spacingBoost` when applied, `rankBeforeMmr`, `rankAfterMmr`.
+   * The `recallkit` ranking adds its evidence (`lexical`, `semantic`, …), `correctedWords` when
+   * stage Sf read a misspelt query word as its neighbour, `relevance`, `recency` and `prior`.
    */
   components: Partial<ScoreComponents> & Record<string, number>;
   /** The results sharing this result's topic, in time order. */

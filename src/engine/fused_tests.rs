@@ -339,3 +339,73 @@ fn coverage_read_from_the_postings_equals_coverage_read_from_the_text() {
         assert!(pending.sf.iter().any(|h| h.coverage.is_some()), "{query}");
     }
 }
+
+#[test]
+fn a_corrected_typo_keeps_its_lexical_match_above_vector_near_misses() {
+    // The query's vector was made from "webeor", which means nothing to the model: it points
+    // at the memories sharing the query's common words. The lexical stage reads "webeor" as
+    // "weber" and finds the one memory that holds it; the vector must not hold it back.
+    let mut e = Engine::new(EngineConfig::default()).unwrap();
+    let query_vector = [1.0f32, 0.0, 0.0, 0.0];
+    let mut memories = vec![memory(
+        "weber",
+        "Met Maria Weber in Jakarta; we talked with a client about the book",
+    )];
+    let mut vectors = vec![[0.0f32, 1.0, 0.0, 0.0]];
+    for (i, topic) in ["invoice", "roadmap", "budget"].iter().enumerate() {
+        memories.push(memory(
+            &format!("near{i}"),
+            &format!("We talked with the client about the {topic}"),
+        ));
+        vectors.push([0.9, 0.1 * i as f32, 0.3, 0.0]);
+    }
+    for i in 0..40 {
+        memories.push(memory(
+            &format!("filler{i}"),
+            &format!("Client errand number {i}"),
+        ));
+        vectors.push([0.0, 0.0, (i % 2) as f32, 1.0]);
+    }
+    let refs: Vec<Option<&[f32]>> = vectors.iter().map(|v| Some(&v[..])).collect();
+    e.insert_many(memories, &refs).unwrap();
+    let out = e
+        .recall(
+            "Webeor talked client",
+            &options(),
+            Some(&query_vector),
+            &|| 0.0,
+        )
+        .unwrap();
+    assert_eq!(out.results[0].id, "weber", "{:?}", ids(&out));
+    assert_eq!(component(&out.results[0], "correctedWords"), Some(1.0));
+    // Spelled right, nothing is corrected and the same memory still comes first.
+    let out = e
+        .recall(
+            "Weber talked client",
+            &options(),
+            Some(&query_vector),
+            &|| 0.0,
+        )
+        .unwrap();
+    assert_eq!(out.results[0].id, "weber", "{:?}", ids(&out));
+    assert_eq!(component(&out.results[0], "correctedWords"), None);
+}
+
+#[test]
+fn only_words_read_as_a_neighbour_the_stemmer_does_not_know_count_as_corrected() {
+    let mut e = engine(vec![
+        memory("a", "The postgres replica lags behind"),
+        memory("b", "Two kittens sleep on the sofa"),
+    ]);
+    for (query, corrected) in [
+        ("postgres replica", 0),
+        ("postgress replica", 1),   // one edit from "postgres"
+        ("postgress replca", 2),    // two words, one edit each
+        ("kitten sofa", 0),         // the stem of "kittens": the same word, not a correction
+        ("zebra replica", 0),       // unknown, and no neighbour to read it as
+        ("postgress postgress", 1), // counted once
+    ] {
+        let pending = e.begin_recall(query, options(), &|| 0.0).unwrap();
+        assert_eq!(pending.corrected, corrected, "{query}");
+    }
+}

@@ -134,6 +134,8 @@ pub struct PendingRecall {
     pub(super) options: RecallOptions,
     pub(super) limit: usize,
     pub(super) sf: Vec<SfHit>,
+    /// Query words stage Sf read only through a correction ([`sf::SfRun::corrected`]).
+    pub(super) corrected: u32,
     pub(super) sf_report: StageReport,
     pub(super) short_circuit: bool,
     pub(super) ranking: Ranking,
@@ -194,6 +196,7 @@ impl Engine {
                 options,
                 limit,
                 sf: Vec::new(),
+                corrected: 0,
                 sf_report: StageReport::skipped("Sf", "semantic_mode"),
                 short_circuit: false,
                 ranking,
@@ -220,6 +223,10 @@ impl Engine {
             |d| records.get(d.0 as usize).and_then(Option::as_ref),
             &mut self.scratch,
         );
+        let sf::SfRun {
+            hits: sf,
+            corrected,
+        } = sf;
         let sf_report = StageReport::ran("Sf", sf.len(), clock() - started);
         let strong = match (fused, self.config.short_circuit_floor) {
             (true, None) => 0,
@@ -238,6 +245,7 @@ impl Engine {
             options,
             limit,
             sf,
+            corrected,
             sf_report,
             short_circuit,
             ranking,

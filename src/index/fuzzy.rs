@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::image::{self, Persist, Reader, Writer};
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
 use crate::index::postings::{InvertedIndex, TermId};
-use crate::index::trigram::{LookupScratch, TermMatch, Terms, TrigramIndex, VocabId};
+use crate::index::trigram::{LookupScratch, MatchKind, TermMatch, Terms, TrigramIndex, VocabId};
 use crate::sort;
 use crate::store::DocId;
 
@@ -174,13 +174,14 @@ impl FuzzyIndex {
         scratch: &mut Scratch,
         accept: impl FnMut(DocId) -> bool,
     ) -> Vec<ScoredDoc> {
-        self.search_weighted(words, params, k, scratch, accept).0
+        self.search_weighted(words, params, k, scratch, accept).hits
     }
 
     /// [`search`](Self::search), also returning the query's weight: `Σ idf(word)` over the
     /// words that expand to some term, each word's idf as scored (that of its most common
     /// expansion). It is the score of a document holding every such word exactly once at the
-    /// average length, as [`bm25::query_weight`] is for the porter sub-query.
+    /// average length, as [`bm25::query_weight`] is for the porter sub-query. Also says which
+    /// words were read only as other terms ([`FuzzySearch::inexact`]).
     pub fn search_weighted(
         &self,
         words: &[&str],
@@ -188,12 +189,13 @@ impl FuzzyIndex {
         k: usize,
         scratch: &mut Scratch,
         accept: impl FnMut(DocId) -> bool,
-    ) -> (Vec<ScoredDoc>, f64) {
+    ) -> FuzzySearch {
         let n_docs = self.terms.doc_count();
         if n_docs == 0 || k == 0 || words.is_empty() {
-            return (Vec::new(), 0.0);
+            return FuzzySearch::default();
         }
         let mut weight = 0.0;
+        let mut inexact = 0u64;
         let avgdl = self.terms.total_terms() as f64 / f64::from(n_docs);
         // K(D) = k1·(1 − b) + (k1·b / avgdl)·|D|: the BM25 length term without a division per
         // posting (the same value as `bm25::length_norm` up to rounding).
@@ -204,7 +206,7 @@ impl FuzzyIndex {
             scratch.word.resize(bound, 0.0);
             scratch.total.resize(bound, 0.0);
         }
-        for word in words {
+        for (i, word) in words.iter().enumerate() {
             self.vocab.lookup_with(
                 &self.terms,
                 word,
@@ -220,6 +222,11 @@ impl FuzzyIndex {
             let idf = bm25::idf(n_docs, most_common as u32);
             if most_common > 0 {
                 weight += idf;
+            }
+            let exact = scratch.matches.iter().any(|m| m.kind == MatchKind::Exact);
+            let typo = scratch.matches.iter().any(|m| m.kind == MatchKind::Typo);
+            if !exact && typo && i < 64 {
+                inexact |= 1 << i;
             }
             // In a large index, a word whose reading is in half the documents or more gets
             // FTS5's token idf (1e-6) for every expansion: it cannot change a ranking, and
@@ -269,8 +276,24 @@ impl FuzzyIndex {
             }
         }
         scratch.touched_total.clear();
-        (top_accepted_keys(hits, k, accept), weight)
+        FuzzySearch {
+            hits: top_accepted_keys(hits, k, accept),
+            weight,
+            inexact,
+        }
     }
+}
+
+/// What [`FuzzyIndex::search_weighted`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FuzzySearch {
+    /// The top documents, by score descending, ties by ascending `DocId`.
+    pub hits: Vec<ScoredDoc>,
+    /// The query's weight: `Σ idf(word)` over the words that expand to some term.
+    pub weight: f64,
+    /// Bit `i` is set when word `i` (of the first 64) is not a vocabulary term but expands to
+    /// some: read only as a prefix, a substring or a one-edit neighbour of what the index holds.
+    pub inexact: u64,
 }
 
 /// Saved as its term index, its trigram index and how far they are in step.

@@ -37,6 +37,9 @@ pub struct FusedOptions {
     pub lists: u32,
     /// Whether the query asks for the latest state ([`model::asks_for_latest`]).
     pub latest: bool,
+    /// Query words the lexical stage read only through a correction
+    /// (`recall::sf::SfRun::corrected`): the query's vector was made from them as typed.
+    pub corrected: u32,
     /// The caller's context (`recallkit`'s context boost).
     pub context: Option<Context>,
     /// MMR λ; `None`: no MMR.
@@ -101,7 +104,12 @@ fn score(c: &mut Candidate, o: &FusedOptions) {
             s
         }
         Ranking::Recallkit | Ranking::Abmind => {
-            let relevance = o.fusion.relevance(&e, o.semantic && e.cosine.is_some());
+            let semantic = o.semantic && e.cosine.is_some();
+            let relevance = o.fusion.relevance(&e, semantic, o.corrected > 0);
+            if semantic && o.corrected > 0 {
+                c.components
+                    .push(("correctedWords", f64::from(o.corrected)));
+            }
             let (recency, prior) = o.fusion.preference(c.facts.fresh, c.facts.prior, o.latest);
             c.components.push(("relevance", relevance));
             c.components.push(("recency", recency));
@@ -150,6 +158,7 @@ mod tests {
             semantic: true,
             lists: 2,
             latest: false,
+            corrected: 0,
             context: None,
             lambda: None,
             min_score: 0.0,

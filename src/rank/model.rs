@@ -16,6 +16,7 @@
 //! lexical    = 0.5·bm25Share + 0.5·coverage
 //! relevance  = 1 − (1 − base) · (1 − 0·signature) · (1 − 0.5·graph)
 //! base       = 0.65·lexical + 0.35·semantic  when the query and the memory have vectors
+//!            = max(lexical, that)             … and stage Sf corrected a word of the query
 //!            = lexical                        otherwise
 //! note, edge = 0.8 · coverage
 //! preference = (1 − r·(1 − fresh)) · prior^¼
@@ -34,7 +35,13 @@
 //! above what either would give it alone, and graph evidence closes part of the remaining
 //! gap (a noisy-or). Signature evidence (stage Ss) has weight 0: on real conversations it
 //! only added noise (no vectors: 0.621 with weight 0.5, 0.627 without), so this model does
-//! not run Ss. Age is a preference: a year-old memory keeps 90 % of its relevance, so it
+//! not run Ss. A query word the store knows only as a one-edit neighbour ("postgress" for
+//! "postgres", and no stem of it is indexed) is read by the trigram index, but the query's
+//! vector was made from the misspelt word, which means nothing to the model: semantic
+//! evidence may then lift a memory above its lexical evidence, never hold it below
+//! (the benchmark's typo queries with vectors: hit@10 0.947 → 0.973 at 10k, as without
+//! vectors; LoCoMo dev hybrid, where 21 of 1,018 questions hold such a word, "educaton",
+//! "funraiser", "tennesee" among them: R@10 0.668 → 0.666). Age is a preference: a year-old memory keeps 90 % of its relevance, so it
 //! stays above a recent one that matches less of the question (LoCoMo, whose questions are
 //! about the past, pays 0.008 R@10 for it with no vectors). abmind's multiplicative
 //! factors (trust, tier, recall count, spacing) count with a fourth root, so a core memory
@@ -161,10 +168,16 @@ impl FusionParams {
     }
 
     /// The `recallkit` relevance of a memory (module doc). `semantic_available`: the query
-    /// and this memory both have vectors.
-    pub fn relevance(&self, e: &Evidence, semantic_available: bool) -> f64 {
+    /// and this memory both have vectors; `corrected`: the lexical stage corrected a word of
+    /// the query, so semantic evidence may add to the lexical but not hold it back.
+    pub fn relevance(&self, e: &Evidence, semantic_available: bool, corrected: bool) -> f64 {
         let base = if semantic_available {
-            self.lexical_weight * e.lexical + (1.0 - self.lexical_weight) * e.semantic
+            let mixed = self.lexical_weight * e.lexical + (1.0 - self.lexical_weight) * e.semantic;
+            if corrected {
+                mixed.max(e.lexical)
+            } else {
+                mixed
+            }
         } else {
             e.lexical
         };
@@ -454,13 +467,13 @@ mod tests {
             ..Evidence::default()
         };
         let alone = p
-            .relevance(&lexical, true)
-            .max(p.relevance(&semantic, true));
-        assert!(p.relevance(&both, true) > alone);
+            .relevance(&lexical, true, false)
+            .max(p.relevance(&semantic, true, false));
+        assert!(p.relevance(&both, true, false) > alone);
         let with_graph = Evidence { graph: 0.5, ..both };
-        assert!(p.relevance(&with_graph, true) > p.relevance(&both, true));
+        assert!(p.relevance(&with_graph, true, false) > p.relevance(&both, true, false));
         // Without vectors the lexical evidence is the whole base.
-        assert_close!(p.relevance(&lexical, false), 0.6);
+        assert_close!(p.relevance(&lexical, false, false), 0.6);
     }
 
     #[test]

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use crate::index::bm25::{self, Bm25Params, ScoredDoc};
+use crate::index::bm25::{self, Bm25Params, Bm25Source, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::porter_index::PorterIndex;
 use crate::notes::keywords::is_stopword;
@@ -117,15 +117,27 @@ pub struct SfQuery<'a> {
     pub params: &'a ScoreParams,
 }
 
+/// What stage Sf found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SfRun {
+    /// The hits, by score descending, ties by ascending `DocId`.
+    pub hits: Vec<SfHit>,
+    /// Content words of the query that neither index knows as written but the trigram index
+    /// reads as a prefix, a substring or a one-edit neighbour of a term it holds ("postgress"
+    /// for "postgres"): the lexical reading corrected them, and a vector made from the query
+    /// as typed did not (see `rank::model`).
+    pub corrected: u32,
+}
+
 /// Runs stage Sf. `memory` resolves a `DocId` to its live record (`None` for removed ones).
 pub fn run<'m>(
     indexes: SfIndexes<'_>,
     query: SfQuery<'_>,
     memory: impl Fn(DocId) -> Option<&'m StoredMemory>,
     scratch: &mut Scratch,
-) -> Vec<SfHit> {
+) -> SfRun {
     if query.limit == 0 {
-        return Vec::new();
+        return SfRun::default();
     }
     let k = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
     let bm25_params = Bm25Params::default();
@@ -145,7 +157,7 @@ pub fn run<'m>(
         .map(|((&w, &s), _)| (w, s))
         .collect();
     if content.is_empty() {
-        return Vec::new(); // only stopwords (or nothing): a trivial query
+        return SfRun::default(); // only stopwords (or nothing): a trivial query
     }
     // A bit per distinct content stem, in order: `ScoredDoc::terms` then says which of them a
     // memory holds (`rank::evidence::query_terms` lists the same stems).
@@ -226,23 +238,35 @@ pub fn run<'m>(
     let porter_weight = bm25::query_weight(&porter, &stems, &admits);
 
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
-    let (fuzzy, trigram_weight) =
-        indexes
-            .fuzzy_en
-            .search_weighted(&words, &bm25_params, k, scratch, accept);
+    let fuzzy = indexes
+        .fuzzy_en
+        .search_weighted(&words, &bm25_params, k, scratch, accept);
+    // A content word is corrected when the trigram index read it only as another term and
+    // its stem is not in the porter index either (a stem that is, "kittens" for "kitten", is
+    // the same word).
+    let mut seen: Vec<&str> = Vec::new();
+    let mut corrected = 0u32;
+    for (i, &(word, stem)) in content.iter().enumerate() {
+        if i < 64 && fuzzy.inexact & (1 << i) != 0 && !seen.contains(&word) {
+            seen.push(word);
+            let known = porter
+                .phrase(stem)
+                .is_some_and(|l| l.postings().doc_freq() > 0);
+            corrected += u32::from(!known);
+        }
+    }
     // One measure of the query for both readings: a misspelt word is unknown to the porter
     // index but read by the trigram one, and a memory matching only the query's other words
     // must not get the whole of it.
-    let weight = porter_weight.max(trigram_weight);
+    let weight = porter_weight.max(fuzzy.weight);
     keep(&mut best, SfSource::Porter, found, weight);
-    keep(&mut best, SfSource::TrigramEn, fuzzy, weight);
+    keep(&mut best, SfSource::TrigramEn, fuzzy.hits, weight);
 
     if best.len() < query.limit && indexes.fuzzy_orig.doc_count() > 0 {
-        let (found, weight) =
-            indexes
-                .fuzzy_orig
-                .search_weighted(&words, &bm25_params, k, scratch, accept);
-        keep(&mut best, SfSource::TrigramOrig, found, weight);
+        let orig = indexes
+            .fuzzy_orig
+            .search_weighted(&words, &bm25_params, k, scratch, accept);
+        keep(&mut best, SfSource::TrigramOrig, orig.hits, orig.weight);
     }
 
     // Score descending, then doc ascending, through the shared pair sort (see crate::sort).
@@ -251,11 +275,12 @@ pub fn run<'m>(
         .map(|h| (desc_key(h.score), h.doc.0))
         .collect();
     sort_pairs(&mut order);
-    order
+    let hits = order
         .into_iter()
         .take(query.keep)
         .filter_map(|(_, doc)| best.remove(&DocId(doc)))
-        .collect()
+        .collect();
+    SfRun { hits, corrected }
 }
 
 /// Appends `term` and a NUL separator: terms never contain NUL (it is not a token character),
