@@ -4,8 +4,14 @@
 
 import { QUERY_CLASSES } from "./corpus.mjs";
 
-/** Gzip budget of pkg/recallkit_bg.wasm + pkg/recallkit.js, from the benchmark issue. */
-export const WASM_BUDGET_BYTES = 150 * 1024;
+/**
+ * Gzip budget of pkg/recallkit_bg.wasm + pkg/recallkit.js: issue 26's (the package at the
+ * boundary the design asks for, serde-wasm-bindgen and js-sys included). The benchmark issue
+ * (issue 3) asked 150 KiB of a package without the ranking models, persisted indexes and
+ * per-user graph that issues 21, 22 and 27 added; scripts/size.mjs keeps a tighter check on
+ * growth.
+ */
+export const WASM_BUDGET_BYTES = 200 * 1024;
 
 const RECALLKIT = { default: "recallkit-default", lexical: "recallkit-lexical", hybrid: "recallkit-hybrid", semantic: "recallkit-semantic" };
 
@@ -180,7 +186,7 @@ function evaluateTargets(results, sizes, wasm) {
     }
     if (t.sizes && !t.sizes.some((s) => sizes.includes(s))) rows.push({ ...t, n: null, status: "n/a", detail: `not run at ${t.sizes.map(sizeLabel).join(" / ")}` });
   }
-  const wasmRow = { id: "T13", text: "wasm + JS glue ≤ 150 KiB gzip", n: null, unit: bytes };
+  const wasmRow = { id: "T13", text: "wasm + JS glue ≤ 200 KiB gzip", n: null, unit: bytes };
   if (wasm.missing) Object.assign(wasmRow, { status: "n/a", detail: wasm.missing });
   else Object.assign(wasmRow, { status: wasm.total.gzip <= WASM_BUDGET_BYTES ? "met" : "missed", mine: wasm.total.gzip, theirs: WASM_BUDGET_BYTES, peerName: "budget", ratio: wasm.total.gzip / WASM_BUDGET_BYTES });
   rows.push(wasmRow);
