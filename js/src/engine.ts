@@ -69,22 +69,27 @@ const IMAGE_PIECE_BYTES = 1 << 18;
 export class Engine {
   readonly #inner: WasmEngine;
 
-  /** Creates an empty engine; `signatureSeed` may be a bigint. */
   /**
-   * A new engine for `config`: empty, or read from an engine image written by
-   * {@link Engine.image} under the same signature seed and dimension (it throws `corrupt`
-   * when the image cannot be used).
+   * A new engine for `config` (`signatureSeed` may be a bigint): empty, or read from an engine
+   * image written by {@link Engine.image} under the same signature seed and dimension, whole or
+   * in consecutive pieces (it throws `corrupt` when the image cannot be used).
    */
-  constructor(config: EngineConfigJs, image?: Uint8Array) {
+  constructor(config: EngineConfigJs, image?: Uint8Array | readonly Uint8Array[]) {
     if (image === undefined) {
       this.#inner = new WasmEngine(encodeView(config));
       return;
     }
+    const parts = image instanceof Uint8Array ? [image] : image;
+    let part = 0;
     let at = 0;
     this.#inner = WasmEngine.readImage(encodeView(config), {
       next: (): Uint8Array | undefined => {
-        if (at >= image.length) return undefined;
-        const piece = image.subarray(at, at + IMAGE_PIECE_BYTES);
+        while (part < parts.length && at >= parts[part]!.length) {
+          part++;
+          at = 0;
+        }
+        if (part >= parts.length) return undefined;
+        const piece = parts[part]!.subarray(at, at + IMAGE_PIECE_BYTES);
         at += piece.length;
         return piece;
       },

@@ -28,7 +28,7 @@ import type { StorageAdapter } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
 import {
   CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
-  SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, joinChunks, parseJournalKey, planReplay,
+  SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, parseJournalKey, planReplay,
 } from "./storage/layout.js";
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
@@ -125,10 +125,9 @@ export async function loadStore(
   slot.engine = slot.build();
   let fromSnapshot = false;
   if (snapshots.enabled) {
-    const chunks = await readStore(() => adapter.entries(SNAPSHOT_PREFIX));
-    const bytes = joinChunks(chunks);
-    chunks.length = 0;
-    const replayed = bytes === undefined ? undefined : await loadImage(parts, bytes, seqs, journal, damage);
+    // The chunks in key order, read in place (never joined: that copy cost a tenth of an open).
+    const chunks = (await readStore(() => adapter.entries(SNAPSHOT_PREFIX))).map(([, bytes]) => bytes);
+    const replayed = chunks.length === 0 ? undefined : await loadImage(parts, chunks, seqs, journal, damage);
     fromSnapshot = replayed !== undefined;
     snapshots.loaded(fromSnapshot, replayed ?? 0);
   }
@@ -146,7 +145,7 @@ export async function loadStore(
  * (an empty engine) when the snapshot cannot be used.
  */
 async function loadImage(
-  parts: LoadParts, bytes: Uint8Array, seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
+  parts: LoadParts, bytes: readonly Uint8Array[], seqs: Map<string, number>, journal: Map<string, Map<number, JournalEntry>>,
   damage: string[],
 ): Promise<number | undefined> {
   const { slot, adapter, order } = parts;

@@ -20,7 +20,7 @@ import { RecallError, fromEngineError } from "./errors.js";
 import { defaultStorageKind, fileStorePath, openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
-import { CONFIG_KEY, SNAPSHOT_PREFIX, decodeConfig, joinChunks } from "./storage/layout.js";
+import { CONFIG_KEY, SNAPSHOT_PREFIX, decodeConfig } from "./storage/layout.js";
 import type { LogRepair } from "./storage/log.js";
 import type { OpenOptions, RepairReport } from "./types.js";
 
@@ -57,9 +57,8 @@ async function repairSnapshot(
   try {
     const chunks = await reader.entries(SNAPSHOT_PREFIX);
     keys = chunks.map(([key]) => key);
-    const bytes = joinChunks(chunks);
-    if (bytes === undefined) return { found: "none", removed: false };
-    const opened = inspectImage(bytes);
+    if (chunks.length === 0) return { found: "none", removed: false };
+    const opened = inspectImage(chunks.map(([, bytes]) => bytes));
     if ("stale" in opened) report = { found: "stale", removed: false, why: opened.stale };
     else if ("damaged" in opened) report = { found: "damaged", removed: false, why: opened.damaged };
     else {

@@ -42,11 +42,11 @@ export class EngineSlot {
   }
 
   /** An engine for `config` read from an engine image; throws `corrupt` when it cannot be used. */
-  fromImage(image: Uint8Array, config: StoreConfig = this.config): Engine {
+  fromImage(image: Uint8Array | readonly Uint8Array[], config: StoreConfig = this.config): Engine {
     return this.#make(config, image);
   }
 
-  #make(config: StoreConfig, image: Uint8Array | undefined): Engine {
+  #make(config: StoreConfig, image: Uint8Array | readonly Uint8Array[] | undefined): Engine {
     try {
       return new Engine({
         ...this.#options, dimensions: config.dimensions, signatureSeed: BigInt(`0x${config.signatureSeed}`),

@@ -305,7 +305,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         [(e) => e.subarray(0, e.length - 9), /ends early/],
         [(e) => { e[4] = 7; }, /another format version/],
       ]) {
-        const engine = Uint8Array.from(image.engine); // a copy (a Buffer's slice is a view)
+        const engine = new Uint8Array(Buffer.concat(image.engine)); // a copy, joined from its pieces
         const damaged = damage(engine) ?? engine;
         await withRaw((raw) => putSnapshot(raw, encodeImage(image.header, [damaged])));
         const b = await open(backend);

@@ -4,12 +4,18 @@
  * for replay. The frame and payload formats are `log.ts`'s; this is the part that needs Node.
  * @module
  */
+import * as zlib from "node:zlib";
 import { deflateRaw, inflateRawSync } from "node:zlib";
 import type { StorageOp } from "./adapter.js";
+import { useNativeCrc32 } from "./crc32.js";
+import type { NativeCrc32 } from "./crc32.js";
 import {
   ENCODING_DEFLATE_RAW, ENCODING_STORED, LOG_FORMAT_VERSION, decodeBatch, encodeBody, encodeFrame, encodePayload,
   payloadParts, recordTailBytes,
 } from "./log.js";
+
+// Node 20.15+ (and runtimes that follow it) check frames natively; others keep the tables.
+useNativeCrc32((zlib as { crc32?: NativeCrc32 }).crc32);
 
 /** Bodies smaller than this (64 bytes) are stored without trying to compress them. */
 export const MIN_COMPRESS_BYTES = 64;

@@ -228,18 +228,3 @@ export function snapshotChunks(bytes: Uint8Array): Uint8Array[] {
   for (let at = 0; at < bytes.length; at += SNAPSHOT_CHUNK_BYTES) out.push(bytes.subarray(at, at + SNAPSHOT_CHUNK_BYTES));
   return out;
 }
-
-/** Joins chunks read in key order back into the snapshot. */
-export function joinChunks(chunks: ReadonlyArray<[string, Uint8Array]>): Uint8Array | undefined {
-  if (chunks.length === 0) return undefined;
-  if (chunks.length === 1) return chunks[0]![1];
-  let length = 0;
-  for (const [, c] of chunks) length += c.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const [, c] of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

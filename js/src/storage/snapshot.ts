@@ -80,6 +80,45 @@ export function encodeSnapshotParts(version: number, parts: readonly Uint8Array[
 /** What {@link inspectSnapshot} found: the payload, or why it cannot be used. */
 export type SnapshotCheck = { payload: Uint8Array } | { stale: string } | { damaged: string };
 
+/** What {@link inspectSnapshotParts} found: the payload as views of the parts, or why it cannot be used. */
+export type SnapshotPartsCheck = { payload: Uint8Array[] } | { stale: string } | { damaged: string };
+
+/**
+ * {@link inspectSnapshot} over a snapshot given as consecutive parts (the chunks a store keeps
+ * it in), without joining them: the payload comes back as views of the parts, in order.
+ * Never throws.
+ */
+export function inspectSnapshotParts(parts: readonly Uint8Array[], expectedVersion: number): SnapshotPartsCheck {
+  if (!parts.every((p) => p instanceof Uint8Array)) return { damaged: "not byte arrays" };
+  let total = 0;
+  for (const p of parts) total += p.length;
+  if (total < SNAPSHOT_HEADER_BYTES) return { damaged: `${total} bytes, shorter than a snapshot header` };
+  // The header, gathered from as many parts as it spans (a part may be shorter than a header).
+  const head = new Uint8Array(SNAPSHOT_HEADER_BYTES);
+  const payload: Uint8Array[] = [];
+  let filled = 0;
+  for (const p of parts) {
+    const take = Math.min(SNAPSHOT_HEADER_BYTES - filled, p.length);
+    head.set(p.subarray(0, take), filled);
+    filled += take;
+    if (take < p.length) payload.push(p.subarray(take));
+  }
+  if (!MAGIC.every((b, i) => head[i] === b)) return { damaged: "no snapshot magic" };
+  const view = new DataView(head.buffer);
+  if (view.getUint32(28, true) !== crc32(head.subarray(0, 28))) return { damaged: "its header fails its checksum" };
+  const container = view.getUint32(8, true);
+  if (container !== CONTAINER_VERSION) return { stale: `container format ${container}` };
+  const version = view.getUint32(12, true);
+  if (version !== expectedVersion) return { stale: `payload version ${version}, not ${expectedVersion}` };
+  const length = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
+  if (length !== total - SNAPSHOT_HEADER_BYTES) {
+    return { damaged: `its header announces ${length} payload bytes, ${total - SNAPSHOT_HEADER_BYTES} follow` };
+  }
+  let crc = 0;
+  for (const p of payload) crc = crc32(p, crc);
+  return view.getUint32(24, true) === crc ? { payload } : { damaged: "its payload fails its checksum" };
+}
+
 /**
  * Checks a snapshot made by {@link encodeSnapshot} with `expectedVersion`: its payload (a view
  * into `bytes`, no copy); `stale` for another container or payload version (rebuild quietly);

@@ -7,7 +7,8 @@ import {
   CODEC_VERSION, FIELD_NAMES, JSON_LINE_VERSION, decodeRecord, encodeRecord, fromJsonLine, readLines, recordTailBytes, toJsonLine,
 } from "../../dist/storage/codec.js";
 import { SNAPSHOT_HEADER_BYTES, decodeSnapshot, encodeSnapshot, inspectSnapshot } from "../../dist/storage/snapshot.js";
-import { crc32, crc32Between } from "../../dist/storage/crc32.js";
+import { crc32, crc32Between, crc32Tables, useNativeCrc32 } from "../../dist/storage/crc32.js";
+import "../../dist/storage/compress.js"; // installs Node's zlib.crc32 where it exists
 import { splitmix } from "../support/rng.mjs";
 import { throwsWith } from "../support/errors.mjs";
 
@@ -433,16 +434,28 @@ describe("snapshots", () => {
 });
 
 describe("crc32", () => {
-  test("matches the standard check value and zlib on random inputs of every length mod 8", () => {
-    assert.equal(crc32(new TextEncoder().encode("123456789")), 0xcbf43926);
+  test("matches the standard check value and zlib on random inputs of every length mod 8, by the tables and natively", () => {
+    assert.equal(crc32Tables(new TextEncoder().encode("123456789")), 0xcbf43926);
     assert.equal(crc32(new Uint8Array(0)), 0);
     const rand = splitmix(8);
-    for (let len = 0; len < 300; len++) {
+    for (let len = 0; len < 600; len++) {
       const data = Uint8Array.from({ length: len }, () => Math.floor(rand() * 256));
-      assert.equal(crc32(data), zlibCrc32(data), `length ${len}`);
-      const cut = Math.floor(len / 3);
-      assert.equal(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), zlibCrc32(data), `incremental, length ${len}`);
+      for (const f of [crc32, crc32Tables]) {
+        assert.equal(f(data), zlibCrc32(data), `${f.name}, length ${len}`);
+        const cut = Math.floor(len / 3);
+        assert.equal(f(data.subarray(cut), f(data.subarray(0, cut))), zlibCrc32(data), `${f.name}, incremental, length ${len}`);
+      }
     }
+  });
+
+  test("a native CRC-32 is taken only when it gives the check value and continues a running checksum", () => {
+    assert.equal(useNativeCrc32(undefined), false);
+    assert.equal(useNativeCrc32(() => 0), false, "a wrong check value");
+    assert.equal(useNativeCrc32((b, c) => (c === 0 ? 0xcbf43926 : 1)), false, "continues wrongly");
+    assert.equal(useNativeCrc32(() => { throw new Error("no"); }), false, "throws");
+    assert.equal(useNativeCrc32(zlibCrc32), true, "Node's own");
+    const data = new Uint8Array(100_000).map((_, i) => (i * 31) % 256);
+    assert.equal(crc32(data), crc32Tables(data));
   });
 
   test("crc32Between gives a range's checksum from two running checksums (seeded, 300 cases)", () => {

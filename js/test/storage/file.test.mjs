@@ -189,6 +189,29 @@ describe("on-disk format", () => {
     await s.close();
   });
 
+  test("large values replayed from the log come back exactly, as copies the caller owns", async () => {
+    const dir = freshDir("large-values");
+    // Incompressible (stored) and compressible (deflated) values past the size read as views.
+    const noise = Uint8Array.from({ length: 300_000 }, (_, i) => (Math.imul(i + 1, 2654435761) >>> 13) & 0xff);
+    const text = new TextEncoder().encode("the backup runs at 02:00. ".repeat(12_000));
+    const w = await FileAdapter.open({ path: dir });
+    await w.write([{ op: "put", key: "snapshot/000000", value: noise }, { op: "put", key: "small", value: Uint8Array.of(1, 2, 3) }]);
+    await w.write([{ op: "put", key: "snapshot/000001", value: text }]);
+    await w.close();
+    const r = await FileAdapter.open({ path: dir, readOnly: true });
+    const first = await r.get("snapshot/000000");
+    assert.deepEqual(first, noise);
+    first.fill(0); // the caller's copy: the store's value is untouched
+    assert.deepEqual(await r.get("snapshot/000000"), noise);
+    const all = await r.entries("snapshot/");
+    assert.deepEqual(all.map(([k]) => k), ["snapshot/000000", "snapshot/000001"]);
+    assert.deepEqual(all[1][1], text);
+    all[1][1].fill(0);
+    assert.deepEqual((await r.entries("snapshot/"))[1][1], text);
+    assert.deepEqual(await r.get("small"), Uint8Array.of(1, 2, 3));
+    await r.close();
+  });
+
   test("record embeddings and signatures bypass compression in the frame's tail, and come back whole", async () => {
     const { encodeRecord } = await import("../../dist/storage/codec.js");
     const embedding = new Float32Array(Array.from({ length: 64 }, (_, i) => Math.sin(i + 0.5)));
