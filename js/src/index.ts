@@ -20,7 +20,7 @@ export type {
   RecallOptions, RecallResult, ScoreComponents,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,
-  SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ImportOptions, ImportProgress, ImportSource,
+  SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ExportedRecord, ImportOptions, ImportProgress, ImportSource,
   RepairReport,
 } from "./types.js";
 export type { DamagedRange, LogRepair } from "./storage/log.js";

@@ -251,5 +251,26 @@ export interface ImportOptions {
   batchSize?: number;
 }
 
-/** What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async iterable of strings or bytes. */
-export type ImportSource = string | ReadableStream<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+/**
+ * What {@link MemoryStore.import} accepts: JSON Lines as one string, a stream or an async
+ * iterable of strings or bytes, or an array whose items are lines (one string each) or the
+ * lines' parsed objects ({@link ExportedRecord}).
+ */
+export type ImportSource =
+  | string
+  | ReadableStream<string | Uint8Array>
+  | AsyncIterable<string | Uint8Array>
+  | ReadonlyArray<string | ExportedRecord>;
+
+/**
+ * One line of {@link MemoryStore.export} parsed with `JSON.parse`: the format version (1), the
+ * record's kind and data, and a memory's embedding and signature. As an import item, the
+ * embedding may also be a `Float32Array` and the signature a `Uint8Array`.
+ */
+export interface ExportedRecord {
+  v: 1;
+  kind: "meta" | "memory" | "note" | "entity" | "edge";
+  data: Record<string, unknown>;
+  embedding?: number[] | Float32Array;
+  signature?: string | Uint8Array;
+}

@@ -549,8 +549,9 @@ export class MemoryStore {
   }
 
   /**
-   * Reads JSON Lines written by {@link MemoryStore.export} (a string, a `ReadableStream`, or an async
-   * iterable of strings or bytes) and stores every record, in batches of `batchSize` records,
+   * Reads JSON Lines written by {@link MemoryStore.export} (a string, a `ReadableStream`, an async
+   * iterable of strings or bytes, or an array of the lines or of the lines parsed with
+   * `JSON.parse`) and stores every record, in batches of `batchSize` records,
    * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
    * Errors name the line (`line 12: …`): `corrupt` for a line that is not a record (not UTF-8,
    * not JSON, an unknown format version), `dimension_mismatch` for an embedding of another

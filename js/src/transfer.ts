@@ -22,10 +22,10 @@ import {
 } from "./records.js";
 import type { GraphState } from "./records.js";
 import type { EngineSlot } from "./slot.js";
-import { fromJsonLine, readLines, toJsonLine } from "./storage/codec.js";
+import { fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./storage/codec.js";
 import type { StoredRecord } from "./storage/codec.js";
 import { STORE_FORMAT, checkConfig } from "./storage/layout.js";
-import type { ImportProgress, ImportSource } from "./types.js";
+import type { ExportedRecord, ImportProgress, ImportSource } from "./types.js";
 import { checkDimensions, checkRecordNames } from "./validate.js";
 import type { Step, WriteQueue } from "./writes.js";
 
@@ -65,6 +65,15 @@ export async function* exportLines(slot: EngineSlot): AsyncGenerator<string, voi
   for (const edge of edges) yield `${toJsonLine({ kind: "edge", data: { ...edge } })}\n`;
 }
 
+/** The lines of `source`, or the items of an array of lines and parsed lines, in order. */
+async function* importItems(source: ImportSource): AsyncGenerator<string | ExportedRecord> {
+  if (Array.isArray(source)) {
+    yield* source as ReadonlyArray<string | ExportedRecord>;
+    return;
+  }
+  yield* readLines(source as Exclude<ImportSource, ReadonlyArray<unknown>>);
+}
+
 /**
  * Reads JSON Lines from `source` and stores every record in batches, each atomic and durable
  * before `onProgress` is called (see `MemoryStore.import`); `settings` are the checked options.
@@ -84,12 +93,12 @@ export async function importLines(parts: ImportParts, source: ImportSource, sett
     options.onProgress?.({ ...progress });
   };
   let line = 0;
-  for await (const text of readLines(source)) {
+  for await (const item of importItems(source)) {
     line++;
-    if (text.trim() === "") continue;
+    if (typeof item === "string" && item.trim() === "") continue;
     let record: StoredRecord;
     try {
-      record = fromJsonLine(text);
+      record = typeof item === "string" ? fromJsonLine(item) : fromJsonValue(item);
     } catch (e) {
       throw located(e, `line ${line}`);
     }

@@ -6,7 +6,7 @@
 import type { Ranking, RankingWeights, RerankFunction, SearchMode } from "./store-types.js";
 
 export type {
-  EmbedFunction, FusionParameters, ImportOptions, ImportProgress, ImportSource, OpenOptions, Ranking, RankingWeights,
+  EmbedFunction, FusionParameters, ExportedRecord, ImportOptions, ImportProgress, ImportSource, OpenOptions, Ranking, RankingWeights,
   RepairReport, RerankFunction, SearchMode, StorageInfo, StorageOption,
 } from "./store-types.js";
 

@@ -196,9 +196,11 @@ function toStream(source: AsyncIterable<string | Uint8Array>): ReadableStream<st
 
 function importCall(channel: Channel, source: ImportSource, options?: ImportOptions): Promise<unknown> {
   const { onProgress, ...rest } = (typeof options === "object" && options !== null ? options : {}) as ImportOptions;
+  // Strings, streams (transferred) and arrays (structured-cloned) cross as they are.
   const sent = typeof source === "string" || source instanceof ReadableStream || typeof source !== "object" || source === null
+    || Array.isArray(source)
     ? source
-    : toStream(source);
+    : toStream(source as AsyncIterable<string | Uint8Array>);
   const args = [sent, options === undefined ? undefined : rest];
   const transfer = sent instanceof ReadableStream ? [sent as unknown as Transferable] : [];
   return channel.call("import", args, { progress: typeof onProgress === "function" }, onProgress, transfer);

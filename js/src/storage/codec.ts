@@ -34,7 +34,7 @@ import { Reader, T_OBJECT, Writer } from "./values.js";
 
 export { FIELD_NAMES } from "./values.js";
 export type { RecordKind, StoredRecord } from "./record.js";
-export { JSON_LINE_VERSION, checkLineSource, fromJsonLine, readLines, toJsonLine } from "./jsonl.js";
+export { JSON_LINE_VERSION, checkLineSource, fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./jsonl.js";
 export type { LineSource } from "./jsonl.js";
 
 /** The binary record format version {@link encodeRecord} writes; {@link decodeRecord} reads it and version 1. */

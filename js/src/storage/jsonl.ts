@@ -65,6 +65,16 @@ export function fromJsonLine(line: string): StoredRecord {
     throw corrupt(`not a JSON line: ${JSON.stringify(line.slice(0, 80))}`, e);
   }
   if (!isPlainObject(value)) throw corrupt(`a JSON line must hold an object: ${JSON.stringify(line.slice(0, 80))}`);
+  return fromJsonValue(value);
+}
+
+/**
+ * A line written by {@link toJsonLine} once parsed (`JSON.parse`), as a record; the embedding
+ * may also be a `Float32Array` and the signature a `Uint8Array`. Throws `corrupt` on
+ * anything else.
+ */
+export function fromJsonValue(value: unknown): StoredRecord {
+  if (!isPlainObject(value)) throw corrupt("a parsed JSON line must be a plain object");
   if (value.v !== JSON_LINE_VERSION) {
     throw corrupt(`JSON line format version ${JSON.stringify(value.v)} is not supported (this recallkit reads version ${JSON_LINE_VERSION})`);
   }
@@ -76,7 +86,7 @@ export function fromJsonLine(line: string): StoredRecord {
   if (!isPlainObject(value.data)) throw corrupt("a JSON line's data must be an object");
   const record: StoredRecord = { kind, data: value.data };
   if (value.embedding !== undefined) {
-    const values = value.embedding;
+    const values = value.embedding instanceof Float32Array ? Array.from(value.embedding) : value.embedding;
     if (!Array.isArray(values) || !values.every((x) => typeof x === "number")) {
       throw corrupt("a JSON line's embedding must be an array of numbers");
     }
@@ -84,7 +94,9 @@ export function fromJsonLine(line: string): StoredRecord {
     record.embedding = Float32Array.from(values);
     if (!record.embedding.every(Number.isFinite)) throw corrupt("a JSON line's embedding has a value outside float32 range");
   }
-  if (value.signature !== undefined) {
+  if (value.signature instanceof Uint8Array) {
+    record.signature = new Uint8Array(value.signature);
+  } else if (value.signature !== undefined) {
     if (typeof value.signature !== "string") throw corrupt("a JSON line's signature must be a hex string");
     record.signature = fromHex(value.signature);
   }
@@ -103,12 +115,12 @@ function isReadableStream(source: object): source is ReadableStream<string | Uin
 
 /** Throws `invalid_argument` unless `source` is a {@link LineSource}; `what` names it. */
 export function checkLineSource(source: unknown, what: string): asserts source is LineSource {
-  if (typeof source === "string") return;
+  if (typeof source === "string" || Array.isArray(source)) return;
   if (typeof source === "object" && source !== null
     && (isReadableStream(source) || typeof (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function")) return;
-  const got = source === null || typeof source !== "object" ? String(source) : Array.isArray(source) ? "an array" : "an object";
+  const got = source === null || typeof source !== "object" ? String(source) : "an object";
   throw new RecallError("invalid_argument",
-    `${what} must be a string, a ReadableStream or an async iterable of strings or bytes, got ${typeof source === "function" ? "a function" : got}`);
+    `${what} must be a string, a ReadableStream, an async iterable of strings or bytes, or an array of lines or parsed lines, got ${typeof source === "function" ? "a function" : got}`);
 }
 
 async function* chunksOf(source: ReadableStream<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
@@ -150,6 +162,14 @@ function trimLine(line: string, first: boolean): string {
  */
 export async function* readLines(source: LineSource): AsyncGenerator<string> {
   checkLineSource(source, "readLines' source");
+  if (Array.isArray(source)) {
+    // An array of lines: each item is one line (parsed lines are import's, not this).
+    for (const [i, item] of source.entries()) {
+      if (typeof item !== "string") throw new RecallError("invalid_argument", `line ${i + 1}: an item of an array of lines must be a string`);
+      yield item;
+    }
+    return;
+  }
   if (typeof source === "string") {
     let first = true;
     for (const line of linesOf(source)) {
@@ -160,7 +180,7 @@ export async function* readLines(source: LineSource): AsyncGenerator<string> {
   }
   const chunks: AsyncIterable<string | Uint8Array> = isReadableStream(source)
     ? chunksOf(source)
-    : source;
+    : source as AsyncIterable<string | Uint8Array>;
   // Byte chunks are split at "\n" (a byte inside no multi-byte UTF-8 sequence) and decoded a
   // line at a time, so invalid UTF-8 is an error naming its line.
   const decoder = new TextDecoder("utf-8", { fatal: true });
