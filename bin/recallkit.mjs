@@ -13,6 +13,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore, RecallError } from "../js/dist/index.js";
+import { ollamaEmbedder, openaiEmbedder } from "../js/dist/embedders.js";
 import { readLines } from "../js/dist/storage/codec.js";
 
 const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
@@ -298,46 +299,22 @@ function makeEmbed(opts, env) {
   const { api, endpoint } = resolveEmbedder(url, opts["embed-api"]);
   const model = opts["embed-model"] ?? env.embeddingModel ?? (api === "ollama" ? "nomic-embed-text" : "text-embedding-3-small");
   const key = opts["embed-key"] ?? process.env.OPENAI_API_KEY;
-  const controllers = new Set();
+  // The package's embedders (recallkit/embedders) do the requests; this tracks the outcome.
+  const controller = new AbortController();
+  const options = { url: endpoint, model, timeoutMs: EMBED_REQUEST_TIMEOUT_MS, signal: controller.signal };
+  const base = api === "ollama" ? ollamaEmbedder(options) : openaiEmbedder({ ...options, apiKey: key || undefined });
   const embed = async (texts) => {
-    const controller = new AbortController();
-    controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${EMBED_REQUEST_TIMEOUT_MS / 1000} s`)), EMBED_REQUEST_TIMEOUT_MS);
     try {
-      const headers = { "content-type": "application/json" };
-      if (api === "openai" && key) headers.authorization = `Bearer ${key}`;
-      let res;
-      try {
-        res = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ model, input: texts }), signal: controller.signal });
-      } catch (e) {
-        const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(e);
-        throw new Error(`${endpoint} is unreachable (${cause})`);
-      }
-      const body = await res.text();
-      if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${body.slice(0, 200)}`);
-      let json;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        throw new Error(`${endpoint} did not answer JSON`);
-      }
-      const vectors = api === "ollama" ? json.embeddings
-        : Array.isArray(json.data) ? [...json.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding) : undefined;
-      if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-        throw new Error(`${endpoint} returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${texts.length} texts`);
-      }
+      const vectors = await base(texts);
       embed.last = { ok: true, dims: vectors[0]?.length };
       return vectors;
     } catch (e) {
       embed.last = { ok: false, error: e instanceof Error ? e.message : String(e) };
       throw e;
-    } finally {
-      clearTimeout(timer);
-      controllers.delete(controller);
     }
   };
   embed.describe = `${api === "ollama" ? "Ollama" : "OpenAI-compatible"} embedder at ${endpoint} (${model})`;
-  embed.abortAll = () => controllers.forEach((c) => c.abort(new Error("command finished")));
+  embed.abortAll = () => controller.abort(new Error("command finished"));
   return embed;
 }
 

@@ -19,6 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ENTRIES = [
   { entry: join(root, "js", "dist", "index.d.ts"), out: join(root, "docs", "api"), forgotten: "warning" },
   { entry: join(root, "js", "dist", "worker.d.ts"), out: join(root, "docs", "api", "worker"), forgotten: "none" },
+  { entry: join(root, "js", "dist", "embedders.d.ts"), out: join(root, "docs", "api", "embedders"), forgotten: "none" },
 ];
 for (const needed of [...ENTRIES.map((e) => e.entry), join(root, "pkg", "recallkit.d.ts")]) {
   if (!existsSync(needed)) {

@@ -137,6 +137,12 @@ test("docs/api/worker has a page for every export of recallkit/worker", () => {
   assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api/worker is stale: run `npm run docs`");
 });
 
+test("docs/api/embedders has a page for every export of recallkit/embedders", () => {
+  const { expected, missing, stale } = pagesOf(join(root, "js", "dist", "embedders.d.ts"), join(root, "docs", "api", "embedders"));
+  assert.ok(expected > 10, `only ${expected} pages expected`);
+  assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api/embedders is stale: run `npm run docs`");
+});
+
 /** GitHub's anchors of a Markdown file's headings. */
 function anchors(file) {
   const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");
