@@ -23,13 +23,16 @@ const TYPES = {
   ".d.ts": "text/plain; charset=utf-8",
 };
 
-/** Starts the server; resolves to { server, url }. Port 0 picks a free port. */
-export function serve({ port = 8080, host = "127.0.0.1" } = {}) {
+/**
+ * Starts the server; resolves to { server, url }. Port 0 picks a free port. `dir` is the folder
+ * served (default: the repository) and `index` the file `/` serves.
+ */
+export function serve({ port = 8080, host = "127.0.0.1", dir = root, index = "www/index.html" } = {}) {
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-      let file = normalize(join(root, path === "/" ? "www/index.html" : path));
-      if (!file.startsWith(root + sep)) throw Object.assign(new Error("outside root"), { code: "ENOENT" });
+      let file = normalize(join(dir, path === "/" ? index : path));
+      if (!file.startsWith(dir + sep)) throw Object.assign(new Error("outside root"), { code: "ENOENT" });
       if ((await stat(file)).isDirectory()) file = join(file, "index.html");
       const body = await readFile(file);
       res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
