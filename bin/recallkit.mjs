@@ -34,8 +34,11 @@ Commands:
       --topic T --tier T --limit N (1-100, default 10) --since DATE --until DATE
       --mode hybrid|lexical|semantic --json (print the whole result object) --no-track
       --ranking recallkit|abmind|rrf|composite|weighted (default recallkit) --min-score X (0..1)
+      --translated (abmind's flag: the query is already English; accepted, recallkit searches
+      the English text and the original either way and never translates)
   remember "text"         store a memory and print its id
       --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
+      --text-en "…" (the English text, searched first, when "text" is in another language)
   forget ID               delete a memory
   note add "text"         add a consolidation note (searched by stage S6)
       --period daily|weekly|quarterly (default daily) --start DATE (default today)
@@ -126,8 +129,8 @@ const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`reca
 const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"];
 const GLOBAL_FLAGS = ["progress", "debug", "help", "version"];
 const COMMANDS = {
-  recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track"], args: [1, 1, '"query"'] },
-  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date"], flags: [], args: [1, 1, '"text"'] },
+  recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track", "translated"], args: [1, 1, '"query"'] },
+  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: [], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
   note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
   relate: { values: ["strength"], flags: [], args: [3, 3, "FROM RELATION TO"] },
@@ -523,6 +526,10 @@ async function cmdRemember(ctx) {
   const { opts, args } = ctx;
   if (args[0].trim() === "") throw usageError("remember needs some text");
   const memory = { text: args[0] };
+  if (opts["text-en"] !== undefined) {
+    if (opts["text-en"].trim() === "") throw usageError("--text-en needs some text");
+    memory.textEn = opts["text-en"];
+  }
   if (opts.topic !== undefined) memory.topic = opts.topic;
   if (opts.tags !== undefined) memory.tags = opts.tags.split(",").map((t) => t.trim()).filter(Boolean);
   if (opts.type !== undefined) memory.type = opts.type;

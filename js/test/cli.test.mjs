@@ -195,6 +195,21 @@ describe("remember, recall, forget", () => {
     assert.equal(recent.results.filter((h) => h.kind === "memory").length, 3);
   });
 
+  test("remember --text-en stores the English text beside the original; recall --translated (abmind's flag) is accepted", async () => {
+    const other = join(tempDir(), "db");
+    await ok(["--db", other, "remember", "Die Sicherung läuft um zwei Uhr nachts", "--text-en", "The backup runs at two at night", "--id", "de-1"]);
+    await ok(["--db", other, "remember", "Ana trinkt gern grünen Tee", "--id", "de-2"]);
+    const json = JSON.parse((await ok(["--db", other, "recall", "--translated", "when does the backup run", "--json"])).stdout);
+    assert.equal(json.results[0].id, "de-1");
+    assert.equal(json.results[0].memory.textEn, "The backup runs at two at night");
+    assert.equal(json.results[0].memory.text, "Die Sicherung läuft um zwei Uhr nachts");
+    const plain = JSON.parse((await ok(["--db", other, "recall", "when does the backup run", "--json"])).stdout);
+    assert.deepEqual(plain.results.map((h) => h.id), json.results.map((h) => h.id), "the flag changes nothing: nothing is translated");
+    const r = await run(["--db", other, "remember", "x", "--text-en", " "]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--text-en needs some text/);
+  });
+
   test("recalls are tracked unless --no-track", async () => {
     const before = JSON.parse((await ok(["--db", db, "recall", "vacuum cleaner", "--json", "--no-track"])).stdout);
     const count = before.results.find((h) => h.id === "cat-1").memory.recallCount;
