@@ -21,7 +21,7 @@ export type {
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ExportedRecord, ImportOptions, ImportProgress, ImportSource,
-  RepairReport,
+  RepairReport, StoreStatus, Tier,
 } from "./types.js";
 export type { DamagedRange, LogRepair } from "./storage/log.js";
 export { MemoryAdapter } from "./storage/memory.js";

@@ -16,6 +16,7 @@
  * @module
  */
 import { RecallError, callEngine } from "./errors.js";
+import type { Health } from "./health.js";
 import { TimedOut, rerankTexts, withTimeout } from "./host.js";
 import type { EngineSlot } from "./slot.js";
 import type { EmbedFunction, RecallOptions, RecallResult, RerankFunction, SearchMode } from "./types.js";
@@ -33,6 +34,8 @@ export interface RecallSettings {
   ephemeral: boolean;
   /** The store's clock, checked (`MemoryStore`'s `now`). */
   now: () => number;
+  /** The store's tier: a recall that wanted a vector and got one, or not, says so. */
+  health: Health;
 }
 
 /** Recalls what is relevant to `query` (see the module docs and `MemoryStore.recall`). */
@@ -73,6 +76,8 @@ export async function runRecall(
       }
     }
   }
+  if (reason !== undefined) settings.health.notEmbedded(reason);
+  else if (vector !== undefined) settings.health.embedded(); // embedded, or given with the recall
   if (slot.engine === undefined) {
     pending.free();
     throw new RecallError("closed", "the store was closed during recall");
@@ -94,6 +99,7 @@ export async function runRecall(
     const ms = performance.now() - started;
     out = callEngine(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
   }
+  out.tier = settings.health.tier;
   // The engine has updated the tracking; a "memory" store has nothing more to persist.
   if (opts.trackRecalls && !settings.ephemeral) {
     const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);

@@ -20,6 +20,8 @@
  */
 import type { Engine } from "./engine.js";
 import { RecallError, callEngine } from "./errors.js";
+import { Health } from "./health.js";
+import type { StoreStatus } from "./health.js";
 import { embedTexts } from "./host.js";
 import { loadStore, lockStore } from "./load.js";
 import type { Loaded } from "./load.js";
@@ -93,19 +95,22 @@ export class MemoryStore {
   #loaded: Loaded = { openedFrom: "records", damage: [] };
   #closing: Promise<void> | undefined;
   #releaseLock: (() => void) | undefined;
+  /** The degradation tier (`health.ts`). */
+  readonly #health: Health;
 
   private constructor(adapter: StorageAdapter, settings: StoreSettings) {
     this.#adapter = adapter;
     this.#settings = settings;
+    this.#health = new Health(settings.embed !== undefined, settings.clock);
     this.#engine = new EngineSlot(settings.engineOptions);
     this.#order = new InsertionOrder(!settings.ephemeral);
-    this.#writes = new WriteQueue(this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots);
+    this.#writes = new WriteQueue(this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots, this.#health);
     this.#snapshots = new SnapshotPolicy(this.#engine, adapter, this.#writes, this.#order, settings.snapshots, settings.snapshotEvery);
     this.#remote = new OtherTabs(this.#engine, adapter, this.#writes, this.#snapshots, this.#order);
     this.#recallSettings = {
       embed: settings.embed, embedTimeoutMs: settings.embedTimeoutMs, rerank: settings.rerank,
       rerankTimeoutMs: settings.rerankTimeoutMs, searchMode: settings.searchMode, ephemeral: settings.ephemeral,
-      now: () => this.#now(),
+      now: () => this.#now(), health: this.#health,
     };
   }
 
@@ -182,10 +187,36 @@ export class MemoryStore {
     return now;
   }
 
-  /** Embeds `texts` with the host's `embed` while storing (`host.ts`). */
-  #embedTexts(texts: string[]): Promise<Float32Array[]> {
+  /** Embeds `texts` with the host's `embed` while storing (`host.ts`); the outcome sets the tier. */
+  async #embedTexts(texts: string[]): Promise<Float32Array[]> {
     const { embed, embedTimeoutMs } = this.#settings;
-    return embedTexts(embed, texts, embedTimeoutMs, () => this.#engine.forQueuedWork().dimensions);
+    try {
+      const vectors = await embedTexts(embed, texts, embedTimeoutMs, () => this.#engine.forQueuedWork().dimensions);
+      this.#health.embedded();
+      return vectors;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code === "embed_failed" || code === "embed_timeout") this.#health.notEmbedded(code);
+      throw e;
+    }
+  }
+
+  /**
+   * The store's degradation tier (Engram's resource tiers): `"full"` while embeddings work and
+   * the storage takes writes; `"basic"` without an embedder, or when its last call failed or
+   * timed out (recall runs without stage Se); `"readonly"` when the storage refused the last
+   * write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`). With the reason, since
+   * when, and each side apart. It recovers by itself: the next successful embed, the next
+   * write the storage takes. Each recall's result carries the tier it ran in.
+   *
+   * ```ts
+   * const { tier, reason } = await store.status();
+   * if (tier !== "full") console.warn(`recall is degraded (${tier}): ${reason}`);
+   * ```
+   */
+  async status(): Promise<StoreStatus> {
+    this.#engine.forCaller();
+    return this.#health.status();
   }
 
   /** A graph write: run `change`, persist the difference, restore the old graph on failure. */

@@ -3,7 +3,10 @@
  * results here; the options of a store, its storage and import in `store-types.ts`, re-exported.
  * @module
  */
+import type { Tier } from "./health.js";
 import type { Ranking, RankingWeights, RerankFunction, SearchMode } from "./store-types.js";
+
+export type { StoreStatus, Tier } from "./health.js";
 
 export type {
   EmbedFunction, FusionParameters, ExportedRecord, ImportOptions, ImportProgress, ImportSource, OpenOptions, Ranking, RankingWeights,
@@ -275,6 +278,8 @@ export interface StageReport {
 export interface RecallResult {
   results: RecallHit[];
   stages: StageReport[];
+  /** The store's degradation tier this recall ran in (`MemoryStore.status()`). */
+  tier: Tier;
 }
 
 /** Consolidation period of a note. */

@@ -1,0 +1,113 @@
+// The store's degradation tier (Engram's resource tiers): status() and each recall's `tier`,
+// driven by a real embed function that fails on demand and a real adapter that refuses writes
+// on demand; the tier recovers by itself.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryAdapter, MemoryStore, RecallError } from "../dist/index.js";
+import { rejectsWith } from "./support/errors.mjs";
+
+/** A clock the test moves. */
+function clock(start = 1_800_000_000_000) {
+  const c = () => c.now;
+  c.now = start;
+  return c;
+}
+
+/** An embed function of 4 dims that fails ("down") or never answers ("hang") on demand. */
+function embedder() {
+  const embed = async (texts) => {
+    embed.calls++;
+    if (embed.mode === "down") throw new Error("connection refused");
+    if (embed.mode === "hang") return new Promise(() => {});
+    return texts.map((t) => [t.length % 7, 1, t.includes("tea") ? 3 : 0, 0.5]);
+  };
+  embed.mode = "up";
+  embed.calls = 0;
+  return embed;
+}
+
+describe("status() and the tier", () => {
+  test("a store without an embedder is basic (no embedder); recalls say so", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.remember({ text: "the backup runs at night" });
+    const status = await store.status();
+    assert.equal(status.tier, "basic");
+    assert.equal(status.reason, "no embedder");
+    assert.deepEqual(status.storage.tier, "full");
+    assert.equal((await store.recall("backup")).tier, "basic");
+    // A host that passes the query's vector itself gets the full pipeline.
+    const withVectors = await MemoryStore.open({ storage: "memory" });
+    await withVectors.remember({ text: "Ana drinks green tea", embedding: [1, 0, 0] });
+    const r = await withVectors.recall("green tea", { embedding: [1, 0, 0.1], limit: 1 });
+    assert.ok(r.stages.some((s) => s.name === "Se" && !s.skipped), JSON.stringify(r.stages));
+    assert.equal(r.tier, "full");
+    assert.equal((await withVectors.status()).tier, "full");
+    await store.close();
+    await withVectors.close();
+  });
+
+  test("a failing embedder makes it basic with the reason and the time; the next good call makes it full again", async () => {
+    const embed = embedder();
+    const now = clock();
+    const store = await MemoryStore.open({ storage: "memory", embed, clock: now, embedTimeoutMs: 200 });
+    await store.rememberMany([{ text: "the backup runs at night" }, { text: "Ana drinks green tea" }, { text: "rent is due on the first" }]);
+    const full = await store.status();
+    assert.equal(full.tier, "full");
+    assert.equal(full.reason, undefined);
+
+    embed.mode = "down";
+    now.now += 60_000;
+    const degraded = await store.recall("what does Ana drink?", { limit: 1 });
+    assert.equal(degraded.tier, "basic");
+    assert.match(degraded.stages.find((s) => s.name === "Se").reason, /embed_failed/);
+    let status = await store.status();
+    assert.deepEqual([status.tier, status.reason, status.since], ["basic", "embed_failed", now.now]);
+    await rejectsWith(store.remember({ text: "cannot be embedded" }), "embed_failed", /connection refused/);
+
+    embed.mode = "hang";
+    await store.recall("what does Ana drink?", { limit: 1 });
+    status = await store.status();
+    assert.deepEqual([status.tier, status.reason], ["basic", "embed_timeout"]);
+
+    embed.mode = "up";
+    now.now += 60_000;
+    const back = await store.recall("what does Ana drink?", { limit: 1 });
+    assert.equal(back.tier, "full");
+    status = await store.status();
+    assert.deepEqual([status.tier, status.since], ["full", now.now]);
+    await store.close();
+  });
+
+  test("storage that refuses a write makes it readonly; recall still answers; the next write it takes ends that", async () => {
+    const inner = new MemoryAdapter();
+    let refusing = false;
+    const adapter = {
+      get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: () => inner.close(),
+      async write(ops) {
+        if (refusing) throw new RecallError("quota_exceeded", "the origin's storage quota is used up");
+        return inner.write(ops);
+      },
+    };
+    const now = clock();
+    const store = await MemoryStore.open({ storage: adapter, clock: now, embed: embedder() });
+    await store.remember({ id: "a", text: "the backup runs at night" });
+    refusing = true;
+    now.now += 1000;
+    await rejectsWith(store.remember({ text: "one more" }), "quota_exceeded", /quota is used up/);
+    let status = await store.status();
+    assert.equal(status.tier, "readonly");
+    assert.match(status.reason, /^quota_exceeded: .*quota is used up/);
+    assert.equal(status.since, now.now);
+    const r = await store.recall("backup", { trackRecalls: false });
+    assert.equal(r.results[0].id, "a");
+    assert.equal(r.tier, "readonly");
+    // A bad input is not the storage refusing: the tier stays where it is.
+    refusing = false;
+    await rejectsWith(store.remember({ text: "" }), "invalid_argument");
+    assert.equal((await store.status()).tier, "readonly");
+    await store.remember({ text: "written again" });
+    status = await store.status();
+    assert.deepEqual([status.tier, status.storage.tier], ["full", "full"]);
+    await store.close();
+  });
+});
