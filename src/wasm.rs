@@ -66,6 +66,7 @@ export interface MemoryRecord {
 export interface RecallOptionsJs {
   limit: number; now: number; trackRecalls: boolean; includeExpired: boolean; userId?: string;
   maxClassification?: number; start?: number; end?: number; topic?: string; tier?: string;
+  asOf?: number; includeInvalid?: boolean;
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };

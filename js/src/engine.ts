@@ -19,6 +19,9 @@ import type {
   EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
 import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
+
+/** A recall's answer as the engine gives it: the store adds the `tier` it ran in. */
+export type EngineRecallResult = Omit<RecallResult, "tier">;
 import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall, PendingRerank };
@@ -173,8 +176,8 @@ export class Engine {
   }
 
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
-  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): RecallResult {
-    return decode(this.#inner.finishRecall(pending, embedding, reason)) as RecallResult;
+  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): EngineRecallResult {
+    return decode(this.#inner.finishRecall(pending, embedding, reason)) as EngineRecallResult;
   }
 
   /** Phase 2 with a reranker: the other stages and the ranking, the best 30 kept; consumes `pending`. */
@@ -188,8 +191,8 @@ export class Engine {
   }
 
   /** Phase 3: the reranker's scores (or none, for `reason`), the cut and tracking; consumes `pending`. */
-  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): RecallResult {
-    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as RecallResult;
+  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): EngineRecallResult {
+    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as EngineRecallResult;
   }
 
   addNote(note: NoteRecord): void {

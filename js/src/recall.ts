@@ -16,6 +16,7 @@
  * @module
  */
 import { RecallError, callEngine } from "./errors.js";
+import type { EngineRecallResult } from "./engine.js";
 import type { Health } from "./health.js";
 import { TimedOut, rerankTexts, withTimeout } from "./host.js";
 import type { EngineSlot } from "./slot.js";
@@ -82,7 +83,7 @@ export async function runRecall(
     pending.free();
     throw new RecallError("closed", "the store was closed during recall");
   }
-  let out: RecallResult;
+  let out: EngineRecallResult;
   if (rerank === undefined) {
     out = callEngine(() => engine.finishRecall(pending, vector, reason));
   } else {
@@ -99,14 +100,14 @@ export async function runRecall(
     const ms = performance.now() - started;
     out = callEngine(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
   }
-  out.tier = settings.health.tier;
+  const result: RecallResult = { ...out, tier: settings.health.tier };
   // The engine has updated the tracking; a "memory" store has nothing more to persist.
   if (opts.trackRecalls && !settings.ephemeral) {
-    const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
+    const tracked = result.results.filter((r) => r.kind === "memory").map((r) => r.id);
     if (tracked.length > 0) {
       writes.track(tracked);
       await writes.enqueue(() => writes.flushTracking());
     }
   }
-  return out;
+  return result;
 }

@@ -126,6 +126,14 @@ export interface RecallOptions {
   tier?: string;
   /** Also return expired memories. */
   includeExpired?: boolean;
+  /**
+   * Memoria's bi-temporal reading: only memories whose fact held at this time
+   * (`validFrom ≤ asOf < validTo`, open ends allowed) and that were already recorded then
+   * (`createdAt ≤ asOf`). Without it, validity is judged at `now`.
+   */
+  asOf?: TimeInput;
+  /** Without `asOf`, also return memories whose `validTo` has passed (hidden by default). */
+  includeInvalid?: boolean;
   /** The time recency and expiry are judged against (default: the store's clock). */
   now?: TimeInput;
   /** Update the returned memories' recall count and timestamps (default true). */

@@ -78,6 +78,7 @@ const MEMORY_FIELDS = fieldTable<MemoryDraft>({
 const RECALL_FIELDS = fieldTable<RecallDraft>({
   limit: "integer", userId: "name", maxClassification: "integer", start: "time", end: "time",
   topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
+  asOf: "time", includeInvalid: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
 });

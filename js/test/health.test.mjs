@@ -111,3 +111,25 @@ describe("status() and the tier", () => {
     await store.close();
   });
 });
+
+describe("facts in time (Memoria's bi-temporal reading)", () => {
+  test("asOf returns what held and was recorded then; without it, ended facts are hidden unless includeInvalid", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.rememberMany([
+      { id: "berlin", text: "Stefan lives in Berlin", createdAt: "2020-02-01", validFrom: "2019-05-01", validTo: "2021-03-01" },
+      { id: "stockholm", text: "Stefan lives in Stockholm", createdAt: "2021-03-02", validFrom: "2021-03-01" },
+    ]);
+    const ids = async (options) => (await store.recall("where does Stefan live?", { trackRecalls: false, now: "2024-06-01", ...options }))
+      .results.filter((r) => r.kind === "memory").map((r) => r.id).sort();
+    assert.deepEqual(await ids({}), ["stockholm"]);
+    assert.deepEqual(await ids({ includeInvalid: true }), ["berlin", "stockholm"]);
+    assert.deepEqual(await ids({ asOf: "2020-06-01" }), ["berlin"]);
+    assert.deepEqual(await ids({ asOf: "2021-03-01T12:00:00Z" }), [], "Berlin had ended; Stockholm held but was recorded a day later");
+    assert.deepEqual(await ids({ asOf: "2021-03-02T12:00:00Z" }), ["stockholm"]);
+    assert.deepEqual(await ids({ asOf: "2019-06-01" }), [], "true then, but not recorded yet");
+    for (const mode of ["lexical", "hybrid"]) assert.deepEqual(await ids({ asOf: "2020-06-01", searchMode: mode }), ["berlin"], mode);
+    await rejectsWith(store.recall("x", { asOf: "not a date" }), "invalid_argument", /asOf/);
+    await rejectsWith(store.recall("x", { includeInvalid: "yes" }), "invalid_argument", /includeInvalid/);
+    await store.close();
+  });
+});

@@ -8,6 +8,8 @@
 //! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
+//! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading |
+//! | `includeInvalid` | without `asOf`, false (default) hides a fact whose `validTo` has passed (`validTo ≤ now`) |
 //!
 //! Notes, entities and edges are filtered by [`Filter::scope`] (`userId` and
 //! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); an
@@ -34,6 +36,10 @@ pub struct Filter {
     pub tier: Option<String>,
     /// Also return expired memories.
     pub include_expired: bool,
+    /// Only facts valid and recorded at this time (ms).
+    pub as_of: Option<f64>,
+    /// Without `as_of`, also return facts whose validity has ended.
+    pub include_invalid: bool,
     /// The time expiry is judged against (ms).
     pub now: f64,
 }
@@ -44,6 +50,7 @@ impl Filter {
         for (name, t) in [
             ("start", self.start),
             ("end", self.end),
+            ("asOf", self.as_of),
             ("now", Some(self.now)),
         ] {
             if let Some(t) = t {
@@ -106,6 +113,11 @@ impl Filter {
         }
         if self.tier.is_some() && m.tier() != self.tier.as_deref() {
             return false;
+        }
+        match self.as_of {
+            Some(t) if m.created_at() > t || !m.is_valid_at(t) => return false,
+            None if !self.include_invalid && m.has_ended(self.now) => return false,
+            _ => {}
         }
         self.include_expired || !m.is_expired(self.now)
     }
@@ -196,6 +208,46 @@ mod tests {
             ..Filter::default()
         }
         .accepts(&m.clone().into()));
+    }
+
+    #[test]
+    fn as_of_keeps_facts_valid_and_recorded_then_and_now_hides_ended_ones() {
+        // Memoria's example: Stefan lived in Berlin from 2019 until 2021, recorded in 2020;
+        // the move to Stockholm, valid from 2021, was recorded in 2021 (times in years).
+        let berlin = Memory {
+            created_at: 2020.0,
+            valid_from: Some(2019.0),
+            valid_to: Some(2021.0),
+            expires_at: None,
+            ..memory()
+        };
+        let stockholm = Memory {
+            created_at: 2021.0,
+            valid_from: Some(2021.0),
+            valid_to: None,
+            expires_at: None,
+            ..memory()
+        };
+        let at = |as_of: Option<f64>, now: f64, include_invalid: bool| {
+            let f = Filter {
+                as_of,
+                now,
+                include_invalid,
+                ..Filter::default()
+            };
+            [&berlin, &stockholm].map(|m| f.accepts(&m.clone().into()))
+        };
+        assert_eq!(at(Some(2020.5), 2024.0, false), [true, false]); // Stockholm not yet true nor recorded
+        assert_eq!(at(Some(2021.0), 2024.0, false), [false, true]); // validTo is exclusive
+        assert_eq!(at(Some(2019.5), 2024.0, false), [false, false]); // Berlin true, but not recorded yet
+        assert_eq!(at(None, 2024.0, false), [false, true]); // now: the ended fact is hidden
+        assert_eq!(at(None, 2024.0, true), [true, true]); // … unless asked for
+        assert_eq!(at(None, 2020.5, false), [true, true]); // a now before it ended
+        let f = Filter {
+            as_of: Some(f64::INFINITY),
+            ..Filter::default()
+        };
+        assert_eq!(f.validate().unwrap_err().code(), "invalid_argument");
     }
 
     #[test]

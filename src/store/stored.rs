@@ -347,6 +347,16 @@ impl StoredMemory {
         self.rest().is_expired(now)
     }
 
+    /// [`Memory::is_valid_at`].
+    pub fn is_valid_at(&self, t: f64) -> bool {
+        self.rest().is_valid_at(t)
+    }
+
+    /// [`Memory::has_ended`].
+    pub fn has_ended(&self, now: f64) -> bool {
+        self.rest().has_ended(now)
+    }
+
     /// How many times recall returned this memory.
     pub fn recall_count(&self) -> u32 {
         self.recall_count

@@ -647,6 +647,8 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             "topic" => o.filter.topic = r.opt_str(W, key)?,
             "tier" => o.filter.tier = r.opt_str(W, key)?,
             "includeExpired" => include_expired = r.opt_bool(W, key)?,
+            "asOf" => o.filter.as_of = r.opt_num(W, key)?,
+            "includeInvalid" => o.filter.include_invalid = r.opt_bool(W, key)?.unwrap_or(false),
             "now" => now = r.opt_num(W, key)?,
             "context" => {
                 if !r.skip_null()? {

@@ -35,8 +35,8 @@ check<Equal<ReturnType<Engine["removeEntity"]>, Entity>>();
 check<Equal<ReturnType<Engine["edges"]>, Edge[]>>();
 check<Equal<ReturnType<Engine["relate"]>, Edge>>();
 check<Equal<ReturnType<Engine["upsertEdge"]>, Edge>>();
-check<Equal<ReturnType<Engine["finishRecall"]>, RecallResult>>();
-check<Equal<ReturnType<Engine["finishRerank"]>, RecallResult>>();
+check<Equal<ReturnType<Engine["finishRecall"]>, Omit<RecallResult, "tier">>>(); // the store adds `tier`
+check<Equal<ReturnType<Engine["finishRerank"]>, Omit<RecallResult, "tier">>>();
 
 // 2. The public types and the Rust side's declarations name the same fields...
 check<Equal<keyof Memory, keyof MemoryRecord>>();
@@ -44,7 +44,7 @@ check<Equal<keyof Note, keyof NoteRecord>>();
 check<Equal<keyof Entity, keyof EntityRecord>>();
 check<Equal<keyof Edge, keyof EdgeRecord>>();
 check<Equal<keyof StageReport, keyof StageReportJs>>();
-check<Equal<keyof RecallResult, keyof RecallOutputJs>>();
+check<Equal<Exclude<keyof RecallResult, "tier">, keyof RecallOutputJs>>();
 check<Equal<keyof MemoryHit | keyof NoteHit | keyof EdgeHit, keyof RecallHitJs>>();
 check<Equal<RecallHit["kind"], RecallHitJs["kind"]>>();
 // ...and what the engine gives out it takes back (an update's undo, an import, a reload).
@@ -132,4 +132,4 @@ export const TIMELINE_ITEM: Fields<TimelineItem> = { id: "required", createdAt: 
 export const STAGE_REPORT: Fields<StageReport> = {
   name: "required", hits: "required", ms: "required", skipped: "optional", reason: "optional",
 };
-export const RECALL_RESULT: Fields<RecallResult> = { results: "required", stages: "required" };
+export const RECALL_RESULT: Fields<RecallResult> = { results: "required", stages: "required", tier: "required" };
