@@ -99,7 +99,7 @@ impl Memory {
 
     /// Whether the fact holds at `t` (event time): `validFrom ≤ t < validTo`, either end open.
     pub fn is_valid_at(&self, t: f64) -> bool {
-        self.valid_from.is_none_or(|from| from <= t) && self.valid_to.is_none_or(|to| t < to)
+        !self.valid_from.is_some_and(|from| from > t) && !self.valid_to.is_some_and(|to| t >= to)
     }
 
     /// Whether the fact stopped holding at or before `now` (its `validTo` has passed).
