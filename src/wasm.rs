@@ -69,6 +69,7 @@ export interface RecallOptionsJs {
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
+  tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -77,7 +78,7 @@ export interface SfComponentsJs {
 }
 /** One result row. */
 export interface RecallHitJs {
-  id: string; kind: "memory" | "note" | "edge"; stage: string; score: number; text: string;
+  id: string; kind: "memory" | "note" | "edge"; stage: string; matchType: string; score: number; text: string;
   components: Record<string, number>; memory?: MemoryRecord;
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
@@ -86,7 +87,10 @@ export interface RecallHitJs {
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
-export interface RecallOutputJs { results: RecallHitJs[]; stages: StageReportJs[] }
+export interface RecallOutputJs {
+  results: RecallHitJs[]; stages: StageReportJs[]; count: number;
+  timeWindow?: { start?: number; end?: number; source: "timeQuery" | "options" }; tags?: string[];
+}
 /**
  * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).
  * `userId` absent: shared; `classification` absent: 0 (and left out when 0).

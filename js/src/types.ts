@@ -143,7 +143,43 @@ export interface RecallOptions {
   weights?: RankingWeights;
   /** A reranker for this recall, or `false` for none (default: the store's `rerank`). */
   rerank?: RerankFunction | false;
+  /**
+   * Keep memories holding any (or, with `tagMode: "all"`, every) of these tags. A tag matches
+   * its equal, ignoring case, and with `tagMatch: "prefix"` (default) the tags continuing it with
+   * whole `:`-separated segments: `slack` matches `slack:channel:general`, not `slacker`.
+   */
+  tags?: string[];
+  /** How `tags` combine: `"any"` (default) or `"all"`. */
+  tagMode?: TagMode;
+  /** How a tag of `tags` matches: `"prefix"` (default, whole segments) or `"exact"`. */
+  tagMatch?: TagMatch;
+  /** Drop memories holding a tag matching any of these (prefix rule). */
+  excludeTags?: string[];
+  /**
+   * A time window in words ("today", "yesterday", "last week", "last 7 days", "3 days ago",
+   * "since Monday", "in March", "March 2024", "2024"), read against `now` and
+   * `context.utcOffsetMinutes`; `start` / `end` given explicitly win. The window applied is
+   * the answer's `timeWindow`. Not a time expression: `invalid_argument`.
+   */
+  timeQuery?: string;
+  /**
+   * The order of the results: `"score"` (default), `"time_desc"`, `"time_asc"`, `"updated_desc"`,
+   * `"updated_asc"`. A recall with no query and a time window defaults to `"time_desc"`.
+   */
+  sort?: RecallSort;
 }
+
+/** How several recall `tags` combine. */
+export type TagMode = "any" | "all";
+/** How a recall tag matches a memory's tag. */
+export type TagMatch = "prefix" | "exact";
+/** The order of recall results. */
+export type RecallSort = "score" | "time_desc" | "time_asc" | "updated_desc" | "updated_asc";
+/**
+ * How a result was matched: `keyword` (stage Sf), `semantic` (Se), `signature` (Ss), `note`
+ * (S6), `entity` (S8), `trending` (a recall with no query) or `tag` (no query, a tag filter).
+ */
+export type MatchType = "keyword" | "semantic" | "signature" | "note" | "entity" | "trending" | "tag";
 
 /** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
@@ -179,7 +215,8 @@ export interface ScoreComponents {
 
 /** The stage that found a result. */
 export type Stage =
-  | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8";
+  | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8"
+  | "trending";
 
 /** One entry of a topic timeline. */
 export interface TimelineItem {
@@ -196,7 +233,10 @@ export interface RecallHitBase {
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
   text: string;
   score: number;
+  /** The stage that found it; `trending` for a recall with no query. */
   stage: Stage;
+  /** How it was matched. */
+  matchType: MatchType;
   /**
    * Every factor applied, in order: the stage's breakdown (Sf: {@link ScoreComponents}; Se:
    * `cosine`; Ss: `signatureSimilarity`), `raw`, `calibrated`, then `crossStagePenalty`,
@@ -265,7 +305,8 @@ export interface StageReport {
   skipped?: boolean;
   /**
    * Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
-   * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`; for `rerank`:
+   * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`, `no_query` (a recall
+   * with no query: trending); for `rerank`:
    * `rerank_failed`, `rerank_timeout`.
    */
   reason?: string;
@@ -275,6 +316,22 @@ export interface StageReport {
 export interface RecallResult {
   results: RecallHit[];
   stages: StageReport[];
+  /** The number of results. */
+  count: number;
+  /** The time window applied (`timeQuery`, or `start` / `end`), when there was one. */
+  timeWindow?: TimeWindow;
+  /** The tag filter applied (`tags`, lowercased), when there was one. */
+  tags?: string[];
+}
+
+/** The time window a recall applied. */
+export interface TimeWindow {
+  /** Earliest `createdAt` kept (ms since the epoch), if bounded. */
+  start?: number;
+  /** Latest `createdAt` kept, if bounded. */
+  end?: number;
+  /** `"timeQuery"` when the window came from words, `"options"` when only from `start` / `end`. */
+  source: "timeQuery" | "options";
 }
 
 /** Consolidation period of a note. */

@@ -80,6 +80,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
+  tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
 });
 
 /** The ranking models (`src/rank/model.rs`). */

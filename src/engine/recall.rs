@@ -13,8 +13,10 @@
 //! fallback for meaning without embeddings, is also skipped when Sf and Se together hold
 //! `limit` such hits (as in abmind's worked example, where Se runs and Ss is skipped).
 
+use crate::engine::answer::match_type;
 use crate::engine::output::{
-    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
+    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimeWindow,
+    TimelineItem,
 };
 use crate::engine::stages::{
     accepts, edge_candidate, meaning_skip, note_candidate, se_vector, Found, Pool, StageQuery,
@@ -24,6 +26,7 @@ use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::error::{check_unit, Error, Result};
 use crate::notes::NoteHit;
 use crate::rank::host::RERANK_DEPTH;
+use crate::rank::order::Sort;
 use crate::rank::{self, Candidate, CandidateKey, Context, PostProcessOptions, Ranking, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
@@ -83,6 +86,13 @@ pub struct RecallOptions {
     pub min_score: Option<f64>,
     /// Weights of the `weighted` model to change for this recall, by name.
     pub weights: Vec<(String, f64)>,
+    /// `timeQuery`: a time expression in words ([`crate::recall::time`]), resolved against
+    /// `filter.now` and the context's UTC offset into `filter.start` / `filter.end`; a bound
+    /// the caller gave explicitly wins.
+    pub time_query: Option<String>,
+    /// How results are ordered (default: by score; `time_desc` for a recall with no query and
+    /// a time window).
+    pub sort: Option<Sort>,
 }
 
 impl Default for RecallOptions {
@@ -97,6 +107,8 @@ impl Default for RecallOptions {
             ranking: None,
             min_score: None,
             weights: Vec::new(),
+            time_query: None,
+            sort: None,
         }
     }
 }
@@ -108,11 +120,28 @@ pub struct Ranked {
     pub(super) stages: Vec<StageReport>,
     pub(super) options: RecallOptions,
     pub(super) limit: usize,
+    /// Carried to [`Engine::finish_rerank`] (set by [`Engine::rank_for_rerank`]).
+    pub(super) plan: Plan,
+}
+
+/// What a recall carries from phase 1 to its answer besides its options: the window it
+/// applied and whether it had no query.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Plan {
+    /// The time window applied ([`Engine::plan`]).
+    pub(super) window: Option<TimeWindow>,
+    /// No query (empty or `*`) and, once phase 2 knows, no query vector either: trending
+    /// ([`Engine::rank_trending`]).
+    pub(super) trending: bool,
 }
 
 impl Ranked {
-    /// The candidates' texts, in fused order, for the reranker.
+    /// The candidates' texts, in fused order, for the reranker (none for a trending recall,
+    /// which has no query to rerank by).
     pub fn texts(&self) -> Vec<String> {
+        if self.plan.trending {
+            return Vec::new();
+        }
         self.ranked.iter().map(|c| c.text.clone()).collect()
     }
 
@@ -141,6 +170,7 @@ pub struct PendingRecall {
     pub(super) ranking: Ranking,
     pub(super) weights: Weights,
     pub(super) min_score: f64,
+    pub(super) plan: Plan,
 }
 
 impl PendingRecall {
@@ -165,9 +195,10 @@ impl Engine {
     pub fn begin_recall(
         &mut self,
         query: &str,
-        options: RecallOptions,
+        mut options: RecallOptions,
         clock: &dyn Fn() -> f64,
     ) -> Result<PendingRecall> {
+        let plan = self.plan(query, &mut options)?;
         options.filter.validate()?;
         let query = &*crate::recall::query::capped(query);
         if options.limit == 0 {
@@ -202,6 +233,7 @@ impl Engine {
                 ranking,
                 weights,
                 min_score,
+                plan,
             });
         }
         let fused = ranking != Ranking::Abmind;
@@ -251,6 +283,7 @@ impl Engine {
             ranking,
             weights,
             min_score,
+            plan,
         })
     }
 
@@ -264,8 +297,10 @@ impl Engine {
         clock: &dyn Fn() -> f64,
     ) -> Result<RecallOutput> {
         let depth = pending.limit;
-        let ranked = self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
-        Ok(self.deliver(ranked))
+        let mut ranked =
+            self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
+        let plan = std::mem::take(&mut ranked.plan);
+        Ok(self.deliver(ranked, &plan))
     }
 
     /// Phase 2 for a host with a reranker: like [`Engine::finish_recall`] but keeps the best
@@ -295,6 +330,10 @@ impl Engine {
         ms: f64,
     ) -> Result<RecallOutput> {
         let report = match scores {
+            _ if ranked.plan.trending => {
+                ranked.ranked.truncate(ranked.limit);
+                StageReport::skipped("rerank", "no_query")
+            }
             Some(scores) => {
                 let n = ranked.ranked.len();
                 rank::host::apply(&mut ranked.ranked, scores, ranked.limit).ok_or_else(|| {
@@ -311,7 +350,8 @@ impl Engine {
             }
         };
         ranked.stages.push(report);
-        Ok(self.deliver(ranked))
+        let plan = std::mem::take(&mut ranked.plan);
+        Ok(self.deliver(ranked, &plan))
     }
 
     /// Every stage and the ranking, keeping the best `depth` candidates: abmind's pipeline
@@ -319,17 +359,24 @@ impl Engine {
     /// ([`Engine::rank_fused`], `gather.rs`) for the others.
     fn rank_recall(
         &mut self,
-        pending: PendingRecall,
+        mut pending: PendingRecall,
         query_embedding: Option<&[f32]>,
         se_skip_reason: Option<&str>,
         clock: &dyn Fn() -> f64,
         depth: usize,
     ) -> Result<Ranked> {
-        if pending.ranking == Ranking::Abmind {
-            self.rank_abmind(pending, query_embedding, se_skip_reason, clock, depth)
+        // A query vector is a query: only a recall with neither is trending.
+        pending.plan.trending &= query_embedding.is_none();
+        let plan = pending.plan.clone();
+        let mut ranked = if plan.trending {
+            self.rank_trending(pending, depth)
+        } else if pending.ranking == Ranking::Abmind {
+            self.rank_abmind(pending, query_embedding, se_skip_reason, clock, depth)?
         } else {
-            self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth)
-        }
+            self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth)?
+        };
+        ranked.plan = plan;
+        Ok(ranked)
     }
 
     /// Phase 2 of abmind's pipeline: stages Se, Ss, S6 and S8 add the records no earlier stage
@@ -372,6 +419,7 @@ impl Engine {
             stages,
             options,
             limit,
+            plan: Plan::default(),
         })
     }
 
@@ -492,17 +540,24 @@ impl Engine {
         ranked
     }
 
-    /// Results of a ranked recall: tracking, metadata, timelines and conflicts.
-    pub(super) fn deliver(&mut self, r: Ranked) -> RecallOutput {
+    /// Results of a ranked recall in the order asked for ([`rank::order`]): tracking,
+    /// metadata, timelines, conflicts, how each was matched, and what the recall applied.
+    pub(super) fn deliver(&mut self, mut r: Ranked, plan: &Plan) -> RecallOutput {
         let utc_offset = r
             .options
             .context
             .as_ref()
             .map_or(0, |c| c.utc_offset_minutes);
-        let results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
+        rank::order::sort(&mut r.ranked, plan.sort(&r.options));
+        let mut results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
+        for hit in &mut results {
+            hit.match_type = match_type(hit.stage, &r.options);
+        }
         RecallOutput {
             results,
             stages: r.stages,
+            time_window: plan.window.clone(),
+            tags: r.options.filter.tags.tags.clone(),
         }
     }
 
@@ -566,6 +621,7 @@ impl Engine {
                         timeline: None,
                         conflicts: None,
                         warning: None,
+                        match_type: "",
                     }
                 }
             };
@@ -644,6 +700,7 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         timeline: None,
         conflicts: None,
         warning: None,
+        match_type: "",
     }
 }
 
@@ -667,5 +724,6 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         timeline: None,
         conflicts: None,
         warning: None,
+        match_type: "",
     }
 }

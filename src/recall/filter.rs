@@ -8,11 +8,13 @@
 //! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
+//! | `tags`, `tagMode`, `tagMatch`, `excludeTags` | its tags pass the tag rule ([`super::tags`]) |
 //!
 //! Notes, entities and edges are filtered by [`Filter::scope`] (`userId` and
 //! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); an
 //! edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
 
+use super::tags::TagFilter;
 use crate::error::{Error, Num, Result};
 use crate::store::{Scope, StoredMemory};
 
@@ -34,6 +36,8 @@ pub struct Filter {
     pub tier: Option<String>,
     /// Also return expired memories.
     pub include_expired: bool,
+    /// The tag filter (empty: none).
+    pub tags: TagFilter,
     /// The time expiry is judged against (ms).
     pub now: f64,
 }
@@ -105,6 +109,9 @@ impl Filter {
             return false;
         }
         if self.tier.is_some() && m.tier() != self.tier.as_deref() {
+            return false;
+        }
+        if !self.tags.is_empty() && !self.tags.accepts(&m.tag_list()) {
             return false;
         }
         self.include_expired || !m.is_expired(self.now)

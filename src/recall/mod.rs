@@ -4,6 +4,7 @@ pub mod filter;
 pub mod query;
 pub mod score;
 pub mod sf;
+pub mod tags;
 pub mod time;
 
 pub use filter::Filter;

@@ -136,7 +136,7 @@ pub fn window_of(option: &str, expr: &str, now: f64, utc_offset_minutes: i32) ->
         .and_then(|e| e.window(now, utc_offset_minutes))
         .ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "{option} is not a time expression recallkit reads (\"today\", \"last week\", \"last 7 days\", \"3 days ago\", \"since monday\", \"march 2024\", …), got {expr:?}"
+                "{option} is not a time expression recallkit reads (\"today\", \"last week\", \"last 7 days\", \"3 days ago\", \"since monday\", \"march 2024\", …), got \"{expr}\""
             ))
         })
 }

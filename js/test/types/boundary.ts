@@ -109,7 +109,7 @@ export const EDGE: Fields<Edge> = {
   classification: "optional",
 };
 const HIT_BASE = {
-  id: "required", text: "required", score: "required", stage: "required", components: "required",
+  id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
   timeline: "optional", conflicts: "optional", warning: "optional",
 } as const;
 export const MEMORY_HIT: Fields<MemoryHit> = {
@@ -132,4 +132,6 @@ export const TIMELINE_ITEM: Fields<TimelineItem> = { id: "required", createdAt: 
 export const STAGE_REPORT: Fields<StageReport> = {
   name: "required", hits: "required", ms: "required", skipped: "optional", reason: "optional",
 };
-export const RECALL_RESULT: Fields<RecallResult> = { results: "required", stages: "required" };
+export const RECALL_RESULT: Fields<RecallResult> = {
+  results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
+};
