@@ -70,6 +70,7 @@ export interface RecallOptionsJs {
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[];
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -83,12 +84,13 @@ export interface RecallHitJs {
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
+  dedupedFrom?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
 export interface RecallOutputJs {
-  results: RecallHitJs[]; stages: StageReportJs[]; count: number;
+  results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
   timeWindow?: { start?: number; end?: number; source: "timeQuery" | "options" }; tags?: string[];
 }
 /**
@@ -545,6 +547,11 @@ impl PendingRecall {
     #[wasm_bindgen(getter, js_name = wantsEmbedding)]
     pub fn wants_embedding(&self) -> bool {
         self.inner.wants_embedding()
+    }
+
+    /// The query texts that want the host's vectors, in order, encoded as one array of strings.
+    pub fn texts(&self) -> Vec<u8> {
+        write_list(self.inner.texts().into_iter(), |w, t| w.str(t))
     }
 }
 

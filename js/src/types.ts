@@ -167,6 +167,23 @@ export interface RecallOptions {
    * `"updated_asc"`. A recall with no query and a time window defaults to `"time_desc"`.
    */
   sort?: RecallSort;
+  /**
+   * More queries run in the same recall (at most 10), each with the same options; the results
+   * are merged by record, each keeping its best score (`dedupRemoved` counts the duplicates). With
+   * `embed`, each query gets its own vector. `query` and `queries` together: both run.
+   */
+  queries?: string[];
+  /**
+   * Also run one sub-query per entity the query names and per content word of it (at most 5),
+   * merged as `queries` (their stage Se runs only with a vector the host gave for them: none).
+   */
+  autoDecompose?: boolean;
+  /**
+   * Memories always in the answer, if they exist and the recall's `userId`, `maxClassification`
+   * and expiry let it see them (other filters do not apply): with their own score when a stage
+   * found them, else at 0 with stage and `matchType` `"priority"`; counted within `limit`.
+   */
+  priorityIds?: string[];
 }
 
 /** How several recall `tags` combine. */
@@ -177,9 +194,10 @@ export type TagMatch = "prefix" | "exact";
 export type RecallSort = "score" | "time_desc" | "time_asc" | "updated_desc" | "updated_asc";
 /**
  * How a result was matched: `keyword` (stage Sf), `semantic` (Se), `signature` (Ss), `note`
- * (S6), `entity` (S8), `trending` (a recall with no query) or `tag` (no query, a tag filter).
+ * (S6), `entity` (S8), `trending` (a recall with no query), `tag` (no query, a tag filter) or
+ * `priority` (a `priorityIds` memory no stage found).
  */
-export type MatchType = "keyword" | "semantic" | "signature" | "note" | "entity" | "trending" | "tag";
+export type MatchType = "keyword" | "semantic" | "signature" | "note" | "entity" | "trending" | "tag" | "priority";
 
 /** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
@@ -216,7 +234,7 @@ export interface ScoreComponents {
 /** The stage that found a result. */
 export type Stage =
   | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8"
-  | "trending";
+  | "trending" | "priority";
 
 /** One entry of a topic timeline. */
 export interface TimelineItem {
@@ -251,6 +269,8 @@ export interface RecallHitBase {
   conflicts?: string[];
   /** `"⚠️ Conflicts with another result"` when `conflicts` is set. */
   warning?: string;
+  /** The query texts that found this memory, when several of a recall's `queries` did. */
+  dedupedFrom?: string[];
 }
 
 /** A memory result (`kind: "memory"`): it carries the memory and its metadata. */
@@ -322,6 +342,8 @@ export interface RecallResult {
   timeWindow?: TimeWindow;
   /** The tag filter applied (`tags`, lowercased), when there was one. */
   tags?: string[];
+  /** Results dropped as duplicates when the results of several `queries` were merged. */
+  dedupRemoved: number;
 }
 
 /** The time window a recall applied. */

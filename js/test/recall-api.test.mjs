@@ -185,3 +185,83 @@ describe("filters never leak", () => {
     }
   });
 });
+
+describe("queries, autoDecompose and priorityIds", () => {
+  async function people(options) {
+    const store = await openMemoryStore(options);
+    await store.rememberMany([
+      { id: "pg", text: "We chose PostgreSQL for the orders database" },
+      { id: "both", text: "The PostgreSQL database backs the React dashboard" },
+      { id: "react", text: "The dashboard is written in React with hooks" },
+      { id: "cat", text: "Miso the cat sleeps all day", importance: 0.1 },
+    ]);
+    return store;
+  }
+
+  test("several queries merge by record, keeping each memory's best score, and count the duplicates", async () => {
+    const store = await people();
+    const one = await store.recall("PostgreSQL", { trackRecalls: false });
+    const two = await store.recall("React", { trackRecalls: false });
+    const res = await store.recall("PostgreSQL", { queries: ["React"], trackRecalls: false });
+    assert.deepEqual(ids(res).sort(), ["both", "pg", "react"]);
+    assert.equal(res.dedupRemoved, 1);
+    const both = res.results.find((r) => r.id === "both");
+    const best = Math.max(one.results.find((r) => r.id === "both").score, two.results.find((r) => r.id === "both").score);
+    assert.equal(both.score, best);
+    assert.deepEqual(both.dedupedFrom, ["PostgreSQL", "React"]);
+    assert.equal(res.results.find((r) => r.id === "pg").dedupedFrom, undefined);
+    for (let i = 1; i < res.results.length; i++) assert.ok(res.results[i - 1].score >= res.results[i].score);
+    // With no query, the queries alone run; an empty query among them is refused.
+    assert.deepEqual(ids(await store.recall("", { queries: ["React"], trackRecalls: false })).sort(), ["both", "react"]);
+    assert.equal((await store.recall("React", { trackRecalls: false })).dedupRemoved, 0);
+    await rejectsWith(store.recall("x", { queries: ["a", " "] }), "invalid_argument", /queries\[1\] must be a query/);
+    await rejectsWith(store.recall("x", { queries: Array(11).fill("a") }), "invalid_argument", /at most 10 queries, got 11/);
+    await rejectsWith(store.recall("x", { queries: "a" }), "invalid_argument", /queries must be an array of strings/);
+  });
+
+  test("each query gets its own vector from embed", async () => {
+    const calls = [];
+    const embed = async (texts) => {
+      calls.push(texts);
+      return texts.map((t) => (t.includes("cat") ? [0, 1] : [1, 0]));
+    };
+    const store = await openMemoryStore({ embed });
+    await store.rememberMany([
+      { id: "a", text: "alpha", embedding: [1, 0] },
+      { id: "c", text: "gamma", embedding: [0, 1] },
+    ]);
+    calls.length = 0;
+    const res = await store.recall("dog", { queries: ["cat"], trackRecalls: false, ranking: "abmind" });
+    assert.deepEqual(calls, [["dog", "cat"]]);
+    assert.deepEqual(ids(res).sort(), ["a", "c"]);
+    assert.ok(res.results.every((r) => r.matchType === "semantic"));
+  });
+
+  test("autoDecompose adds a sub-query per entity and content word", async () => {
+    const store = await people();
+    await store.addEntity({ name: "React" });
+    const plain = await store.recall("React PostgreSQL patterns", { trackRecalls: false, ranking: "abmind" });
+    const res = await store.recall("React PostgreSQL patterns", { autoDecompose: true, trackRecalls: false });
+    assert.ok(res.dedupRemoved > 0);
+    assert.deepEqual(ids(res).sort(), ["both", "pg", "react"]);
+    assert.ok(ids(plain).length <= ids(res).length);
+    await rejectsWith(store.recall("x", { autoDecompose: "yes" }), "invalid_argument", /autoDecompose must be a boolean/);
+  });
+
+  test("priorityIds are always in the answer, within limit, unless the reader may not see them", async () => {
+    const store = await people();
+    await store.remember({ id: "secret", text: "PostgreSQL password rotation", classification: 3 });
+    const res = await store.recall("PostgreSQL", { priorityIds: ["cat", "secret", "nope"], limit: 2, maxClassification: 1, trackRecalls: false });
+    assert.equal(res.count, 2);
+    const cat = res.results.find((r) => r.id === "cat");
+    assert.equal(cat.matchType, "priority");
+    assert.equal(cat.stage, "priority");
+    assert.equal(cat.score, 0);
+    assert.ok(!ids(res).includes("secret"));
+    // Found by a stage: its own score and match.
+    const found = await store.recall("PostgreSQL", { priorityIds: ["pg"], limit: 1, trackRecalls: false });
+    assert.deepEqual(ids(found), ["pg"]);
+    assert.equal(found.results[0].matchType, "keyword");
+    await rejectsWith(store.recall("x", { priorityIds: [1] }), "invalid_argument", /priorityIds\[0\] must be a string/);
+  });
+});

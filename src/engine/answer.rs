@@ -59,6 +59,7 @@ impl Engine {
         Ok(Plan {
             window,
             trending: is_trending(query),
+            ..Plan::default()
         })
     }
 
@@ -120,6 +121,7 @@ pub fn match_type(stage: &str, options: &RecallOptions) -> &'static str {
         "Ss" => "signature",
         "S6" => "note",
         "S8" => "entity",
+        super::multi::PRIORITY_STAGE => "priority",
         TRENDING_STAGE if !options.filter.tags.tags.is_empty() => "tag",
         _ => "trending",
     }

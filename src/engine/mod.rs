@@ -37,6 +37,7 @@ mod answer;
 mod gather;
 mod ids;
 mod image;
+mod multi;
 pub mod output;
 pub mod recall;
 mod stages;

@@ -106,8 +106,11 @@ pub struct RecallHit {
     pub warning: Option<&'static str>,
     /// How it was matched (AutoMem's `match_type`): `keyword` (stage Sf), `semantic` (Se),
     /// `signature` (Ss), `note` (S6), `entity` (S8), `trending` or `tag` (a recall with no
-    /// query, without or with a tag filter).
+    /// query, without or with a tag filter), `priority` (a `priorityIds` memory no stage
+    /// found).
     pub match_type: &'static str,
+    /// The query texts that found this memory, when several did (`queries`).
+    pub deduped_from: Option<Vec<String>>,
 }
 
 /// The time window a recall applied (AutoMem's `time_window`).
@@ -174,4 +177,6 @@ pub struct RecallOutput {
     pub time_window: Option<TimeWindow>,
     /// The tag filter applied (`tags`, folded), empty when none.
     pub tags: Vec<String>,
+    /// Results dropped as duplicates when several query texts' results were merged.
+    pub dedup_removed: usize,
 }

@@ -93,6 +93,12 @@ pub struct RecallOptions {
     /// How results are ordered (default: by score; `time_desc` for a recall with no query and
     /// a time window).
     pub sort: Option<Sort>,
+    /// More queries run in the same recall and merged (`engine/multi.rs`).
+    pub queries: Vec<String>,
+    /// Also run a sub-query per entity and content word of the query (`engine/multi.rs`).
+    pub auto_decompose: bool,
+    /// Memories always in the answer if the reader may see them (`engine/multi.rs`).
+    pub priority_ids: Vec<String>,
 }
 
 impl Default for RecallOptions {
@@ -109,6 +115,9 @@ impl Default for RecallOptions {
             weights: Vec::new(),
             time_query: None,
             sort: None,
+            queries: Vec::new(),
+            auto_decompose: false,
+            priority_ids: Vec::new(),
         }
     }
 }
@@ -133,6 +142,10 @@ pub(super) struct Plan {
     /// No query (empty or `*`) and, once phase 2 knows, no query vector either: trending
     /// ([`Engine::rank_trending`]).
     pub(super) trending: bool,
+    /// Duplicates dropped when several query texts' results were merged.
+    pub(super) dedup_removed: usize,
+    /// Memories several query texts found, with those texts.
+    pub(super) deduped_from: Vec<(crate::store::DocId, Vec<String>)>,
 }
 
 impl Ranked {
@@ -171,6 +184,10 @@ pub struct PendingRecall {
     pub(super) weights: Weights,
     pub(super) min_score: f64,
     pub(super) plan: Plan,
+    /// The recall's other query texts, each run on its own and merged (`engine/multi.rs`).
+    pub(super) more: Vec<PendingRecall>,
+    /// Every query text this recall runs, this one first.
+    pub(super) texts: Vec<String>,
 }
 
 impl PendingRecall {
@@ -181,7 +198,22 @@ impl PendingRecall {
 
     /// Whether Se can run at all (hybrid or semantic mode, no short-circuit).
     pub fn wants_embedding(&self) -> bool {
-        self.options.mode != SearchMode::Lexical && !self.short_circuit
+        let me = self.options.mode != SearchMode::Lexical && !self.short_circuit;
+        me || self.more.iter().any(PendingRecall::wants_embedding)
+    }
+
+    /// The query texts this recall runs that want a vector from the host, in the order their
+    /// vectors go to phase 2: the query (unless empty or `*`), `queries`, `autoDecompose`'s
+    /// sub-queries. Empty for a recall with no query (trending) or a lexical one.
+    pub fn texts(&self) -> Vec<&str> {
+        if self.options.mode == SearchMode::Lexical {
+            return Vec::new();
+        }
+        match self.texts.len() {
+            0 if self.plan.trending => Vec::new(),
+            0 => vec![self.query.as_str()],
+            _ => self.texts.iter().map(String::as_str).collect(),
+        }
     }
 
     /// Number of Sf hits.
@@ -191,8 +223,38 @@ impl PendingRecall {
 }
 
 impl Engine {
-    /// Phase 1: validates the options and runs stage Sf.
+    /// Phase 1: validates the options and runs stage Sf, for each of the recall's query
+    /// texts (`engine/multi.rs`: the query, `queries`, `autoDecompose`'s). The host's
+    /// query vectors, one per text in that order (the texts it knows: the query, then
+    /// `queries`), go to phase 2 end to end in one slice.
     pub fn begin_recall(
+        &mut self,
+        query: &str,
+        options: RecallOptions,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<PendingRecall> {
+        let texts = self.query_texts(query, &options)?;
+        if texts.len() <= 1 {
+            let text = texts.first().map_or(query, String::as_str);
+            return self.begin_one(text, options, clock);
+        }
+        let sub = RecallOptions {
+            queries: Vec::new(),
+            auto_decompose: false,
+            priority_ids: Vec::new(),
+            ..options.clone()
+        };
+        let mut main = self.begin_one(&texts[0], options, clock)?;
+        for text in &texts[1..] {
+            let run = self.begin_one(text, sub.clone(), clock)?;
+            main.more.push(run);
+        }
+        main.texts = texts;
+        Ok(main)
+    }
+
+    /// Phase 1 of one query text.
+    fn begin_one(
         &mut self,
         query: &str,
         mut options: RecallOptions,
@@ -234,6 +296,8 @@ impl Engine {
                 weights,
                 min_score,
                 plan,
+                more: Vec::new(),
+                texts: Vec::new(),
             });
         }
         let fused = ranking != Ranking::Abmind;
@@ -284,6 +348,8 @@ impl Engine {
             weights,
             min_score,
             plan,
+            more: Vec::new(),
+            texts: Vec::new(),
         })
     }
 
@@ -365,6 +431,10 @@ impl Engine {
         clock: &dyn Fn() -> f64,
         depth: usize,
     ) -> Result<Ranked> {
+        let depth = depth + pending.options.priority_ids.len();
+        if !pending.more.is_empty() {
+            return self.rank_texts(pending, query_embedding, se_skip_reason, clock, depth);
+        }
         // A query vector is a query: only a recall with neither is trending.
         pending.plan.trending &= query_embedding.is_none();
         let plan = pending.plan.clone();
@@ -377,6 +447,43 @@ impl Engine {
         };
         ranked.plan = plan;
         Ok(ranked)
+    }
+
+    /// Phase 2 of a recall of several query texts: each ranked with its own vector (the
+    /// host's vectors end to end, one per text it knows; the others run without), then
+    /// merged ([`super::multi::merge`]).
+    fn rank_texts(
+        &mut self,
+        mut pending: PendingRecall,
+        vectors: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Ranked> {
+        let more = std::mem::take(&mut pending.more);
+        let texts = std::mem::take(&mut pending.texts);
+        let dims = self.vectors.dims().unwrap_or(0);
+        let split = match vectors {
+            Some(v) if dims > 0 && v.len() > dims && v.len() % dims == 0 => Some(v),
+            _ => None,
+        };
+        let vector = |i: usize| match split {
+            Some(v) => v.chunks(dims).nth(i),
+            None if i == 0 => vectors,
+            None => None,
+        };
+        let first = self.rank_recall(pending, vector(0), se_skip_reason, clock, depth)?;
+        let mut runs = Vec::new();
+        for (i, run) in more.into_iter().enumerate() {
+            let v = vector(i + 1);
+            let reason = if v.is_none() {
+                Some("no_embedder")
+            } else {
+                None
+            };
+            runs.push(self.rank_recall(run, v, reason.or(se_skip_reason), clock, depth)?);
+        }
+        Ok(super::multi::merge(first, runs, &texts, depth))
     }
 
     /// Phase 2 of abmind's pipeline: stages Se, Ss, S6 and S8 add the records no earlier stage
@@ -548,16 +655,26 @@ impl Engine {
             .context
             .as_ref()
             .map_or(0, |c| c.utc_offset_minutes);
+        if !r.options.priority_ids.is_empty() {
+            self.apply_priority(&mut r.ranked, &r.options, r.limit);
+        }
         rank::order::sort(&mut r.ranked, plan.sort(&r.options));
+        let deduped: Vec<(String, &Vec<String>)> = (plan.deduped_from.iter())
+            .filter_map(|(doc, texts)| Some((self.memory(*doc)?.id().to_owned(), texts)))
+            .collect();
         let mut results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
         for hit in &mut results {
             hit.match_type = match_type(hit.stage, &r.options);
+            if let Some((_, texts)) = deduped.iter().find(|(id, _)| *id == hit.id) {
+                hit.deduped_from = Some(texts.to_vec());
+            }
         }
         RecallOutput {
             results,
             stages: r.stages,
             time_window: plan.window.clone(),
             tags: r.options.filter.tags.tags.clone(),
+            dedup_removed: plan.dedup_removed,
         }
     }
 
@@ -622,6 +739,7 @@ impl Engine {
                         conflicts: None,
                         warning: None,
                         match_type: "",
+                        deduped_from: None,
                     }
                 }
             };
@@ -701,6 +819,7 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         conflicts: None,
         warning: None,
         match_type: "",
+        deduped_from: None,
     }
 }
 
@@ -725,5 +844,6 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         conflicts: None,
         warning: None,
         match_type: "",
+        deduped_from: None,
     }
 }

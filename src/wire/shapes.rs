@@ -668,6 +668,9 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
                 }
             }
             "timeQuery" => o.time_query = r.opt_str(W, key)?,
+            "queries" => o.queries = r.strs(W, key)?,
+            "autoDecompose" => o.auto_decompose = r.opt_bool(W, key)?.unwrap_or(false),
+            "priorityIds" => o.priority_ids = r.strs(W, key)?,
             "sort" => {
                 if let Some(sort) = r.opt_str(W, key)? {
                     o.sort = Some(Sort::parse(&sort)?);
@@ -730,6 +733,7 @@ pub fn write_output(w: &mut Writer, out: &RecallOutput) {
         w.end();
     }
     w.opt_strs("tags", &out.tags);
+    w.field_num("dedupRemoved", out.dedup_removed as f64);
     w.end();
 }
 
@@ -802,6 +806,10 @@ fn write_hit(w: &mut Writer, hit: &RecallHit) {
         w.strs(conflicts);
     }
     w.opt_str("warning", hit.warning);
+    if let Some(texts) = &hit.deduped_from {
+        w.key("dedupedFrom");
+        w.strs(texts);
+    }
     w.end();
 }
 
