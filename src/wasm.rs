@@ -70,6 +70,8 @@ export interface RecallOptionsJs {
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
+  tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[];
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -78,16 +80,20 @@ export interface SfComponentsJs {
 }
 /** One result row. */
 export interface RecallHitJs {
-  id: string; kind: "memory" | "note" | "edge"; stage: string; score: number; text: string;
+  id: string; kind: "memory" | "note" | "edge"; stage: string; matchType: string; score: number; text: string;
   components: Record<string, number>; memory?: MemoryRecord;
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
+  dedupedFrom?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
-export interface RecallOutputJs { results: RecallHitJs[]; stages: StageReportJs[] }
+export interface RecallOutputJs {
+  results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
+  timeWindow?: { start?: number; end?: number; source: "timeQuery" | "options" }; tags?: string[];
+}
 /**
  * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).
  * `userId` absent: shared; `classification` absent: 0 (and left out when 0).
@@ -542,6 +548,11 @@ impl PendingRecall {
     #[wasm_bindgen(getter, js_name = wantsEmbedding)]
     pub fn wants_embedding(&self) -> bool {
         self.inner.wants_embedding()
+    }
+
+    /// The query texts that want the host's vectors, in order, encoded as one array of strings.
+    pub fn texts(&self) -> Vec<u8> {
+        write_list(self.inner.texts().into_iter(), |w, t| w.str(t))
     }
 }
 

@@ -185,7 +185,12 @@ export class Engine {
     return this.#inner.rankForRerank(pending, embedding, reason);
   }
 
-  /** The texts of a ranked recall, for the reranker. */
+  /** The query texts of a recall in phase 1 that want a vector, in the order phase 2 takes them. */
+  queryTexts(pending: PendingRecall): string[] {
+    return decode(pending.texts()) as string[];
+  }
+
+  /** The candidates' texts of a ranked recall, for the reranker. */
   rerankTexts(pending: PendingRerank): string[] {
     return decode(pending.texts()) as string[];
   }

@@ -39,6 +39,30 @@ export interface RecallSettings {
   health: Health;
 }
 
+/** The host's `embed(texts)`, never an unhandled rejection (the promise may be dropped unawaited). */
+function embedTexts(settings: RecallSettings, texts: string[]): Promise<unknown> | undefined {
+  if (settings.embed === undefined) return undefined;
+  let p: Promise<unknown>;
+  try {
+    p = Promise.resolve(settings.embed(texts));
+  } catch (e) {
+    p = Promise.reject(e);
+  }
+  p.catch(() => undefined);
+  return p;
+}
+
+/** `count` vectors from `embed`, each checked, end to end in one array (the engine splits them). */
+function joinVectors(vectors: unknown, count: number, dimensions: number | undefined): Float32Array {
+  const list = Array.isArray(vectors) ? vectors : [];
+  const first = toVector(list[0], "embed() vector", "", dimensions);
+  if (count === 1) return first;
+  const out = new Float32Array(first.length * count);
+  out.set(first);
+  for (let i = 1; i < count; i++) out.set(toVector(list[i], "embed() vector", "", first.length), i * first.length);
+  return out;
+}
+
 /** Recalls what is relevant to `query` (see the module docs and `MemoryStore.recall`). */
 export async function runRecall(
   slot: EngineSlot, writes: WriteQueue, settings: RecallSettings, query: string, options: RecallOptions,
@@ -49,18 +73,18 @@ export async function runRecall(
   const { options: opts, embedding, rerank: rerankOption } = toRecallOptions(options, now, settings.searchMode);
   const rerank = rerankOption === undefined ? settings.rerank : rerankOption || undefined;
   let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
+  // Several query texts (`queries`, `autoDecompose`) are known once the engine has read them.
+  const several = (opts.queries?.length ?? 0) > 0 || opts.autoDecompose === true;
   let pendingEmbed: Promise<unknown> | undefined;
-  if (vector === undefined && opts.searchMode !== "lexical" && settings.embed !== undefined && text.trim() !== "") {
+  if (vector === undefined && !several && opts.searchMode !== "lexical" && text.trim() !== "") {
     // Called synchronously, so the host's work (e.g. a fetch) starts before Sf runs.
-    try {
-      pendingEmbed = Promise.resolve(settings.embed([text]));
-    } catch (e) {
-      pendingEmbed = Promise.reject(e);
-    }
-    // Never an unhandled rejection, even when the promise is dropped unawaited.
-    pendingEmbed.catch(() => undefined);
+    pendingEmbed = embedTexts(settings, [text]);
   }
   const pending = callEngine(() => engine.beginRecall(text, opts));
+  const texts = engine.queryTexts(pending);
+  // The engine's texts are the ones it wants vectors for: none for a recall with no query.
+  if (texts.length === 0) pendingEmbed = undefined;
+  else if (several && vector === undefined && pending.wantsEmbedding) pendingEmbed = embedTexts(settings, texts);
   let reason: string | undefined;
   if (!pending.wantsEmbedding) {
     vector = undefined;
@@ -70,8 +94,7 @@ export async function runRecall(
     } else {
       try {
         const vectors = await withTimeout(pendingEmbed, settings.embedTimeoutMs);
-        const first = Array.isArray(vectors) ? vectors[0] : undefined;
-        vector = toVector(first, "embed() vector", "", engine.dimensions);
+        vector = joinVectors(vectors, texts.length, engine.dimensions);
       } catch (e) {
         reason = e instanceof TimedOut ? "embed_timeout" : "embed_failed";
       }

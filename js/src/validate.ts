@@ -81,6 +81,8 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   asOf: "time", includeInvalid: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
+  tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -409,6 +411,7 @@ export function toRecallOptions(
   if (context?.dayOfWeek !== undefined && (context.dayOfWeek < 0 || context.dayOfWeek > 6)) {
     throw invalid("", "context.dayOfWeek", "an integer 0 (Sunday)..6", context.dayOfWeek);
   }
+  out.queries?.forEach((q, i) => checkQuery(q, `queries[${i}]`));
   const { embedding, rerank } = out;
   delete out.embedding;
   delete out.rerank;
@@ -456,10 +459,10 @@ export function toRankingConfig(options: Record<string, unknown>): Record<string
 }
 
 /** Validates a query string. */
-export function checkQuery(query: unknown): string {
-  if (typeof query !== "string") throw invalid("", "query", "a string", query);
+export function checkQuery(query: unknown, name = "query"): string {
+  if (typeof query !== "string") throw invalid("", name, "a string", query);
   if (query.length > MAX_QUERY_LENGTH) {
-    throw new RecallError("too_large", `query is ${query.length} characters, more than ${MAX_QUERY_LENGTH}`);
+    throw new RecallError("too_large", `${name} is ${query.length} characters, more than ${MAX_QUERY_LENGTH}`);
   }
   return query;
 }

@@ -170,7 +170,8 @@ describe("remember, recall, forget", () => {
   test("--json prints the whole result object", async () => {
     const r = await ok(["--db", db, "recall", "deployment pipeline", "--json", "--topic", "work"]);
     const json = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(json).sort(), ["results", "stages", "tier"]);
+    assert.deepEqual(Object.keys(json).sort(), ["count", "dedupRemoved", "results", "stages", "tier"]);
+    assert.equal(json.count, json.results.length);
     assert.deepEqual(json.stages.map((s) => s.name), ["Sf", "Se", "Ss", "S6", "S8"]);
     for (const s of json.stages) assert.equal(typeof s.ms, "number");
     const hit = json.results[0];

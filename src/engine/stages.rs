@@ -202,6 +202,7 @@ pub(super) fn memory_candidate(
 ) -> Candidate {
     let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
     c.created_at = Some(m.created_at());
+    c.updated_at = Some(m.updated_at());
     c.topic = m.topic().map(str::to_owned);
     c.emotion = m.emotion();
     c.recall_timestamps = m.recall_timestamps().to_vec();

@@ -10,11 +10,13 @@
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
 //! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading |
 //! | `includeInvalid` | without `asOf`, false (default) hides a fact whose `validTo` has passed (`validTo ≤ now`) |
+//! | `tags`, `tagMode`, `tagMatch`, `excludeTags` | its tags pass the tag rule ([`super::tags`]) |
 //!
 //! Notes, entities and edges are filtered by [`Filter::scope`] (`userId` and
 //! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); an
 //! edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
 
+use super::tags::TagFilter;
 use crate::error::{Error, Num, Result};
 use crate::store::{Scope, StoredMemory};
 
@@ -40,6 +42,8 @@ pub struct Filter {
     pub as_of: Option<f64>,
     /// Without `as_of`, also return facts whose validity has ended.
     pub include_invalid: bool,
+    /// The tag filter (empty: none).
+    pub tags: TagFilter,
     /// The time expiry is judged against (ms).
     pub now: f64,
 }
@@ -118,6 +122,9 @@ impl Filter {
             Some(t) if m.created_at() > t || !m.is_valid_at(t) => return false,
             None if !self.include_invalid && m.has_ended(self.now) => return false,
             _ => {}
+        }
+        if !self.tags.is_empty() && !self.tags.accepts(&m.tag_list()) {
+            return false;
         }
         self.include_expired || !m.is_expired(self.now)
     }

@@ -342,6 +342,11 @@ impl StoredMemory {
         self.created_at
     }
 
+    /// Last update time (ms).
+    pub fn updated_at(&self) -> f64 {
+        self.updated_at
+    }
+
     /// [`Memory::is_expired`].
     pub fn is_expired(&self, now: f64) -> bool {
         self.rest().is_expired(now)

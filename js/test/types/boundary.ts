@@ -109,8 +109,8 @@ export const EDGE: Fields<Edge> = {
   classification: "optional",
 };
 const HIT_BASE = {
-  id: "required", text: "required", score: "required", stage: "required", components: "required",
-  timeline: "optional", conflicts: "optional", warning: "optional",
+  id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
+  timeline: "optional", conflicts: "optional", warning: "optional", dedupedFrom: "optional",
 } as const;
 export const MEMORY_HIT: Fields<MemoryHit> = {
   ...HIT_BASE, kind: "required", memory: "required", metadata: "required", note: "absent", edge: "absent",
@@ -132,4 +132,7 @@ export const TIMELINE_ITEM: Fields<TimelineItem> = { id: "required", createdAt: 
 export const STAGE_REPORT: Fields<StageReport> = {
   name: "required", hits: "required", ms: "required", skipped: "optional", reason: "optional",
 };
-export const RECALL_RESULT: Fields<RecallResult> = { results: "required", stages: "required", tier: "required" };
+export const RECALL_RESULT: Fields<RecallResult> = {
+  results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
+  dedupRemoved: "required", tier: "required",
+};
