@@ -151,6 +151,14 @@ impl crate::image::Source for &ImageHost {
     }
 }
 
+/// Whether a recall's query is a trivial message ("ok", "thanks", a lone emoji: Engram's query
+/// decision, [`crate::recall::trivial`]); the wrapper then answers before any stage runs and
+/// before the host's `embed` is called.
+#[wasm_bindgen(js_name = isTrivial)]
+pub fn is_trivial(query: &str) -> bool {
+    crate::recall::trivial::is_trivial(query)
+}
+
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
 #[wasm_bindgen]
 pub struct Engine {
@@ -324,6 +332,14 @@ impl Engine {
     }
 
     /// Phase 1 of a recall: validates options and runs stage Sf.
+    /// Checks a recall's query and `RecallOptionsJs` as `beginRecall` would, running no stage
+    /// (for a trivial message, answered without any).
+    #[wasm_bindgen(js_name = checkRecall)]
+    pub fn check_recall(&self, query: &str, options: &[u8]) -> Result<(), JsError> {
+        let options = shapes::recall_options_from(options).map_err(to_js)?;
+        self.inner.check_recall(query, options).map_err(to_js)
+    }
+
     #[wasm_bindgen(js_name = beginRecall)]
     pub fn begin_recall(&mut self, query: &str, options: &[u8]) -> Result<PendingRecall, JsError> {
         let options = shapes::recall_options_from(options).map_err(to_js)?;

@@ -14,14 +14,14 @@
  * Internal: not exported by the package.
  * @module
  */
-import { Engine as WasmEngine, PendingRecall, PendingRerank } from "../../pkg/recallkit.js";
+import { Engine as WasmEngine, PendingRecall, PendingRerank, isTrivial as wasmIsTrivial } from "../../pkg/recallkit.js";
 import type {
   EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
 import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
 
-/** A recall's answer as the engine gives it: the store adds the `tier` it ran in. */
-export type EngineRecallResult = Omit<RecallResult, "tier">;
+/** A recall's answer as the engine gives it: the store adds the `tier` it ran in (and `trivial`). */
+export type EngineRecallResult = Omit<RecallResult, "tier" | "trivial">;
 import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall, PendingRerank };
@@ -63,6 +63,11 @@ export interface Relation {
   memoryIds?: string[];
   userId?: string;
   classification?: number;
+}
+
+/** Whether `query` is a trivial message (the engine's rule, `src/recall/trivial.rs`). */
+export function isTrivial(query: string): boolean {
+  return wasmIsTrivial(query);
 }
 
 /** Bytes handed to the engine at a time while it reads an image. */
@@ -173,6 +178,11 @@ export class Engine {
   /** Phase 1 of a recall (validates options, runs stage Sf). */
   beginRecall(query: string, options: RecallOptionsJs): PendingRecall {
     return this.#inner.beginRecall(query, encodeView(options));
+  }
+
+  /** Checks a recall's query and options as {@link Engine.beginRecall} would, running nothing. */
+  checkRecall(query: string, options: RecallOptionsJs): void {
+    this.#inner.checkRecall(query, encodeView(options));
   }
 
   /** Phase 2: the other stages and post-processing; consumes `pending`. */

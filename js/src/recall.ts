@@ -16,6 +16,7 @@
  * @module
  */
 import { RecallError, callEngine } from "./errors.js";
+import { isTrivial } from "./engine.js";
 import type { EngineRecallResult } from "./engine.js";
 import type { Health } from "./health.js";
 import { TimedOut, rerankTexts, withTimeout } from "./host.js";
@@ -23,6 +24,12 @@ import type { EngineSlot } from "./slot.js";
 import type { EmbedFunction, RecallOptions, RecallResult, RerankFunction, SearchMode } from "./types.js";
 import { checkDimensions, checkQuery, toRecallOptions, toVector } from "./validate.js";
 import type { WriteQueue } from "./writes.js";
+
+/** The answer to a trivial message: no results, every stage skipped with reason `trivial`. */
+function trivialResult(settings: RecallSettings): RecallResult {
+  const stages = (["Sf", "Se", "Ss", "S6", "S8"] as const).map((name) => ({ name, hits: 0, ms: 0, skipped: true, reason: "trivial" }));
+  return { results: [], stages, count: 0, dedupRemoved: 0, trivial: true, tier: settings.health.tier };
+}
 
 /** What a recall reads of the store's options. */
 export interface RecallSettings {
@@ -70,9 +77,14 @@ export async function runRecall(
   const engine = slot.forCaller();
   const text = checkQuery(query);
   const now = (options as { now?: unknown } | undefined)?.now === undefined ? settings.now() : 0;
-  const { options: opts, embedding, rerank: rerankOption } = toRecallOptions(options, now, settings.searchMode);
+  const { options: opts, embedding, rerank: rerankOption, skipTrivial } = toRecallOptions(options, now, settings.searchMode);
   const rerank = rerankOption === undefined ? settings.rerank : rerankOption || undefined;
   let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
+  // Engram's query decision: a trivial message ("ok", "thanks", 👍) runs no stage and embeds nothing.
+  if (skipTrivial && isTrivial(text)) {
+    callEngine(() => engine.checkRecall(text, opts)); // bad options are refused all the same
+    return trivialResult(settings);
+  }
   // Several query texts (`queries`, `autoDecompose`) are known once the engine has read them.
   const several = (opts.queries?.length ?? 0) > 0 || opts.autoDecompose === true;
   let pendingEmbed: Promise<unknown> | undefined;

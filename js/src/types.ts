@@ -195,6 +195,14 @@ export interface RecallOptions {
    * found them, else at 0 with stage and `matchType` `"priority"`; counted within `limit`.
    */
   priorityIds?: string[];
+  /**
+   * Answer a trivial message ("ok", "thanks", "yes", a lone emoji, punctuation, under three
+   * letters and digits, and the Vietnamese "cảm ơn", "vâng", "ừ", "dạ") at once with
+   * `{ results: [], trivial: true }`: no stage runs and `embed` is not called (Engram's query
+   * decision). Default true; `false` searches anyway. An empty query or `*` is not trivial: it
+   * asks for the trending memories.
+   */
+  skipTrivial?: boolean;
 }
 
 /** How several recall `tags` combine. */
@@ -337,7 +345,7 @@ export interface StageReport {
   /**
    * Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
    * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`, `no_query` (a recall
-   * with no query: trending); for `rerank`:
+   * with no query: trending), `trivial` (a trivial message: nothing ran); for `rerank`:
    * `rerank_failed`, `rerank_timeout`.
    */
   reason?: string;
@@ -349,6 +357,12 @@ export interface RecallResult {
   stages: StageReport[];
   /** The store's degradation tier this recall ran in (`MemoryStore.status()`). */
   tier: Tier;
+  /**
+   * `true` when the query was a trivial message ("ok", "thanks", a lone emoji, under three
+   * letters and digits: Engram's query decision) and nothing ran; absent otherwise.
+   * `skipTrivial: false` turns the check off.
+   */
+  trivial?: true;
   /** The number of results. */
   count: number;
   /** The time window applied (`timeQuery`, or `start` / `end`), when there was one. */

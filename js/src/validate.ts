@@ -50,7 +50,7 @@ type MemoryDraft = Partial<MemoryRecord> & { embedding?: Float32Array };
 /** A note while {@link toNote} builds it: `period` is any string until checked. */
 type NoteDraft = Partial<Omit<NoteRecord, "period">> & { period?: string };
 /** Recall options while {@link toRecallOptions} reads them: the query vector and the reranker come apart. */
-type RecallDraft = Partial<RecallOptionsJs> & { embedding?: Float32Array; rerank?: RerankFunction | false };
+type RecallDraft = Partial<RecallOptionsJs> & { embedding?: Float32Array; rerank?: RerankFunction | false; skipTrivial?: boolean };
 /** What {@link toUnrelation} returns: the endpoints, the relation (absent: every one) and the user. */
 export interface Unrelation {
   from: string;
@@ -82,7 +82,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
-  queries: "strings", autoDecompose: "boolean", priorityIds: "names",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", skipTrivial: "boolean",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -395,7 +395,9 @@ export function applyPatch(
 /** Validates recall options and fills in defaults; the query vector, if any, comes apart. */
 export function toRecallOptions(
   options: unknown, now: number, searchMode: SearchMode,
-): { options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined } {
+): {
+  options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined; skipTrivial: boolean;
+} {
   const out: RecallDraft = {};
   convertFields(checkOptions(options, "recall options"), RECALL_FIELDS, "", out);
   const limit = out.limit ?? DEFAULT_LIMIT;
@@ -413,8 +415,10 @@ export function toRecallOptions(
   }
   out.queries?.forEach((q, i) => checkQuery(q, `queries[${i}]`));
   const { embedding, rerank } = out;
+  const skipTrivial = out.skipTrivial ?? true;
   delete out.embedding;
   delete out.rerank;
+  delete out.skipTrivial;
   const js: RecallOptionsJs = {
     ...out,
     limit: Math.min(limit, MAX_LIMIT),
@@ -423,7 +427,7 @@ export function toRecallOptions(
     includeExpired: out.includeExpired ?? false,
     searchMode: out.searchMode ?? searchMode,
   };
-  return { options: js, embedding, rerank };
+  return { options: js, embedding, rerank, skipTrivial };
 }
 
 const FUSION_FIELDS = fieldTable<Record<string, number>>({

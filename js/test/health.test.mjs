@@ -133,3 +133,31 @@ describe("facts in time (Memoria's bi-temporal reading)", () => {
     await store.close();
   });
 });
+
+describe("trivial messages (Engram's query decision)", () => {
+  test("ok, thanks, an emoji, punctuation, Vietnamese acknowledgements: nothing runs and embed is not called", async () => {
+    const embed = embedder();
+    const store = await MemoryStore.open({ storage: "memory", embed });
+    await store.rememberMany([{ text: "ok so the backup runs at night" }, { text: "thanks to Ana the SQL is fast" }, { text: "hi-fi speakers in the living room" }]);
+    const before = embed.calls;
+    for (const q of ["ok", "Okay!", "thanks", "thank you", "yes", "no", "sure", "hi", "bye", "👍", "?!", "   ", "cảm ơn", "vâng", "ừ", "dạ", "k"]) {
+      const r = await store.recall(q);
+      assert.equal(r.trivial, true, q);
+      assert.deepEqual(r.results, [], q);
+      assert.ok(r.stages.every((s) => s.skipped && s.reason === "trivial"), q);
+    }
+    assert.equal(embed.calls, before, "the host's embed was not called for a trivial message");
+    for (const q of ["sql?", "Ana", "k8s", "hi-fi"]) {
+      const r = await store.recall(q);
+      assert.equal(r.trivial, undefined, q);
+    }
+    assert.ok(embed.calls > before, "real queries are embedded");
+    // skipTrivial: false searches anyway; an empty query asks for trending, not trivial.
+    const forced = await store.recall("thanks", { skipTrivial: false });
+    assert.equal(forced.trivial, undefined);
+    assert.ok(forced.results.length > 0);
+    assert.equal((await store.recall("")).trivial, undefined);
+    await rejectsWith(store.recall("ok", { skipTrivial: "no" }), "invalid_argument", /skipTrivial/);
+    await store.close();
+  });
+});

@@ -100,12 +100,14 @@ describe("sort and trending", () => {
 
   test("an empty or * query returns the most important recent memories, filters applied", async () => {
     const store = await tagged();
-    for (const query of ["", "*", "  "]) {
+    for (const query of ["", "*"]) {
       const res = await store.recall(query, { trackRecalls: false });
       assert.deepEqual(ids(res), ["slacker", "gen", "usr", "db", "none"], query);
       assert.ok(res.results.every((r) => r.matchType === "trending" && r.stage === "trending"));
       assert.deepEqual(res.stages.slice(1).map((s) => s.reason), ["no_query", "no_query", "no_query", "no_query"]);
     }
+    // A blank message is not a request for trending: it is trivial (Engram's query decision).
+    assert.equal((await store.recall("  ", { trackRecalls: false })).trivial, true);
     const tagOnly = await store.recall("", { tags: ["slack"], trackRecalls: false });
     assert.deepEqual(ids(tagOnly), ["gen", "usr"]);
     assert.ok(tagOnly.results.every((r) => r.matchType === "tag"));

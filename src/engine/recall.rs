@@ -190,6 +190,15 @@ pub struct PendingRecall {
     pub(super) texts: Vec<String>,
 }
 
+/// A query text's options once checked, with what they resolve to ([`Engine::check_recall`]).
+struct Validated {
+    plan: Plan,
+    options: RecallOptions,
+    ranking: Ranking,
+    weights: Weights,
+    min_score: f64,
+}
+
 impl PendingRecall {
     /// Whether Se and Ss will be skipped, so the host need not wait for its embedding.
     pub fn short_circuit(&self) -> bool {
@@ -253,16 +262,21 @@ impl Engine {
         Ok(main)
     }
 
-    /// Phase 1 of one query text.
-    fn begin_one(
-        &mut self,
-        query: &str,
-        mut options: RecallOptions,
-        clock: &dyn Fn() -> f64,
-    ) -> Result<PendingRecall> {
+    /// Checks a recall's query and options as [`Engine::begin_recall`] would, and runs
+    /// nothing: for a trivial message ([`crate::recall::trivial`]), which is answered without
+    /// any stage but must still refuse bad options.
+    pub fn check_recall(&self, query: &str, options: RecallOptions) -> Result<()> {
+        let texts = self.query_texts(query, &options)?;
+        for text in texts.iter().map(String::as_str).chain([query]) {
+            self.validated(text, options.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The checks and the plan of one query text, before any stage runs.
+    fn validated(&self, query: &str, mut options: RecallOptions) -> Result<Validated> {
         let plan = self.plan(query, &mut options)?;
         options.filter.validate()?;
-        let query = &*crate::recall::query::capped(query);
         if options.limit == 0 {
             return Err(Error::InvalidArgument(
                 "limit must be at least 1, got 0".into(),
@@ -282,6 +296,30 @@ impl Engine {
             (None, None) => 0.0,
         };
         check_unit("minScore", min_score)?;
+        Ok(Validated {
+            plan,
+            options,
+            ranking,
+            weights,
+            min_score,
+        })
+    }
+
+    /// Phase 1 of one query text.
+    fn begin_one(
+        &mut self,
+        query: &str,
+        options: RecallOptions,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<PendingRecall> {
+        let Validated {
+            plan,
+            options,
+            ranking,
+            weights,
+            min_score,
+        } = self.validated(query, options)?;
+        let query = &*crate::recall::query::capped(query);
         let limit = options.limit.min(MAX_LIMIT);
         if options.mode == SearchMode::Semantic {
             return Ok(PendingRecall {

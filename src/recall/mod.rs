@@ -1,4 +1,5 @@
-//! The recall stages and what they share: filters (tags, time words) and the Sf scoring formula.
+//! The recall stages and what they share: filters (tags, time words), the Sf scoring formula
+//! and the trivial-message check.
 
 pub mod filter;
 pub mod query;
@@ -6,6 +7,7 @@ pub mod score;
 pub mod sf;
 pub mod tags;
 pub mod time;
+pub mod trivial;
 
 pub use filter::Filter;
 pub use score::{ScoreParams, SfComponents};

@@ -35,8 +35,8 @@ check<Equal<ReturnType<Engine["removeEntity"]>, Entity>>();
 check<Equal<ReturnType<Engine["edges"]>, Edge[]>>();
 check<Equal<ReturnType<Engine["relate"]>, Edge>>();
 check<Equal<ReturnType<Engine["upsertEdge"]>, Edge>>();
-check<Equal<ReturnType<Engine["finishRecall"]>, Omit<RecallResult, "tier">>>(); // the store adds `tier`
-check<Equal<ReturnType<Engine["finishRerank"]>, Omit<RecallResult, "tier">>>();
+check<Equal<ReturnType<Engine["finishRecall"]>, Omit<RecallResult, "tier" | "trivial">>>(); // the store adds `tier`
+check<Equal<ReturnType<Engine["finishRerank"]>, Omit<RecallResult, "tier" | "trivial">>>();
 
 // 2. The public types and the Rust side's declarations name the same fields...
 check<Equal<keyof Memory, keyof MemoryRecord>>();
@@ -44,7 +44,7 @@ check<Equal<keyof Note, keyof NoteRecord>>();
 check<Equal<keyof Entity, keyof EntityRecord>>();
 check<Equal<keyof Edge, keyof EdgeRecord>>();
 check<Equal<keyof StageReport, keyof StageReportJs>>();
-check<Equal<Exclude<keyof RecallResult, "tier">, keyof RecallOutputJs>>();
+check<Equal<Exclude<keyof RecallResult, "tier" | "trivial">, keyof RecallOutputJs>>(); // the store adds both
 check<Equal<keyof MemoryHit | keyof NoteHit | keyof EdgeHit, keyof RecallHitJs>>();
 check<Equal<RecallHit["kind"], RecallHitJs["kind"]>>();
 // ...and what the engine gives out it takes back (an update's undo, an import, a reload).
@@ -134,5 +134,5 @@ export const STAGE_REPORT: Fields<StageReport> = {
 };
 export const RECALL_RESULT: Fields<RecallResult> = {
   results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
-  dedupRemoved: "required", tier: "required",
+  dedupRemoved: "required", tier: "required", trivial: "optional",
 };
