@@ -71,7 +71,7 @@ export interface RecallOptionsJs {
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
-  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[];
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; resolveTime?: boolean;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -92,7 +92,8 @@ export interface StageReportJs { name: string; hits: number; ms: number; skipped
 /** The engine's answer to a recall. */
 export interface RecallOutputJs {
   results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
-  timeWindow?: { start?: number; end?: number; source: "timeQuery" | "options" }; tags?: string[];
+  timeWindow?: { start?: number; end?: number; source: "timeQuery" | "query" | "options" }; tags?: string[];
+  query?: { text: string; searchText: string; resolvedFrom: string };
 }
 /**
  * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).

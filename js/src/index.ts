@@ -17,7 +17,7 @@ export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallHitBase, MemoryHit, NoteHit, EdgeHit,
-  RecallOptions, RecallResult, ScoreComponents, TagMode, TagMatch, RecallSort, MatchType, TimeWindow,
+  RecallOptions, RecallResult, ScoreComponents, TagMode, TagMatch, RecallSort, MatchType, TimeWindow, QueryReport,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ExportedRecord, ImportOptions, ImportProgress, ImportSource,

@@ -203,6 +203,13 @@ export interface RecallOptions {
    * asks for the trending memories.
    */
   skipTrivial?: boolean;
+  /**
+   * Read a time expression in the question ("what did I do yesterday?", "in March 2024",
+   * "3 days ago", "hôm qua", "tuần trước") into the time window and search the rest (Engram's
+   * time words; the answer's `query` and `timeWindow` say what happened). Default true;
+   * explicit `start`, `end` or `timeQuery` win.
+   */
+  resolveTime?: boolean;
 }
 
 /** How several recall `tags` combine. */
@@ -365,12 +372,27 @@ export interface RecallResult {
   trivial?: true;
   /** The number of results. */
   count: number;
-  /** The time window applied (`timeQuery`, or `start` / `end`), when there was one. */
+  /** The time window applied (`timeQuery`, time words of the question, or `start` / `end`), when there was one. */
   timeWindow?: TimeWindow;
+  /**
+   * What the question became, when time words were read out of it (Engram's time words):
+   * the question as asked, the text the stages searched, and the words read as `timeWindow`.
+   */
+  query?: QueryReport;
   /** The tag filter applied (`tags`, lowercased), when there was one. */
   tags?: string[];
   /** Results dropped as duplicates when the results of several `queries` were merged. */
   dedupRemoved: number;
+}
+
+/** What a question became before the stages searched it ({@link RecallResult.query}). */
+export interface QueryReport {
+  /** The question as asked. */
+  text: string;
+  /** What the stages searched: the question without its time words (empty when nothing else was left: the window's memories, newest first). */
+  searchText: string;
+  /** The words read as the time window ("last week", "hôm qua"). */
+  resolvedFrom: string;
 }
 
 /** The time window a recall applied. */
@@ -380,7 +402,7 @@ export interface TimeWindow {
   /** Latest `createdAt` kept, if bounded. */
   end?: number;
   /** `"timeQuery"` when the window came from words, `"options"` when only from `start` / `end`. */
-  source: "timeQuery" | "options";
+  source: "timeQuery" | "query" | "options";
 }
 
 /** Consolidation period of a note. */

@@ -82,7 +82,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
-  queries: "strings", autoDecompose: "boolean", priorityIds: "names", skipTrivial: "boolean",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", skipTrivial: "boolean", resolveTime: "boolean",
 });
 
 /** The ranking models (`src/rank/model.rs`). */

@@ -161,3 +161,38 @@ describe("trivial messages (Engram's query decision)", () => {
     await store.close();
   });
 });
+
+describe("time words in the question (Engram's query pipeline)", () => {
+  test("the window comes from the question, the words leave the search text, explicit bounds win, resolveTime: false turns it off", async () => {
+    const now = Date.UTC(2024, 2, 15, 12); // Friday 2024-03-15
+    const DAY = 86_400_000;
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.rememberMany([
+      { id: "old", text: "Ana reviewed the billing migration", createdAt: now - 40 * DAY },
+      { id: "yesterday", text: "Ana reviewed the billing dashboard", createdAt: now - DAY },
+      { id: "hn", text: "Chị Ana xem lại bảng thanh toán", createdAt: now - DAY },
+    ]);
+    const r = await store.recall("what did Ana review yesterday?", { now, trackRecalls: false });
+    assert.equal(r.results[0].id, "yesterday");
+    assert.ok(!r.results.some((h) => h.id === "old"), "outside the window");
+    assert.deepEqual(r.query, { text: "what did Ana review yesterday?", searchText: "what did Ana review", resolvedFrom: "yesterday?" });
+    assert.equal(r.timeWindow.source, "query");
+    assert.equal(r.timeWindow.start, Date.UTC(2024, 2, 14));
+    // Only time words and stopwords left: the window's memories, newest first.
+    const onlyTime = await store.recall("what did I do hôm qua?", { now, trackRecalls: false });
+    assert.equal(onlyTime.query.searchText, "");
+    assert.deepEqual(onlyTime.results.map((h) => h.id).sort(), ["hn", "yesterday"]);
+    // Explicit bounds win; resolveTime: false searches the words as written.
+    const explicit = await store.recall("Ana billing yesterday", { now, start: now - 60 * DAY, trackRecalls: false });
+    assert.equal(explicit.query, undefined);
+    assert.ok(explicit.results.some((h) => h.id === "old"));
+    const off = await store.recall("Ana billing migration last week", { now, resolveTime: false, trackRecalls: false });
+    assert.equal(off.query, undefined);
+    assert.equal(off.results[0].id, "old");
+    // Content that only looks like a date is left alone.
+    const plain = await store.recall("the billing migration every Friday", { now, trackRecalls: false });
+    assert.equal(plain.query, undefined);
+    await rejectsWith(store.recall("x y z", { resolveTime: 1 }), "invalid_argument", /resolveTime/);
+    await store.close();
+  });
+});

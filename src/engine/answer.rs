@@ -3,11 +3,12 @@
 //! [`Engine::rank_trending`]), and how each result was matched ([`match_type`]). The order
 //! (`sort`) is [`crate::rank::order`]'s.
 
-use super::output::{StageReport, TimeWindow};
+use super::output::{QueryReport, StageReport, TimeWindow};
 use super::recall::{Plan, Ranked, RecallOptions};
 use super::stages::{memory_candidate, Found};
 use super::Engine;
 use crate::error::Result;
+use crate::rank::evidence;
 use crate::rank::order::{trending_order, Sort, TrendingFacts, DEFAULT_IMPORTANCE};
 use crate::recall::time;
 use crate::store::DocId;
@@ -36,6 +37,7 @@ impl Engine {
         options.filter.validate()?;
         let filter = &mut options.filter;
         let explicit = (filter.start, filter.end);
+        let mut question = None;
         let window = match options.time_query.as_deref() {
             Some(expr) => {
                 let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
@@ -54,11 +56,41 @@ impl Engine {
                 end: explicit.1,
                 source: "options",
             }),
+            None if options.resolve_time => {
+                let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+                let found = time::find_in(query)
+                    .and_then(|f| Some((f.expr.window(filter.now, offset)?, f.words, f.rest)));
+                if let Some((w, words, rest)) = found {
+                    filter.start = Some(w.start);
+                    filter.end = Some(w.end);
+                    // A question of time words and stopwords ("what did I do yesterday?")
+                    // asks for what happened then: the window's memories, newest first.
+                    let rest = if evidence::query_terms(&rest).is_empty() {
+                        String::new()
+                    } else {
+                        rest
+                    };
+                    question = Some(QueryReport {
+                        text: query.to_owned(),
+                        search_text: rest,
+                        resolved_from: words,
+                    });
+                    Some(TimeWindow {
+                        start: filter.start,
+                        end: filter.end,
+                        source: "query",
+                    })
+                } else {
+                    None
+                }
+            }
             None => None,
         };
+        let searched = question.as_ref().map_or(query, |q| q.search_text.as_str());
         Ok(Plan {
             window,
-            trending: is_trending(query),
+            trending: is_trending(searched),
+            question,
             ..Plan::default()
         })
     }

@@ -1070,7 +1070,7 @@ mod tests {
         };
         lazy.recall("billing tea", &lexical, None, &|| 0.0).unwrap();
         assert!(lazy.signatures.is_empty());
-        let query = "deploy the biling service on friday";
+        let query = "deploy the biling service every friday";
         let got = lazy.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
         let want = eager.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
         let ss = got.stages.iter().find(|s| s.name == "Ss").unwrap();

@@ -113,6 +113,18 @@ pub struct RecallHit {
     pub deduped_from: Option<Vec<String>>,
 }
 
+/// What a question became before the stages searched it (Engram's query pipeline): the time
+/// words read into the window ([`TimeWindow`] with source `query`) and taken out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryReport {
+    /// The question as asked.
+    pub text: String,
+    /// What the stages searched.
+    pub search_text: String,
+    /// The words read as the time window ("last week").
+    pub resolved_from: String,
+}
+
 /// The time window a recall applied (AutoMem's `time_window`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeWindow {
@@ -120,7 +132,8 @@ pub struct TimeWindow {
     pub start: Option<f64>,
     /// Latest `createdAt` kept (ms), if bounded.
     pub end: Option<f64>,
-    /// `timeQuery` when the window came from words, `options` when only from `start` / `end`.
+    /// `timeQuery` when the window came from that option's words, `query` when from words of
+    /// the question, `options` when only from `start` / `end`.
     pub source: &'static str,
 }
 
@@ -175,6 +188,8 @@ pub struct RecallOutput {
     pub stages: Vec<StageReport>,
     /// The time window applied, if any.
     pub time_window: Option<TimeWindow>,
+    /// What the question became, when time words were read out of it.
+    pub query: Option<QueryReport>,
     /// The tag filter applied (`tags`, folded), empty when none.
     pub tags: Vec<String>,
     /// Results dropped as duplicates when several query texts' results were merged.

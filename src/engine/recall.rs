@@ -90,6 +90,10 @@ pub struct RecallOptions {
     /// `filter.now` and the context's UTC offset into `filter.start` / `filter.end`; a bound
     /// the caller gave explicitly wins.
     pub time_query: Option<String>,
+    /// Read a time expression in the query's own words ("what did I do yesterday?") into the
+    /// window and search the rest (Engram's time words, [`crate::recall::time::find_in`]);
+    /// explicit `start` / `end` / `timeQuery` win. Default true.
+    pub resolve_time: bool,
     /// How results are ordered (default: by score; `time_desc` for a recall with no query and
     /// a time window).
     pub sort: Option<Sort>,
@@ -114,6 +118,7 @@ impl Default for RecallOptions {
             min_score: None,
             weights: Vec::new(),
             time_query: None,
+            resolve_time: true,
             sort: None,
             queries: Vec::new(),
             auto_decompose: false,
@@ -146,6 +151,8 @@ pub(super) struct Plan {
     pub(super) dedup_removed: usize,
     /// Memories several query texts found, with those texts.
     pub(super) deduped_from: Vec<(crate::store::DocId, Vec<String>)>,
+    /// The question as asked and the text searched, when time words were taken out of it.
+    pub(super) question: Option<super::output::QueryReport>,
 }
 
 impl Ranked {
@@ -319,6 +326,11 @@ impl Engine {
             weights,
             min_score,
         } = self.validated(query, options)?;
+        // Time words taken out of the question: the stages search the rest.
+        let query = plan
+            .question
+            .as_ref()
+            .map_or(query, |q| q.search_text.as_str());
         let query = &*crate::recall::query::capped(query);
         let limit = options.limit.min(MAX_LIMIT);
         if options.mode == SearchMode::Semantic {
@@ -711,6 +723,7 @@ impl Engine {
             results,
             stages: r.stages,
             time_window: plan.window.clone(),
+            query: plan.question.clone(),
             tags: r.options.filter.tags.tags.clone(),
             dedup_removed: plan.dedup_removed,
         }

@@ -568,3 +568,307 @@ mod tests {
         assert_eq!(parse_words(&["what", "happened"]), None);
     }
 }
+
+/// A time expression found inside a question ([`find_in`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// The expression.
+    pub expr: TimeExpr,
+    /// Its words as they were written ("last week", "hôm qua").
+    pub words: String,
+    /// The question without them, spaces collapsed: what the stages search.
+    pub rest: String,
+}
+
+/// Phrases read as the English ones the grammar knows before parsing (folded, so with or
+/// without diacritics): Engram's Vietnamese forms and a few English ones.
+const REWRITES: [(&[&str], &[&str]); 12] = [
+    (&["hom", "nay"], &["today"]),
+    (&["hom", "qua"], &["yesterday"]),
+    (&["hom", "kia"], &["2", "days", "ago"]),
+    (&["tuan", "nay"], &["this", "week"]),
+    (&["tuan", "truoc"], &["last", "week"]),
+    (&["thang", "nay"], &["this", "month"]),
+    (&["thang", "truoc"], &["last", "month"]),
+    (&["nam", "nay"], &["this", "year"]),
+    (&["nam", "ngoai"], &["last", "year"]),
+    (&["ngay", "truoc"], &["days", "ago"]),
+    (&["tuan", "truoc", "nua"], &["2", "weeks", "ago"]),
+    (&["day", "before", "yesterday"], &["2", "days", "ago"]),
+];
+
+/// Month and weekday spellings that are also common words ("may", "march", "sun", "sat"):
+/// inside a question they count only when capitalised or followed by a year.
+fn ambiguous(word: &str) -> bool {
+    word.len() <= 3 || matches!(word, "may" | "march")
+}
+
+/// Years a question's bare number is read as (a code like 1234 is not a year).
+const QUESTION_YEARS: std::ops::RangeInclusive<i64> = 1900..=2199;
+
+/// The first time expression in `question` (Engram's time words: "what did I do yesterday?",
+/// "hôm qua", "in March 2024", "3 days ago", "the day before yesterday"), with the question
+/// left when its words are taken out. Words are matched folded (lowercase, without
+/// diacritics, surrounding punctuation and a trailing "'s" dropped). A day or month name
+/// counts only after "on", "in", "during", "since", "last", "past" or "this" (a month also
+/// with a year), one that is also a common word ("may", "march", "sun") only when
+/// capitalised, and a bare number only as a year from 1900 to 2199.
+pub fn find_in(question: &str) -> Option<Found> {
+    // Each word with its byte span in `question`.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in question.char_indices() {
+        match (c.is_whitespace() || c == ',', start) {
+            (true, Some(s)) => {
+                spans.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, question.len()));
+    }
+    let clean: Vec<String> = spans
+        .iter()
+        .map(|&(s, e)| {
+            let w = question[s..e].trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+            let w = w.trim_end_matches("'s").trim_end_matches("’s");
+            w.chars()
+                .filter_map(crate::text::normalize::fold)
+                .collect::<String>()
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .collect();
+    for i in 0..clean.len() {
+        // Rewrite a known phrase starting here (it may also follow a count: "3 ngày trước").
+        let mut words: Vec<&str> = Vec::new();
+        let mut taken = Vec::new(); // how many question words each parser word stands for
+        let mut j = i;
+        while j < clean.len() && words.len() < MAX_WORDS {
+            if let Some((from, to)) = REWRITES
+                .iter()
+                .find(|(from, _)| clean[j..].starts_with_str(from))
+            {
+                for (k, w) in to.iter().enumerate() {
+                    words.push(w);
+                    taken.push(if k + 1 == to.len() { from.len() } else { 0 });
+                }
+                j += from.len();
+            } else {
+                words.push(&clean[j]);
+                taken.push(1);
+                j += 1;
+            }
+        }
+        let Some((expr, n)) = parse_words(&words) else {
+            continue;
+        };
+        if !plausible(&expr, &words[..n], question, &spans[i..]) {
+            continue;
+        }
+        let used: usize = taken[..n].iter().sum();
+        let (first, last) = (spans[i].0, spans[i + used - 1].1);
+        let mut rest = String::with_capacity(question.len());
+        rest.push_str(&question[..first]);
+        rest.push(' ');
+        rest.push_str(&question[last..]);
+        return Some(Found {
+            expr,
+            words: question[first..last].to_string(),
+            rest: rest.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    }
+    None
+}
+
+/// Whether `expr`, read from `words` (as parsed) at the question words `spans`, is a time
+/// expression rather than a common word or a number ([`find_in`]): a day or month name only
+/// after "on", "in", "during", "since", "last", "past" or "this".
+fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, usize)]) -> bool {
+    let capitalised = |word: &str| {
+        spans.iter().any(|&(s, e)| {
+            let original = question[s..e].trim_matches(|c: char| !c.is_alphanumeric());
+            original.to_lowercase() == word && original.starts_with(char::is_uppercase)
+        })
+    };
+    let name = words.iter().copied().find(|w| {
+        !matches!(
+            *w,
+            "in" | "on" | "during" | "since" | "last" | "past" | "the"
+        )
+    });
+    // A bare day or month name is usually content ("runs every Friday", "the March
+    // release"): it counts only after a word that makes it a time ("on", "in", "last", …).
+    let introduced = words.first().is_some_and(|w| {
+        matches!(
+            *w,
+            "in" | "on" | "during" | "since" | "last" | "past" | "this"
+        )
+    });
+    match expr {
+        TimeExpr::Month { year: None, .. } | TimeExpr::Weekday(_) => {
+            introduced && name.is_some_and(|w| !ambiguous(w) || capitalised(w))
+        }
+        TimeExpr::Year(y) => QUESTION_YEARS.contains(y),
+        TimeExpr::Since(_) => words.len() > 1,
+        _ => true,
+    }
+}
+
+trait StartsWithStr {
+    fn starts_with_str(&self, prefix: &[&str]) -> bool;
+}
+
+impl StartsWithStr for [String] {
+    fn starts_with_str(&self, prefix: &[&str]) -> bool {
+        self.len() >= prefix.len() && self.iter().zip(prefix).all(|(a, b)| a == b)
+    }
+}
+
+#[cfg(test)]
+mod question_tests {
+    use super::*;
+
+    /// 2024-03-15 (a Friday) 12:00 UTC.
+    const NOW: f64 = 1_710_504_000_000.0;
+    const DAY: f64 = 86_400_000.0;
+
+    fn day(y: i64, m: i64, d: i64) -> f64 {
+        days_from_civil(y, m, d) as f64 * DAY
+    }
+
+    fn window(q: &str) -> Option<(f64, f64, String, String)> {
+        let f = find_in(q)?;
+        let w = f.expr.window(NOW, 0)?;
+        Some((w.start, w.end, f.words, f.rest))
+    }
+
+    #[test]
+    fn engrams_patterns_and_more_resolve_to_their_windows() {
+        let today = day(2024, 3, 15);
+        let cases: [(&str, f64, f64); 30] = [
+            ("what did I do today?", today, today + DAY - 1.0),
+            ("what did I do yesterday?", today - DAY, today - 1.0),
+            (
+                "what did I do the day before yesterday",
+                today - 2.0 * DAY,
+                today - DAY - 1.0,
+            ),
+            (
+                "meetings 3 days ago",
+                today - 3.0 * DAY,
+                today - 2.0 * DAY - 1.0,
+            ),
+            (
+                "what happened a week ago",
+                day(2024, 3, 4),
+                day(2024, 3, 11) - 1.0,
+            ),
+            (
+                "notes from last week",
+                day(2024, 3, 4),
+                day(2024, 3, 11) - 1.0,
+            ),
+            (
+                "notes from this week",
+                day(2024, 3, 11),
+                day(2024, 3, 18) - 1.0,
+            ),
+            ("bills this month", day(2024, 3, 1), day(2024, 4, 1) - 1.0),
+            ("bills last month", day(2024, 2, 1), day(2024, 3, 1) - 1.0),
+            ("trips this year", day(2024, 1, 1), day(2025, 1, 1) - 1.0),
+            ("trips last year", day(2023, 1, 1), day(2024, 1, 1) - 1.0),
+            ("runs in the last 7 days", NOW - 7.0 * DAY, NOW),
+            ("runs in the past two weeks", NOW - 14.0 * DAY, NOW),
+            (
+                "what did Ana say on Monday",
+                day(2024, 3, 11),
+                day(2024, 3, 12) - 1.0,
+            ),
+            (
+                "what did Ana say last Tuesday",
+                day(2024, 3, 12),
+                day(2024, 3, 13) - 1.0,
+            ),
+            (
+                "what happened in March",
+                day(2024, 3, 1),
+                day(2024, 4, 1) - 1.0,
+            ),
+            (
+                "what happened in May?",
+                day(2023, 5, 1),
+                day(2023, 6, 1) - 1.0,
+            ),
+            (
+                "trips in March 2023",
+                day(2023, 3, 1),
+                day(2023, 4, 1) - 1.0,
+            ),
+            ("trips in mar 2023", day(2023, 3, 1), day(2023, 4, 1) - 1.0),
+            (
+                "what did Caroline paint in 2022?",
+                day(2022, 1, 1),
+                day(2023, 1, 1) - 1.0,
+            ),
+            (
+                "the invoice of 2024-02-29",
+                day(2024, 2, 29),
+                day(2024, 3, 1) - 1.0,
+            ),
+            ("since Monday", day(2024, 3, 11), NOW),
+            ("hôm nay tôi làm gì", today, today + DAY - 1.0),
+            ("hom nay toi lam gi", today, today + DAY - 1.0),
+            ("hôm qua", today - DAY, today - 1.0),
+            ("hom qua", today - DAY, today - 1.0),
+            ("tuần trước", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
+            ("tuan truoc", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
+            ("tháng này", day(2024, 3, 1), day(2024, 4, 1) - 1.0),
+            ("3 ngày trước", today - 3.0 * DAY, today - 2.0 * DAY - 1.0),
+        ];
+        for (q, start, end) in cases {
+            let got = window(q).unwrap_or_else(|| panic!("{q:?}: no time expression"));
+            assert_eq!((got.0, got.1), (start, end), "{q:?} read as {:?}", got.2);
+        }
+    }
+
+    #[test]
+    fn the_words_come_out_of_the_search_text() {
+        let (_, _, words, rest) = window("What did Ana decide last week about the DB?").unwrap();
+        assert_eq!(
+            (words.as_str(), rest.as_str()),
+            ("last week", "What did Ana decide about the DB?")
+        );
+        let (_, _, words, rest) = window("where was I, hôm qua?").unwrap();
+        assert_eq!(
+            (words.as_str(), rest.as_str()),
+            ("hôm qua?", "where was I,")
+        );
+        let (_, _, words, _) = window("trips in March 2023").unwrap();
+        assert_eq!(words, "in March 2023");
+    }
+
+    #[test]
+    fn common_words_and_codes_are_not_time() {
+        for q in [
+            "may I see the sql notes",
+            "what marches are planned",
+            "the sun was out",
+            "sat on the couch",
+            "the pin is 1234",
+            "a week without coffee",
+            "last name of Ana",
+            "since when do we use kafka",
+            "the pipeline runs every Friday",
+            "the March release notes",
+            "deployment friday",
+            "k8s",
+            "",
+        ] {
+            assert_eq!(find_in(q), None, "{q:?}");
+        }
+    }
+}

@@ -670,6 +670,7 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
                 }
             }
             "timeQuery" => o.time_query = r.opt_str(W, key)?,
+            "resolveTime" => o.resolve_time = r.opt_bool(W, key)?.unwrap_or(true),
             "queries" => o.queries = r.strs(W, key)?,
             "autoDecompose" => o.auto_decompose = r.opt_bool(W, key)?.unwrap_or(false),
             "priorityIds" => o.priority_ids = r.strs(W, key)?,
@@ -732,6 +733,14 @@ pub fn write_output(w: &mut Writer, out: &RecallOutput) {
         w.opt_num("start", window.start);
         w.opt_num("end", window.end);
         w.field_str("source", window.source);
+        w.end();
+    }
+    if let Some(q) = &out.query {
+        w.key("query");
+        w.begin_obj();
+        w.field_str("text", &q.text);
+        w.field_str("searchText", &q.search_text);
+        w.field_str("resolvedFrom", &q.resolved_from);
         w.end();
     }
     w.opt_strs("tags", &out.tags);

@@ -134,5 +134,5 @@ export const STAGE_REPORT: Fields<StageReport> = {
 };
 export const RECALL_RESULT: Fields<RecallResult> = {
   results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
-  dedupRemoved: "required", tier: "required", trivial: "optional",
+  dedupRemoved: "required", tier: "required", trivial: "optional", query: "optional",
 };
