@@ -11,6 +11,10 @@
  * @packageDocumentation
  */
 export { MemoryStore } from "./store.js";
+export {
+  formatContext, estimateTokens, DEFAULT_CONTEXT_BUDGET_TOKENS, DEFAULT_CONTEXT_HEADER, CONTEXT_TYPE_ORDER, MIN_CONTEXT_BUDGET_TOKENS,
+} from "./context.js";
+export type { ContextBlock, ContextOptions } from "./context.js";
 export { RecallError } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
 export { init } from "./wasm.js";

@@ -19,6 +19,8 @@
  * @module
  */
 import type { Engine } from "./engine.js";
+import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
+import type { ContextBlock, ContextOptions } from "./context.js";
 import { RecallError, callEngine } from "./errors.js";
 import { embedTexts } from "./host.js";
 import { loadStore, lockStore } from "./load.js";
@@ -47,7 +49,7 @@ import type {
   OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, ScopeOptions, StorageInfo,
 } from "./types.js";
 import {
-  applyPatch, checkDimensions, checkId, toEntity, toNote, toOwner, toRecord, toRelation, toScope, toUnrelation,
+  applyPatch, checkDimensions, checkId, checkOptions, toEntity, toNote, toOwner, toRecord, toRelation, toScope, toUnrelation,
 } from "./validate.js";
 import type { RecordInput } from "./validate.js";
 import { init } from "./wasm.js";
@@ -375,6 +377,25 @@ export class MemoryStore {
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     return runRecall(this.#engine, this.#writes, this.#recallSettings, query, options);
+  }
+
+  /**
+   * Recalls what is relevant to `query` and formats it as a block for a prompt, within a token
+   * budget: {@link formatContext} over {@link MemoryStore.recall}. `options` holds both: the
+   * block's (`budgetTokens`, `groupBy`, `citations`, `header`, `countTokens`) and the recall's.
+   *
+   * ```ts
+   * const { text, included, tokens } = await store.context("which database?", { budgetTokens: 500, limit: 20 });
+   * ```
+   */
+  async context(query: string, options?: ContextOptions & RecallOptions): Promise<ContextBlock> {
+    const all = checkOptions(options, "context options");
+    const format: Record<string, unknown> = {};
+    const recall: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(all)) (CONTEXT_OPTION_NAMES.has(key) ? format : recall)[key] = value;
+    // The block's options are checked before the recall runs.
+    formatContext([], format as ContextOptions);
+    return formatContext(await this.recall(query, recall as RecallOptions), format as ContextOptions);
   }
 
   /**
