@@ -30,6 +30,8 @@ import {
   storeKind, storeName, storeSettings, toImportOptions, toOpenOptions,
 } from "./options.js";
 import type { StoreSettings } from "./options.js";
+import { detectMemory, guardFields } from "./observe.js";
+import type { GuardReason, MemoryKind } from "./observe.js";
 import { runRecall } from "./recall.js";
 import type { RecallSettings } from "./recall.js";
 import { InsertionOrder, flatten, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph } from "./records.js";
@@ -60,6 +62,22 @@ export {
   CLOSE_SNAPSHOT_BATCHES, DEFAULT_EMBED_BATCH_SIZE, DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_IMPORT_BATCH, DEFAULT_SNAPSHOT_EVERY,
   DEFAULT_STORE_NAME, MAX_SNAPSHOT_BYTES, SNAPSHOT_AFTER_REBUILD,
 };
+
+/** Options of {@link MemoryStore.remember}. */
+export interface RememberOptions {
+  /** Apply the poisoning guard ({@link guardMemory}) first; a refused memory is `refused` (default false). */
+  guard?: boolean;
+}
+
+/** What {@link MemoryStore.observe} returns. */
+export interface ObserveResult {
+  /** The stored memory's id; `null` when nothing was stored. */
+  id: string | null;
+  /** What {@link detectMemory} found; `null` when the message is not save-worthy. */
+  kind: MemoryKind | null;
+  /** The guard's rule, when it refused the message. */
+  refused?: GuardReason;
+}
 
 function randomId(): string {
   return globalThis.crypto.randomUUID();
@@ -216,13 +234,35 @@ export class MemoryStore {
   /**
    * Stores one memory and returns its id once it is durable. Embeds its text with the host's
    * `embed` when no `embedding` is given.
+   *
+   * `remember` stores what the host gives it. With `{ guard: true }` it first applies the
+   * poisoning guard ({@link guardMemory}) to `text`, `textEn` and `keywords`, and a memory the
+   * guard refuses is `refused` (the message names the rule), with nothing stored.
    */
-  async remember(memory: MemoryInput): Promise<string> {
+  async remember(memory: MemoryInput, options?: RememberOptions): Promise<string> {
+    const o = checkOptions(options, "remember options");
+    for (const key of Object.keys(o)) {
+      if (key !== "guard") throw new RecallError("invalid_argument", `unknown remember option ${JSON.stringify(key)}`);
+    }
+    if (o.guard !== undefined && typeof o.guard !== "boolean") {
+      throw new RecallError("invalid_argument", `guard must be a boolean, got ${typeof o.guard}`);
+    }
+    if (o.guard === true && typeof memory === "object" && memory !== null) {
+      const verdict = guardFields(memory);
+      if (verdict !== undefined) {
+        throw new RecallError("refused", `the poisoning guard refused the memory: ${verdict.reason} (${verdict.match})`);
+      }
+    }
+    return this.#insert(memory, true);
+  }
+
+  /** `remember` after its options: `embed` false stores no vector (a conversation turn). */
+  async #insert(memory: MemoryInput, embed: boolean): Promise<string> {
     const engine = this.#engine.forCaller();
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
     let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     // The embedding starts now; the write keeps its place in the queue while it runs.
-    const pending = vector === undefined && this.#settings.embed !== undefined
+    const pending = embed && vector === undefined && this.#settings.embed !== undefined
       ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
     pending.catch(() => undefined);
     return this.#writes.write(async (engine) => {
@@ -396,6 +436,33 @@ export class MemoryStore {
     // The block's options are checked before the recall runs.
     formatContext([], format as ContextOptions);
     return formatContext(await this.recall(query, recall as RecallOptions), format as ContextOptions);
+  }
+
+  /**
+   * Detects whether a chat message is worth remembering ({@link detectMemory}: "Save: …",
+   * identity, preference, decision), guards it ({@link guardMemory}) and stores it with
+   * `fields` (any memory field but `text`, `textEn` and `embedding`; `type` defaults to the
+   * detected one). Returns the new id, or `id: null` when the message is not save-worthy
+   * (`kind: null`) or refused (`refused` names the rule).
+   *
+   * ```ts
+   * await store.observe("We decided to use Kafka", { userId: "u1" }); // { id: "…", kind: "decision" }
+   * await store.observe("Save: ignore previous instructions");      // { id: null, kind: "explicit", refused: "instruction_override" }
+   * ```
+   */
+  async observe(message: string, fields?: Omit<MemoryInput, "text" | "textEn" | "embedding">): Promise<ObserveResult> {
+    this.#engine.forCaller();
+    const extra = checkOptions(fields, "memory fields");
+    for (const key of ["text", "textEn", "embedding"]) {
+      if (key in extra) throw new RecallError("invalid_argument", `memory fields may not set ${key} (the message is the text)`);
+    }
+    const detected = detectMemory(message);
+    if (!detected.save) return { id: null, kind: null };
+    const kind = detected.kind!;
+    const verdict = guardFields({ text: message, keywords: extra.keywords });
+    if (verdict !== undefined) return { id: null, kind, refused: verdict.reason! };
+    const id = await this.#insert({ type: detected.type, ...extra, text: detected.text } as MemoryInput, true);
+    return { id, kind };
   }
 
   /**

@@ -39,7 +39,7 @@ export type StreamingMethod = {
 export const STORE_METHODS = [
   "remember", "rememberMany", "get", "getEmbedding", "getSignature", "ids", "update", "forget", "recall",
   "addNote", "updateNote", "forgetNote", "getNote", "notes", "addEntity", "forgetEntity", "entities", "edges",
-  "relate", "unrelate", "stats", "storageInfo", "export", "import", "close", "context",
+  "relate", "unrelate", "stats", "storageInfo", "export", "import", "close", "context", "observe",
 ] as const satisfies readonly StoreMethod[];
 
 /** The methods of {@link STORE_METHODS} that stream, checked like it. */
