@@ -21,6 +21,8 @@
 import type { Engine } from "./engine.js";
 import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
 import type { ContextBlock, ContextOptions } from "./context.js";
+import { ConversationLane, toConversationOptions } from "./conversation.js";
+import type { ConversationOptions } from "./conversation.js";
 import { RecallError, callEngine } from "./errors.js";
 import { embedTexts } from "./host.js";
 import { loadStore, lockStore } from "./load.js";
@@ -463,6 +465,55 @@ export class MemoryStore {
     if (verdict !== undefined) return { id: null, kind, refused: verdict.reason! };
     const id = await this.#insert({ type: detected.type, ...extra, text: detected.text } as MemoryInput, true);
     return { id, kind };
+  }
+
+  /**
+   * The conversation lane of `conversationId` (Neo's): append its turns, then ask for the
+   * earlier ones relevant to the current question ({@link ConversationLane}). Turns are
+   * memories kept apart from every other recall. Errors: `invalid_argument` for a bad id or
+   * option.
+   */
+  conversation(conversationId: string, options?: ConversationOptions): ConversationLane {
+    this.#engine.forCaller();
+    checkId(conversationId);
+    const settings = toConversationOptions(options);
+    return new ConversationLane({
+      canEmbed: this.#settings.embed !== undefined,
+      append: (memory) => this.#insert(memory, false),
+      turns: (topic) => {
+        const engine = this.#engine.forCaller();
+        const out: { id: string; text: string; tags?: string[]; embedded: boolean }[] = [];
+        for (const id of engine.ids()) {
+          const m = engine.get(id);
+          if (m?.topic !== topic) continue;
+          out.push({ id, text: m.text, tags: m.tags, embedded: engine.embedding(id) !== undefined });
+        }
+        return out;
+      },
+      embed: (texts) => this.#embedTexts(texts),
+      attach: (ids, vectors) => this.#attach(ids, vectors),
+      recall: (query, options) => this.recall(query, options),
+    }, conversationId, settings);
+  }
+
+  /** Stores the vectors of memories that have none yet, in one write (the conversation lane's turns). */
+  #attach(ids: string[], vectors: Float32Array[]): Promise<void> {
+    return this.#writes.write((engine) => {
+      const done: string[] = [];
+      ids.forEach((id, i) => {
+        const current = engine.get(id);
+        if (current === undefined || engine.embedding(id) !== undefined) return;
+        callEngine(() => engine.replace(current, vectors[i], false));
+        done.push(id);
+      });
+      return {
+        result: undefined,
+        ops: () => done.map((id) => memoryOp(engine, id, this.#order)),
+        undo: () => {
+          for (const id of done) engine.replace(engine.get(id)!, undefined, true);
+        },
+      };
+    });
   }
 
   /**
