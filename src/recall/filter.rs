@@ -100,9 +100,25 @@ impl Filter {
     }
 
     /// Whether this recall reads a conversation's turns (its `topic` names one): stages S6
-    /// (notes) and S8 (graph) then find nothing, since turns are the whole answer.
+    /// (notes) and S8 (graph) then find nothing, since turns are the whole answer. Not
+    /// inlined into those two stages: 194 B less gzipped wasm (measured), and it runs twice a
+    /// recall.
+    #[inline(never)]
     pub fn reads_conversation(&self) -> bool {
         self.topic.as_deref().is_some_and(is_conversation_topic)
+    }
+
+    /// The topic rule: equal to the filter's topic, or, without one, not a conversation's.
+    /// Not inlined: `accepts` is inlined into every stage's filter, and one copy of this
+    /// instead of one per caller is 75 B less gzipped wasm (measured); the stages ask
+    /// `accepts` only about documents that could enter their top k.
+    #[inline(never)]
+    fn topic_passes(&self, m: &StoredMemory) -> bool {
+        let topic = m.topic();
+        match self.topic.as_deref() {
+            Some(wanted) => topic == Some(wanted),
+            None => !topic.is_some_and(is_conversation_topic),
+        }
     }
 
     /// Whether `m` passes every filter.
@@ -123,10 +139,8 @@ impl Filter {
         {
             return false;
         }
-        match self.topic.as_deref() {
-            Some(topic) if m.topic() != Some(topic) => return false,
-            None if m.topic().is_some_and(is_conversation_topic) => return false,
-            _ => {}
+        if !self.topic_passes(m) {
+            return false;
         }
         if self.tier.is_some() && m.tier() != self.tier.as_deref() {
             return false;
