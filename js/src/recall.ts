@@ -135,6 +135,12 @@ export async function runRecall(
     const ms = performance.now() - started;
     out = callEngine(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
   }
+  if (out.query !== undefined && out.results.length === 0) {
+    // Words read as a time whose window holds nothing may not have meant a time ("is the
+    // office open on Saturday?"): the question is searched as a whole instead, with the
+    // same query vector.
+    return runRecall(slot, writes, settings, query, { ...options, resolveTime: false, ...(vector === undefined ? {} : { embedding: vector }) });
+  }
   const result: RecallResult = { ...out, tier: settings.health.tier };
   // The engine has updated the tracking; a "memory" store has nothing more to persist.
   if (opts.trackRecalls && !settings.ephemeral) {
