@@ -70,7 +70,9 @@ export interface RecallOptionsJs {
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
-  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[];
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean;
+  expandEntities?: boolean; relationLimit?: number; expansionLimit?: number; expandMinStrength?: number;
+  expandMinImportance?: number;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -84,13 +86,15 @@ export interface RecallHitJs {
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
-  dedupedFrom?: string[];
+  dedupedFrom?: string[]; expandedFrom?: { id: string; edge: string }; expandedFromEntity?: string; relations?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
 export interface RecallOutputJs {
   results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
+  expansion?: { seedCount: number; expandedCount: number };
+  entityExpansion?: { entitiesFound: string[]; expandedCount: number };
   timeWindow?: { start?: number; end?: number; source: "timeQuery" | "options" }; tags?: string[];
 }
 /**

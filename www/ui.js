@@ -132,6 +132,7 @@ const COMPONENTS = {
   tag: ["unit", "question words among the tags"],
   relation: ["unit", "weighted graph relation"],
   temporal: ["unit", "weighted time match"],
+  hop: ["count", "entity hops from the question (expandEntities)"],
 };
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 0.001 || v === 0 ? v.toFixed(3) : v.toExponential(2));

@@ -81,7 +81,9 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
-  queries: "strings", autoDecompose: "boolean", priorityIds: "names",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", expandRelations: "boolean",
+  expandEntities: "boolean", relationLimit: "integer", expansionLimit: "integer", expandMinStrength: "number",
+  expandMinImportance: "number",
 });
 
 /** The ranking models (`src/rank/model.rs`). */

@@ -122,6 +122,8 @@ pub fn match_type(stage: &str, options: &RecallOptions) -> &'static str {
         "S6" => "note",
         "S8" => "entity",
         super::multi::PRIORITY_STAGE => "priority",
+        "expand" if stage == super::expand::RELATION_STAGE => "relation",
+        "expand" => "entity",
         TRENDING_STAGE if !options.filter.tags.tags.is_empty() => "tag",
         _ => "trending",
     }

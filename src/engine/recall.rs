@@ -99,6 +99,18 @@ pub struct RecallOptions {
     pub auto_decompose: bool,
     /// Memories always in the answer if the reader may see them (`engine/multi.rs`).
     pub priority_ids: Vec<String>,
+    /// Follow the graph from the results to related memories (`engine/expand.rs`).
+    pub expand_relations: bool,
+    /// Multi-hop through the entities the question names (`engine/expand.rs`).
+    pub expand_entities: bool,
+    /// Edges followed per result, 1..=200 (default 5).
+    pub relation_limit: usize,
+    /// Memories the expansions add in all, 1..=500 (default 25).
+    pub expansion_limit: usize,
+    /// Weakest edge followed, 0..=1 (default 0).
+    pub expand_min_strength: f64,
+    /// Least importance of an expanded memory (absent: 0), 0..=1 (default 0).
+    pub expand_min_importance: f64,
 }
 
 impl Default for RecallOptions {
@@ -118,6 +130,12 @@ impl Default for RecallOptions {
             queries: Vec::new(),
             auto_decompose: false,
             priority_ids: Vec::new(),
+            expand_relations: false,
+            expand_entities: false,
+            relation_limit: super::expand::DEFAULT_RELATION_LIMIT,
+            expansion_limit: super::expand::DEFAULT_EXPANSION_LIMIT,
+            expand_min_strength: 0.0,
+            expand_min_importance: 0.0,
         }
     }
 }
@@ -146,6 +164,8 @@ pub(super) struct Plan {
     pub(super) dedup_removed: usize,
     /// Memories several query texts found, with those texts.
     pub(super) deduped_from: Vec<(crate::store::DocId, Vec<String>)>,
+    /// The (main) query text, for entity expansion.
+    pub(super) query: String,
 }
 
 impl Ranked {
@@ -437,6 +457,7 @@ impl Engine {
         }
         // A query vector is a query: only a recall with neither is trending.
         pending.plan.trending &= query_embedding.is_none();
+        pending.plan.query.clone_from(&pending.query);
         let plan = pending.plan.clone();
         let mut ranked = if plan.trending {
             self.rank_trending(pending, depth)
@@ -658,6 +679,8 @@ impl Engine {
         if !r.options.priority_ids.is_empty() {
             self.apply_priority(&mut r.ranked, &r.options, r.limit);
         }
+        let seed_count = r.ranked.len();
+        let expansion = self.expand(&mut r.ranked, &plan.query, &r.options);
         rank::order::sort(&mut r.ranked, plan.sort(&r.options));
         let deduped: Vec<(String, &Vec<String>)> = (plan.deduped_from.iter())
             .filter_map(|(doc, texts)| Some((self.memory(*doc)?.id().to_owned(), texts)))
@@ -669,12 +692,17 @@ impl Engine {
                 hit.deduped_from = Some(texts.to_vec());
             }
         }
+        self.annotate_expansion(&mut results, &expansion, &r.options);
         RecallOutput {
             results,
             stages: r.stages,
             time_window: plan.window.clone(),
             tags: r.options.filter.tags.tags.clone(),
             dedup_removed: plan.dedup_removed,
+            expansion: (r.options.expand_relations)
+                .then_some((seed_count, expansion.relation_count)),
+            entity_expansion: (r.options.expand_entities)
+                .then_some((expansion.entities, expansion.entity_count)),
         }
     }
 
@@ -740,6 +768,8 @@ impl Engine {
                         warning: None,
                         match_type: "",
                         deduped_from: None,
+                        expanded_from: None,
+                        relations: None,
                     }
                 }
             };
@@ -820,6 +850,8 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         warning: None,
         match_type: "",
         deduped_from: None,
+        expanded_from: None,
+        relations: None,
     }
 }
 
@@ -845,5 +877,7 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         warning: None,
         match_type: "",
         deduped_from: None,
+        expanded_from: None,
+        relations: None,
     }
 }

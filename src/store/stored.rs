@@ -342,6 +342,11 @@ impl StoredMemory {
         self.created_at
     }
 
+    /// The entities it names.
+    pub fn entities(&self) -> &[String] {
+        &self.rest().entities
+    }
+
     /// Last update time (ms).
     pub fn updated_at(&self) -> f64 {
         self.updated_at
