@@ -68,7 +68,10 @@ export interface RecallOptionsJs {
   maxClassification?: number; start?: number; end?: number; topic?: string; tier?: string;
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
-  context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
+  context?: {
+    hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number; label?: string; language?: string;
+    activePath?: string; tags?: string[]; types?: string[];
+  };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
   queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean;
   expandEntities?: boolean; relationLimit?: number; expansionLimit?: number; expandMinStrength?: number;

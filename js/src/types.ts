@@ -233,6 +233,19 @@ export interface RecallContext {
   topic?: string;
   /** Offset from UTC in minutes, positive east (`-new Date().getTimezoneOffset()`), to read memories' dates locally. */
   utcOffsetMinutes?: number;
+  /**
+   * What the caller is doing ("code review"): memories tagged with it or of that `type` get a
+   * small boost. This and the hints below boost, never filter (AutoMem's context hints).
+   */
+  label?: string;
+  /** The programming language: memories tagged with it gain, style and pattern memories most. */
+  language?: string;
+  /** The file being edited; its extension implies `language` when that is absent (`src/auth.ts`: typescript). */
+  activePath?: string;
+  /** Tags to favour (prefix matching, as `tags`). */
+  tags?: string[];
+  /** Memory types to favour ("decision", "style", …). */
+  types?: string[];
 }
 
 /** Every factor of a lexical (Sf) score (abmind's formula). */

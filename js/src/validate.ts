@@ -96,7 +96,8 @@ const WEIGHT_FIELDS = fieldTable<RankingWeights>({
 });
 
 const CONTEXT_FIELDS = fieldTable<RecallContext>({
-  hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer",
+  hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer", label: "string",
+  language: "string", activePath: "string", tags: "names", types: "names",
 });
 
 /** Search modes (abmind's `MEMORY_SEARCH_MODE`). */

@@ -338,3 +338,32 @@ describe("graph expansion", () => {
     await rejectsWith(store.recall("x", { expandEntities: "yes" }), "invalid_argument", /expandEntities must be a boolean/);
   });
 });
+
+describe("context hints", () => {
+  test("label, language, activePath, tags and types boost and never filter", async () => {
+    const store = await openMemoryStore();
+    const text = "error handling: wrap the failing call and log the cause";
+    await store.rememberMany([
+      { id: "plain", text },
+      { id: "py", text, type: "style", tags: ["python"] },
+      { id: "ts", text, type: "Style", tags: ["typescript"] },
+      { id: "decision", text, type: "decision", tags: ["project:alpha"] },
+    ]);
+    const q = (context) => store.recall("error handling in the login flow", { context, trackRecalls: false }).then(ids);
+    const none = await q(undefined);
+    assert.equal(none.length, 4);
+    assert.equal((await q({ activePath: "src/auth.ts" }))[0], "ts");
+    assert.equal((await q({ language: "python", activePath: "src/auth.ts" }))[0], "py");
+    assert.equal((await q({ types: ["DECISION"] }))[0], "decision");
+    assert.equal((await q({ tags: ["project"] }))[0], "decision");
+    assert.equal((await q({ label: "decision" }))[0], "decision");
+    for (const context of [{ activePath: "a.ts" }, { tags: ["nope"] }, { types: ["x"] }]) {
+      assert.deepEqual((await q(context)).sort(), [...none].sort(), "hints never filter");
+    }
+    const ts = (await store.recall("error handling in the login flow", { context: { activePath: "a.ts" }, trackRecalls: false })).results[0];
+    assert.ok(ts.components.contextBoost > 0);
+    await rejectsWith(store.recall("x", { context: { types: "style" } }), "invalid_argument", /context\.types must be an array/);
+    await rejectsWith(store.recall("x", { context: { activePath: 3 } }), "invalid_argument", /context\.activePath must be a string/);
+    await rejectsWith(store.recall("x", { context: { lang: "ts" } }), "invalid_argument", /lang/);
+  });
+});

@@ -540,6 +540,7 @@ impl Engine {
         stages.push(self.abmind_ss(&q, skip, &mut pool));
         stages.push(self.abmind_s6(&q, &mut pool, &mut found));
         stages.push(self.abmind_s8(&q, &mut pool, &mut found));
+        self.apply_hints(&mut pool.cands, &options);
         let ranked = self.abmind_rank(pool, &found, &options, min_score, depth);
         Ok(Ranked {
             ranked,

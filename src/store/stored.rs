@@ -342,6 +342,11 @@ impl StoredMemory {
         self.created_at
     }
 
+    /// Type (fact, preference, style, …).
+    pub fn kind(&self) -> Option<&str> {
+        self.rest().kind.as_deref()
+    }
+
     /// The entities it names.
     pub fn entities(&self) -> &[String] {
         &self.rest().entities

@@ -18,6 +18,7 @@ use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
+use crate::rank::hints::Hints;
 use crate::rank::order::Sort;
 use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking};
 use crate::recall::tags::{TagFilter, TagMatch, TagMode};
@@ -714,8 +715,15 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
     const W: &str = "context";
     r.begin_obj(W)?;
     let mut c = Context::default();
+    let (mut label, mut language, mut path) = (None, None, None);
+    let (mut tags, mut types) = (Vec::new(), Vec::new());
     while let Some(key) = r.next_key()? {
         match key {
+            "label" => label = r.opt_str(W, key)?,
+            "language" => language = r.opt_str(W, key)?,
+            "activePath" => path = r.opt_str(W, key)?,
+            "tags" => tags = r.strs(W, key)?,
+            "types" => types = r.strs(W, key)?,
             "hour" => c.hour = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "dayOfWeek" => c.day_of_week = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "topic" => c.topic = r.opt_str(W, key)?,
@@ -727,6 +735,13 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
             _ => return Err(unknown(W, key)),
         }
     }
+    c.hints = Hints::new(
+        label.as_deref(),
+        language.as_deref(),
+        path.as_deref(),
+        &tags,
+        &types,
+    );
     Ok(c)
 }
 
