@@ -26,7 +26,6 @@ use super::stages::memory_candidate;
 use super::Engine;
 use crate::graph::Edge;
 use crate::rank::{Candidate, CandidateKey};
-use crate::recall::sf::{self, SfIndexes, SfQuery};
 use crate::store::DocId;
 
 /// Default `relationLimit` (AutoMem's `RECALL_RELATION_LIMIT`).
@@ -241,23 +240,7 @@ impl Engine {
     /// cite; at most [`MEMORIES_PER_ENTITY`], in that order.
     fn naming(&mut self, name: &str, options: &RecallOptions) -> Vec<DocId> {
         let filter = &options.filter;
-        let records = &self.records;
-        let run = sf::run(
-            SfIndexes {
-                porter: &self.porter,
-                fuzzy_en: &self.fuzzy_en,
-                fuzzy_orig: &self.fuzzy_orig,
-            },
-            SfQuery {
-                text: name,
-                limit: MEMORIES_PER_ENTITY,
-                keep: MEMORIES_PER_ENTITY,
-                filter,
-                params: &self.config.score,
-            },
-            |d| records.get(d.0 as usize).and_then(Option::as_ref),
-            &mut self.scratch,
-        );
+        let run = self.run_sf(name, MEMORIES_PER_ENTITY, MEMORIES_PER_ENTITY, filter);
         let mut docs: Vec<DocId> = (run.hits.iter())
             .filter(|h| h.porter.is_some())
             .map(|h| h.doc)

@@ -322,23 +322,8 @@ impl Engine {
         }
         let fused = ranking != Ranking::Abmind;
         let started = clock();
-        let records = &self.records;
-        let sf = sf::run(
-            SfIndexes {
-                porter: &self.porter,
-                fuzzy_en: &self.fuzzy_en,
-                fuzzy_orig: &self.fuzzy_orig,
-            },
-            SfQuery {
-                text: query,
-                limit,
-                keep: if fused { usize::MAX } else { limit },
-                filter: &options.filter,
-                params: &self.config.score,
-            },
-            |d| records.get(d.0 as usize).and_then(Option::as_ref),
-            &mut self.scratch,
-        );
+        let keep = if fused { usize::MAX } else { limit };
+        let sf = self.run_sf(query, limit, keep, &options.filter);
         let sf::SfRun {
             hits: sf,
             corrected,
@@ -371,6 +356,34 @@ impl Engine {
             more: Vec::new(),
             texts: Vec::new(),
         })
+    }
+
+    /// Stage Sf's search of `text` (the one instantiation of [`sf::run`], which phase 1 and
+    /// entity expansion share: each closure type would copy it).
+    pub(super) fn run_sf(
+        &mut self,
+        text: &str,
+        limit: usize,
+        keep: usize,
+        filter: &Filter,
+    ) -> sf::SfRun {
+        let records = &self.records;
+        sf::run(
+            SfIndexes {
+                porter: &self.porter,
+                fuzzy_en: &self.fuzzy_en,
+                fuzzy_orig: &self.fuzzy_orig,
+            },
+            SfQuery {
+                text,
+                limit,
+                keep,
+                filter,
+                params: &self.config.score,
+            },
+            |d| records.get(d.0 as usize).and_then(Option::as_ref),
+            &mut self.scratch,
+        )
     }
 
     /// Phase 2: stages Se (with the host's query vector, or skipped for `se_skip_reason`), Ss,
