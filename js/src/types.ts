@@ -175,7 +175,7 @@ export interface RecallOptions {
   queries?: string[];
   /**
    * Also run one sub-query per entity the query names and per content word of it (at most 5),
-   * merged as `queries` (their stage Se runs only with a vector the host gave for them: none).
+   * merged as `queries` (with `embed`, each sub-query gets its own vector too).
    */
   autoDecompose?: boolean;
   /**
