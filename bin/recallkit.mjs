@@ -30,10 +30,15 @@ const USAGE = `recallkit ${VERSION} — local-first memory recall
 Usage: recallkit [--db PATH] <command> [options]
 
 Commands:
-  recall "query"          recall memories, notes and relations
-      --topic T --tier T --limit N (1-100, default 10) --since DATE --until DATE
+  recall ["query"]        recall memories, notes and relations (no query: the most important recent)
+      --topic T --tier T --limit N (default 10; above 100 reads as 100) --since DATE --until DATE
       --mode hybrid|lexical|semantic --json (print the whole result object) --no-track
       --ranking recallkit|abmind|rrf|composite|weighted (default recallkit) --min-score X (0..1)
+      --tags a,b --tag-mode any|all --tag-match prefix|exact --exclude-tags x,y
+      --time "last week" (time words) --sort score|time_desc|time_asc|updated_desc|updated_asc
+      --query Q (another query; repeatable) --auto-decompose --priority ID (repeatable)
+      --expand-relations --expand-entities --expansion-limit N --relation-limit N
+      --context-tags a,b --context-types t,u --language L --active-path PATH
       --translated (abmind's flag: the query is already English; accepted, recallkit searches
       the English text and the original either way and never translates)
   context "query"         recall, then print the block for a prompt: lines grouped by memory type,
@@ -136,8 +141,18 @@ const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`reca
 
 const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"];
 const GLOBAL_FLAGS = ["progress", "debug", "help", "version"];
+/** Value options that may be given several times: their values are collected in order. */
+const REPEATABLE = ["query", "priority"];
 const COMMANDS = {
-  recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track", "translated"], args: [1, 1, '"query"'] },
+  recall: {
+    values: [
+      "topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score", "tags", "tag-mode", "tag-match",
+      "exclude-tags", "time", "sort", "query", "priority", "expansion-limit", "relation-limit", "context-tags",
+      "context-types", "language", "active-path",
+    ],
+    flags: ["json", "no-track", "expand-relations", "expand-entities", "auto-decompose", "translated"],
+    args: [0, 1, '"query"'],
+  },
   context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking"], flags: ["json", "no-citations"], args: [1, 1, '"query"'] },
   observe: { values: ["topic", "tags", "type"], flags: ["json"], args: [1, 1, '"message"'] },
   remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: [], args: [1, 1, '"text"'] },
@@ -193,7 +208,7 @@ export function parseArgs(argv) {
       if (i + 1 >= argv.length) throw usageError(`option --${name} needs a value`);
       value = argv[++i];
     }
-    opts[name] = value;
+    opts[name] = REPEATABLE.includes(name) ? [...(opts[name] ?? []), value] : value;
   }
   if (command !== undefined && !(command in COMMANDS) && !opts.help) {
     throw usageError(`unknown command ${JSON.stringify(command)}`);
@@ -466,6 +481,7 @@ const SKIP_WORDS = {
   no_embedder: "no embedder; set --embed-url or EMBEDDING_ENABLED=true",
   embed_failed: "the embedder failed",
   embed_timeout: "the embedder did not answer in time",
+  no_query: "no query: the most important recent memories",
 };
 
 const fmtMs = (ms) => (ms < 10 ? `${ms.toFixed(1)}ms` : `${Math.round(ms)}ms`);
@@ -484,6 +500,8 @@ export function formatRecall(query, result, limit) {
     }
   }
   lines.push(`→ ${candidates} candidates → ranked → top ${result.results.length} returned${result.results.length < limit ? "" : ` (limit ${limit})`}`);
+  const summary = recallSummary(result);
+  if (summary) lines.push(summary);
   if (result.results.length) lines.push("");
   result.results.forEach((r, i) => {
     const n = `${i + 1}.`.padStart(4);
@@ -493,16 +511,68 @@ export function formatRecall(query, result, limit) {
       ? [`id ${r.id}`, m.topic, m.type, m.tier, isoDay(m.createdAt), m.emotion ? `emotion ${m.emotion > 0 ? "+" : ""}${m.emotion}` : undefined]
       : r.kind === "note" && r.note ? [`${r.note.period} note ${r.note.id}`, isoDay(r.note.start)]
         : [`relation ${r.id}`];
-    lines.push(`     ${meta.filter(Boolean).join(" · ")}`);
+    const how = [
+      r.matchType, r.memory?.tags?.length ? `tags ${r.memory.tags.join(",")}` : undefined,
+      r.relations?.length ? `relations=${r.relations.length}` : undefined,
+      r.expandedFromEntity ? `via entity: ${r.expandedFromEntity}` : undefined,
+      r.expandedFrom ? `via relation ${r.expandedFrom.edge} from ${r.expandedFrom.id}` : undefined,
+      r.dedupedFrom ? `(deduped x${r.dedupedFrom.length})` : undefined,
+    ];
+    lines.push(`     ${[...meta, ...how].filter(Boolean).join(" · ")}`);
     if (r.warning) lines.push(`     ${r.warning}${r.conflicts?.length ? ` (${r.conflicts.join(", ")})` : ""}`);
   });
   return lines.join("\n");
 }
 
+/**
+ * AutoMem's summary line: "(3 duplicates removed; 5 via entity expansion (Rachel, Platform
+ * team); 2 via relation expansion)", or nothing when there is nothing to say.
+ */
+export function recallSummary(result) {
+  const parts = [];
+  if (result.dedupRemoved > 0) parts.push(`${result.dedupRemoved} duplicate${result.dedupRemoved === 1 ? "" : "s"} removed`);
+  const ee = result.entityExpansion;
+  if (ee?.expandedCount > 0) parts.push(`${ee.expandedCount} via entity expansion (${ee.entitiesFound.join(", ")})`);
+  if (result.expansion?.expandedCount > 0) parts.push(`${result.expansion.expandedCount} via relation expansion`);
+  if (result.timeWindow) parts.push(`time ${isoDay(result.timeWindow.start ?? 0)} to ${isoDay(result.timeWindow.end ?? Date.now())}`);
+  return parts.length ? `(${parts.join("; ")})` : "";
+}
+
+/** `--limit`: a whole number of at least 1; larger than 100 reads as 100, as the API clamps it. */
+function parseLimit(text) {
+  const n = Number(text);
+  if (String(text).trim() === "" || !Number.isInteger(n) || n < 1) {
+    throw usageError(`--limit must be a whole number of at least 1 (above 100 reads as 100), got ${JSON.stringify(text)}`);
+  }
+  return Math.min(n, 100);
+}
+
+/** A comma-separated list option (`--tags a,b`). */
+const list = (text) => String(text).split(",").map((s) => s.trim()).filter((s) => s !== "");
+
 async function cmdRecall(ctx) {
   const { opts, args } = ctx;
   const now = Date.now();
-  const options = { limit: opts.limit === undefined ? 10 : parseNumber(opts.limit, "--limit", 1, 100, true) };
+  const options = { limit: opts.limit === undefined ? 10 : parseLimit(opts.limit) };
+  if (opts.tags !== undefined) options.tags = list(opts.tags);
+  if (opts["exclude-tags"] !== undefined) options.excludeTags = list(opts["exclude-tags"]);
+  if (opts["tag-mode"] !== undefined) options.tagMode = opts["tag-mode"];
+  if (opts["tag-match"] !== undefined) options.tagMatch = opts["tag-match"];
+  if (opts.time !== undefined) options.timeQuery = opts.time;
+  if (opts.sort !== undefined) options.sort = opts.sort;
+  if (opts.query !== undefined) options.queries = opts.query;
+  if (opts.priority !== undefined) options.priorityIds = opts.priority;
+  if (opts["auto-decompose"]) options.autoDecompose = true;
+  if (opts["expand-relations"]) options.expandRelations = true;
+  if (opts["expand-entities"]) options.expandEntities = true;
+  if (opts["expansion-limit"] !== undefined) options.expansionLimit = parseNumber(opts["expansion-limit"], "--expansion-limit", 1, 500, true);
+  if (opts["relation-limit"] !== undefined) options.relationLimit = parseNumber(opts["relation-limit"], "--relation-limit", 1, 200, true);
+  const context = {};
+  if (opts["context-tags"] !== undefined) context.tags = list(opts["context-tags"]);
+  if (opts["context-types"] !== undefined) context.types = list(opts["context-types"]);
+  if (opts.language !== undefined) context.language = opts.language;
+  if (opts["active-path"] !== undefined) context.activePath = opts["active-path"];
+  if (Object.keys(context).length > 0) options.context = context;
   if (opts.mode !== undefined) {
     if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
     options.searchMode = opts.mode;
@@ -519,7 +589,8 @@ async function cmdRecall(ctx) {
   if (options.start !== undefined && options.end !== undefined && options.start > options.end) throw usageError("--since is after --until");
   options.trackRecalls = !opts["no-track"];
   const store = await ctx.open({ mustExist: true });
-  const result = await store.recall(args[0], options);
+  const query = args[0] ?? "";
+  const result = await store.recall(query, options);
   const se = result.stages.find((s) => s.name === "Se");
   if (se?.skipped && (se.reason === "embed_failed" || se.reason === "embed_timeout") && ctx.embed) {
     const last = ctx.embed.last;
@@ -529,7 +600,7 @@ async function cmdRecall(ctx) {
       : se.reason === "embed_timeout" ? "it did not answer in time" : last?.error ?? "it failed";
     warn(`${ctx.embed.describe}: ${why}; stage Se was skipped, the other stages answered`);
   }
-  out(opts.json ? JSON.stringify(result, null, 2) : formatRecall(args[0], result, options.limit));
+  out(opts.json ? JSON.stringify(result, null, 2) : formatRecall(query, result, options.limit));
 }
 
 async function cmdContext(ctx) {

@@ -155,6 +155,27 @@ try {
     assert(/^\d+ of 40 tokens · [12] of 10 results included/.test(small), small);
     assert((await page.textContent("#ctx-block")).length <= 40 * 4, "a smaller block");
     await page.$eval("#ctx-budget", (el) => { el.value = "300"; el.dispatchEvent(new Event("input")); });
+  await check("a tag chip filters by its tag; time words and the sort selector apply (AutoMem's options)", async () => {
+    await search(page, "database");
+    const chip = await page.$("#results > li .tags .tag-chip");
+    assert(chip, "results show their tags as buttons");
+    const tag = await chip.textContent();
+    const settled = () => page.waitForFunction(() => !document.getElementById("results").hasAttribute("aria-busy"), null, { timeout: TIMEOUT_MS });
+    await chip.click();
+    await settled();
+    assert((await page.inputValue("#f-tags")) === tag, "the chip fills the tag filter");
+    // The tag filter keeps memories; notes and relations carry no tags and are not filtered by them.
+    const tagLists = await page.$$eval("#results > li.kind-memory", (items) => items.map((li) => [...li.querySelectorAll(".tags li")].map((x) => x.textContent.toLowerCase())));
+    assert(tagLists.length > 0 && tagLists.every((ts) => ts.some((t) => t === tag.toLowerCase() || t.startsWith(`${tag.toLowerCase()}:`))), `every result holds ${tag}`);
+    await page.fill("#f-tags", "");
+    await page.selectOption("#f-sort", "time_asc");
+    await page.fill("#f-time", "this year");
+    await page.press("#f-time", "Enter").catch(() => undefined);
+    await search(page, "database");
+    const status = await page.textContent("#results-status");
+    assert(/results? for|Nothing found/.test(status) && !/invalid|error/i.test(status), `a recall with time words and a sort answers: ${status}`);
+    await page.fill("#f-time", "");
+    await page.selectOption("#f-sort", "score");
   });
 
   await check("screenshots at 1280×800", async () => {

@@ -69,9 +69,14 @@ export interface RecallOptionsJs {
   asOf?: number; includeInvalid?: boolean;
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
-  context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
+  context?: {
+    hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number; label?: string; language?: string;
+    activePath?: string; tags?: string[]; types?: string[];
+  };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
-  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; resolveTime?: boolean;
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean;
+  expandEntities?: boolean; relationLimit?: number; expansionLimit?: number; expandMinStrength?: number;
+  expandMinImportance?: number; resolveTime?: boolean;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -85,13 +90,15 @@ export interface RecallHitJs {
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
-  dedupedFrom?: string[];
+  dedupedFrom?: string[]; expandedFrom?: { id: string; edge: string }; expandedFromEntity?: string; relations?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
 export interface RecallOutputJs {
   results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
+  expansion?: { seedCount: number; expandedCount: number };
+  entityExpansion?: { entitiesFound: string[]; expandedCount: number };
   timeWindow?: { start?: number; end?: number; source: "timeQuery" | "query" | "options" }; tags?: string[];
   query?: { text: string; searchText: string; resolvedFrom: string };
 }

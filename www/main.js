@@ -191,6 +191,11 @@ function readOptions() {
   if (clock) options.now = now();
   if ($("f-topic").value) options.topic = $("f-topic").value;
   if ($("f-tier").value) options.tier = $("f-tier").value;
+  // AutoMem's options (docs/recall.md): time words, a tag filter, the order.
+  if ($("f-time").value.trim()) options.timeQuery = $("f-time").value.trim();
+  const tags = splitList($("f-tags").value);
+  if (tags.length) options.tags = tags;
+  if ($("f-sort").value !== "score") options.sort = $("f-sort").value;
   const win = $("f-window").value;
   if (win === "custom") {
     const start = $("f-start").value;
@@ -208,6 +213,12 @@ function readOptions() {
     options.context = { hour: d.getHours(), dayOfWeek: d.getDay(), utcOffsetMinutes: -d.getTimezoneOffset() };
   }
   return options;
+}
+
+/** A tag chip was clicked: filter by that tag (prefix matching: `work` keeps `work:db`). */
+function filterByTag(tag) {
+  $("f-tags").value = tag;
+  runRecall();
 }
 
 function seNote(stages) {
@@ -245,7 +256,7 @@ async function runRecall() {
       const topic = hit.memory?.topic;
       const first = topic !== undefined && !topicsShown.has(topic);
       if (first) topicsShown.add(topic);
-      return renderHit(hit, i, memoryActions, first);
+      return renderHit(hit, i, memoryActions, first, filterByTag);
     }));
     $("stages").replaceChildren(renderStages(res.stages));
     state.lastResult = res;
@@ -679,7 +690,9 @@ function wire() {
       runRecall();
     });
   }
-  for (const id of ["f-topic", "f-tier", "f-mode", "f-track", "f-context", "f-start", "f-end"]) $(id).addEventListener("change", () => runRecall());
+  for (const id of ["f-topic", "f-tier", "f-mode", "f-track", "f-context", "f-start", "f-end", "f-time", "f-tags", "f-sort"]) {
+    $(id).addEventListener("change", () => runRecall());
+  }
   $("f-limit").addEventListener("change", () => runRecall());
   $("f-window").addEventListener("change", () => {
     const custom = $("f-window").value === "custom";

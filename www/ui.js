@@ -132,6 +132,7 @@ const COMPONENTS = {
   tag: ["unit", "question words among the tags"],
   relation: ["unit", "weighted graph relation"],
   temporal: ["unit", "weighted time match"],
+  hop: ["count", "entity hops from the question (expandEntities)"],
 };
 
 const fmt = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 0.001 || v === 0 ? v.toFixed(3) : v.toExponential(2));
@@ -180,21 +181,27 @@ function metaLine(hit) {
  * One result as a list item. `actions(hit, textId)` returns extra nodes (edit / forget
  * buttons); `showTimeline` adds the topic's timeline (the page shows it once per topic).
  */
-export function renderHit(hit, index, actions, showTimeline = true) {
+export function renderHit(hit, index, actions, showTimeline = true, onTag = undefined) {
   const stageFamily = hit.stage.split(":")[0];
   const textId = `result-text-${index}`;
   const item = h("li", { class: `result kind-${hit.kind}`, "data-id": hit.id, "data-stage": hit.stage },
     h("div", { class: "result-head" },
       h("span", { class: `badge stage-${stageFamily}`, title: STAGE_INFO[stageFamily] ?? "", text: hit.stage }),
       h("span", { class: "score", text: `score ${hit.score.toFixed(3)}` }),
-      h("span", { class: "kind", text: hit.kind })),
+      h("span", { class: "kind", text: hit.matchType ? `${hit.kind} · ${hit.matchType}` : hit.kind })),
     h("p", { class: "result-text", id: textId, text: hit.text }));
   if (hit.memory?.textEn && hit.memory.textEn !== hit.text) {
     item.append(h("p", { class: "translation", lang: "en", text: `English: ${hit.memory.textEn}` }));
   }
   item.append(h("p", { class: "meta", text: metaLine(hit) }));
   const tags = hit.memory?.tags ?? [];
-  if (tags.length) item.append(h("ul", { class: "tags", "aria-label": "tags" }, tags.map((t) => h("li", { text: t }))));
+  if (tags.length) {
+    // Tag chips: a click filters the recall by that tag.
+    const chip = (t) => (onTag
+      ? h("button", { type: "button", class: "tag-chip", title: `only memories tagged ${t}`, text: t, onclick: () => onTag(t) })
+      : t);
+    item.append(h("ul", { class: "tags", "aria-label": "tags" }, tags.map((t) => h("li", {}, chip(t)))));
+  }
   if (hit.warning) {
     item.append(h("p", { class: "warning", role: "note", text: `${hit.warning}${hit.conflicts?.length ? ` (${hit.conflicts.join(", ")})` : ""}` }));
   }

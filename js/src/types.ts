@@ -186,7 +186,7 @@ export interface RecallOptions {
   queries?: string[];
   /**
    * Also run one sub-query per entity the query names and per content word of it (at most 5),
-   * merged as `queries` (their stage Se runs only with a vector the host gave for them: none).
+   * merged as `queries` (with `embed`, each sub-query gets its own vector too).
    */
   autoDecompose?: boolean;
   /**
@@ -210,6 +210,28 @@ export interface RecallOptions {
    * explicit `start`, `end` or `timeQuery` win.
    */
   resolveTime?: boolean;
+  /**
+   * After the results (the seeds), follow the entity graph from each memory (the edges citing it
+   * and those of the entities its `entities` names, strongest first) to the other memories those
+   * edges cite; they are added after the seeds with `expandedFrom` and `matchType: "relation"`,
+   * and the answer's `expansion` counts them. Every memory result then lists its `relations`.
+   */
+  expandRelations?: boolean;
+  /**
+   * Multi-hop through entities: the entities the query names, the memories naming them, the
+   * other entities those name, and their memories ("What does Sarah's sister do?" finds "Rachel
+   * is a nurse" through "Sarah's sister is Rachel"); added after the seeds with
+   * `expandedFromEntity` and `matchType: "entity"`, counted in the answer's `entityExpansion`.
+   */
+  expandEntities?: boolean;
+  /** Edges followed per seed by `expandRelations`, 1–200 (default 5). */
+  relationLimit?: number;
+  /** Memories the expansions add in all, 1–500 (default 25). */
+  expansionLimit?: number;
+  /** Weakest edge `expandRelations` follows, 0–1 (default 0). Never filters the seeds. */
+  expandMinStrength?: number;
+  /** Least `importance` of an expanded memory (absent counts as 0), 0–1 (default 0). Never filters the seeds. */
+  expandMinImportance?: number;
 }
 
 /** How several recall `tags` combine. */
@@ -220,10 +242,12 @@ export type TagMatch = "prefix" | "exact";
 export type RecallSort = "score" | "time_desc" | "time_asc" | "updated_desc" | "updated_asc";
 /**
  * How a result was matched: `keyword` (stage Sf), `semantic` (Se), `signature` (Ss), `note`
- * (S6), `entity` (S8), `trending` (a recall with no query), `tag` (no query, a tag filter) or
- * `priority` (a `priorityIds` memory no stage found).
+ * (S6), `entity` (S8, or added by `expandEntities`), `relation` (added by `expandRelations`),
+ * `trending` (a recall with no query), `tag` (no query, a tag filter) or `priority` (a
+ * `priorityIds` memory no stage found).
  */
-export type MatchType = "keyword" | "semantic" | "signature" | "note" | "entity" | "trending" | "tag" | "priority";
+export type MatchType =
+  | "keyword" | "semantic" | "signature" | "note" | "entity" | "relation" | "trending" | "tag" | "priority";
 
 /** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
@@ -235,6 +259,19 @@ export interface RecallContext {
   topic?: string;
   /** Offset from UTC in minutes, positive east (`-new Date().getTimezoneOffset()`), to read memories' dates locally. */
   utcOffsetMinutes?: number;
+  /**
+   * What the caller is doing ("code review"): memories tagged with it or of that `type` get a
+   * small boost. This and the hints below boost, never filter (AutoMem's context hints).
+   */
+  label?: string;
+  /** The programming language: memories tagged with it gain, style and pattern memories most. */
+  language?: string;
+  /** The file being edited; its extension implies `language` when that is absent (`src/auth.ts`: typescript). */
+  activePath?: string;
+  /** Tags to favour (prefix matching, as `tags`). */
+  tags?: string[];
+  /** Memory types to favour ("decision", "style", …). */
+  types?: string[];
 }
 
 /** Every factor of a lexical (Sf) score (abmind's formula). */
@@ -260,7 +297,7 @@ export interface ScoreComponents {
 /** The stage that found a result. */
 export type Stage =
   | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8"
-  | "trending" | "priority";
+  | "trending" | "priority" | "expand:relation" | "expand:entity";
 
 /** One entry of a topic timeline. */
 export interface TimelineItem {
@@ -297,6 +334,12 @@ export interface RecallHitBase {
   warning?: string;
   /** The query texts that found this memory, when several of a recall's `queries` did. */
   dedupedFrom?: string[];
+  /** For a memory `expandRelations` added: the seed it came from and the edge followed. */
+  expandedFrom?: { id: string; edge: string };
+  /** For a memory `expandEntities` added: the entity it came through (display name). */
+  expandedFromEntity?: string;
+  /** With `expandRelations`: the ids of the memory's edges (strongest first, at most `relationLimit`). */
+  relations?: string[];
 }
 
 /** A memory result (`kind: "memory"`): it carries the memory and its metadata. */
@@ -383,6 +426,10 @@ export interface RecallResult {
   tags?: string[];
   /** Results dropped as duplicates when the results of several `queries` were merged. */
   dedupRemoved: number;
+  /** With `expandRelations`: the seed results, and the memories the relations added. */
+  expansion?: { seedCount: number; expandedCount: number };
+  /** With `expandEntities`: the entities expanded through, and the memories added. */
+  entityExpansion?: { entitiesFound: string[]; expandedCount: number };
 }
 
 /** What a question became before the stages searched it ({@link RecallResult.query}). */

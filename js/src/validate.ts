@@ -82,7 +82,9 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
-  queries: "strings", autoDecompose: "boolean", priorityIds: "names", skipTrivial: "boolean", resolveTime: "boolean",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", expandRelations: "boolean",
+  expandEntities: "boolean", relationLimit: "integer", expansionLimit: "integer", expandMinStrength: "number",
+  expandMinImportance: "number", skipTrivial: "boolean", resolveTime: "boolean",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -95,7 +97,8 @@ const WEIGHT_FIELDS = fieldTable<RankingWeights>({
 });
 
 const CONTEXT_FIELDS = fieldTable<RecallContext>({
-  hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer",
+  hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer", label: "string",
+  language: "string", activePath: "string", tags: "names", types: "names",
 });
 
 /** Search modes (abmind's `MEMORY_SEARCH_MODE`). */

@@ -55,10 +55,10 @@ describe("help and bad arguments", { concurrency: true }, () => {
   const bad = [
     [[], /no command given/],
     [["frobnicate"], /unknown command "frobnicate"/],
-    [["recall"], /recall takes "query"/],
+    [["recall", "a", "b"], /recall takes "query", got extra "b"/],
     [["recall", "a", "b"], /extra "b"/],
     [["recall", "x", "--bogus"], /unknown option --bogus/],
-    [["recall", "x", "--limit", "0"], /--limit must be a whole number from 1 to 100, got "0"/],
+    [["recall", "x", "--limit", "0"], /--limit must be a whole number of at least 1 \(above 100 reads as 100\), got "0"/],
     [["recall", "x", "--limit", "ten"], /--limit must be a whole number/],
     [["recall", "x", "--mode", "fuzzy"], /--mode must be hybrid, lexical or semantic, got "fuzzy"/],
     [["recall", "x", "--since", "last tuesday"], /--since must be a date/],
@@ -284,6 +284,36 @@ describe("notes and relations", () => {
     const edges = json.results.filter((h) => h.kind === "edge").map((h) => h.text).sort();
     assert.deepEqual(edges, ["Alice —[manages]→ Project Falcon", "Alice —[works_with]→ Bob"]);
     assert.equal(stage(json, "S8").hits, 2);
+  });
+});
+
+describe("AutoMem's recall options", () => {
+  test("tags, time words, sort, several queries, priority and expansion, with the summary line", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Sarah's sister is Rachel", "--tags", "family,people:sarah", "--id", "sister"]);
+    await ok(["--db", db, "remember", "Rachel works as a nurse at the city hospital", "--tags", "people:rachel", "--id", "job"]);
+    await ok(["--db", db, "remember", "The deploy runs on Fridays", "--tags", "work", "--id", "deploy", "--date", "2020-01-03"]);
+    await ok(["--db", db, "relate", "Sarah", "sister_of", "Rachel"]);
+    const json = async (args) => JSON.parse((await ok(["--db", db, "recall", ...args, "--json", "--no-track"])).stdout);
+    const ids = (res) => res.results.map((r) => r.id);
+    assert.deepEqual(ids(await json(["--tags", "people", "--tag-mode", "all"])).sort(), ["job", "sister"]);
+    assert.deepEqual(ids(await json(["--exclude-tags", "people"])), ["deploy"]);
+    assert.deepEqual(ids(await json(["--tags", "people:rachel", "--tag-match", "exact"])), ["job"]);
+    const week = await json(["--time", "last 7 days"]);
+    assert.equal(week.timeWindow.source, "timeQuery");
+    assert.ok(!ids(week).includes("deploy"));
+    assert.deepEqual(ids(await json(["--sort", "time_asc"]))[0], "deploy");
+    const several = await json(["Rachel", "--query", "sister", "--query", "deploy"]);
+    assert.ok(several.dedupRemoved >= 1);
+    assert.deepEqual(several.results.find((r) => r.id === "sister").dedupedFrom, ["Rachel", "sister"]);
+    assert.deepEqual(ids(await json(["deploy", "--priority", "job", "--limit", "1"])), ["job"]);
+    assert.equal((await json(["nurse", "--limit", "500"])).count, 1, "a large --limit reads as 100");
+    const text = (await ok(["--db", db, "recall", "What does Sarah's sister do?", "--expand-entities", "--query", "sister", "--no-track"])).stdout;
+    assert.match(text, /\n\(\d+ duplicates? removed; 1 via entity expansion \(Rachel\)\)\n/);
+    assert.match(text, /via entity: Rachel/);
+    const bad = await run(["--db", db, "recall", "x", "--sort", "newest"]);
+    assert.equal(bad.code, 2, "an invalid_argument exits 2, as a usage error");
+    assert.match(bad.stderr, /invalid_argument: sort must be/);
   });
 });
 

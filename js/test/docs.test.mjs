@@ -52,11 +52,14 @@ async function recordedComponents() {
     for (const extra of [
       {}, { embedding: [1, 0.1, 0] }, { mmrLambda: 0.7 }, { context: { hour: 12, dayOfWeek: 1, topic: "work" } },
       { rerank: async (_q, texts) => texts.map((t) => t.length) },
+      { expandRelations: true, expandEntities: true, limit: 1 },
     ]) {
       for (const q of ["database", "who owns the database Ana", "latest database now", "databse migrtion"]) {
         const res = await store.recall(q, { ranking, trackRecalls: false, ...extra });
         for (const hit of res.results) for (const k of Object.keys(hit.components)) names.add(k);
       }
+      const trending = await store.recall("", { ranking, trackRecalls: false, ...extra });
+      for (const hit of trending.results) for (const k of Object.keys(hit.components)) names.add(k);
     }
   }
   await store.close();

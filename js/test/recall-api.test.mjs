@@ -151,6 +151,11 @@ describe("filters never leak", () => {
       embedding: Float32Array.from({ length: 8 }, () => rng() - 0.5),
     }));
     await store.rememberMany(memories);
+    // A graph, so that the expansions have edges to follow and entities to go through.
+    for (let e = 0; e < 12; e++) {
+      const cites = Array.from({ length: 4 }, () => `m${Math.floor(rng() * memories.length)}`);
+      await store.relate({ from: pick(WORDS), relation: "goes with", to: pick(WORDS), strength: rng(), memoryIds: cites });
+    }
     const byId = new Map(memories.map((m) => [m.id, m]));
     const segs = (t) => t.toLowerCase();
     const matches = (want, tag, exact) => segs(tag) === want || (!exact && segs(tag).startsWith(`${want}:`));
@@ -165,11 +170,13 @@ describe("filters never leak", () => {
         timeQuery: rng() < 0.5 ? pick(["last week", "last 30 days", "this month", "last month", "since monday"]) : undefined,
         topic: rng() < 0.3 ? "a" : undefined,
         embedding: rng() < 0.5 ? Float32Array.from({ length: 8 }, () => rng() - 0.5) : undefined,
+        expandRelations: rng() < 0.4, expandEntities: rng() < 0.4,
+        queries: rng() < 0.2 ? [pick(WORDS)] : undefined, priorityIds: rng() < 0.2 ? ["m1"] : undefined,
       };
       const query = pick(["deploy database", "garden", "", "*", "budget release tomato"]);
       const res = await store.recall(query, options);
       const where = `trial ${trial}: ${JSON.stringify({ query, ...options, embedding: !!options.embedding })}`;
-      for (const hit of res.results.filter((r) => r.kind === "memory")) {
+      for (const hit of res.results.filter((r) => r.kind === "memory" && r.matchType !== "priority")) {
         const m = byId.get(hit.id);
         const want = (options.tags ?? []).map(segs);
         const exact = options.tagMatch === "exact";
@@ -265,5 +272,100 @@ describe("queries, autoDecompose and priorityIds", () => {
     assert.deepEqual(ids(found), ["pg"]);
     assert.equal(found.results[0].matchType, "keyword");
     await rejectsWith(store.recall("x", { priorityIds: [1] }), "invalid_argument", /priorityIds\[0\] must be a string/);
+  });
+});
+
+describe("graph expansion", () => {
+  test("multi-hop: what does Sarah's sister do? finds Rachel's job through Sarah's sister", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany([
+      { id: "sister", text: "Sarah's sister is Rachel" },
+      { id: "job", text: "Rachel works as a nurse at the city hospital" },
+      { id: "noise", text: "The city council meets on Tuesdays", importance: 0.9 },
+    ]);
+    await store.addEntity({ name: "Sarah", type: "person" });
+    await store.addEntity({ name: "Rachel", type: "person" });
+    const q = "What does Sarah's sister do?";
+    const plain = await store.recall(q, { trackRecalls: false });
+    assert.ok(!ids(plain).includes("job"), "without expansion the job is not found");
+    const res = await store.recall(q, { expandEntities: true, trackRecalls: false });
+    assert.equal(ids(res)[0], "sister");
+    const job = res.results.find((r) => r.id === "job");
+    assert.ok(job, "the job memory is found through Rachel");
+    assert.equal(job.expandedFromEntity, "Rachel");
+    assert.equal(job.matchType, "entity");
+    assert.equal(job.stage, "expand:entity");
+    assert.deepEqual(res.entityExpansion, { entitiesFound: ["Rachel"], expandedCount: 1 });
+    assert.ok(!ids(res).includes("noise"));
+    // Expanded memories pass the recall's filters too.
+    await store.update("job", { userId: "someone" });
+    const filtered = await store.recall(q, { expandEntities: true, userId: "nobody", trackRecalls: false });
+    assert.ok(!ids(filtered).includes("job"));
+  });
+
+  test("relations: edges citing a seed lead to the other memories they cite, within the expansion filters", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany([
+      { id: "auth", text: "We moved authentication to OAuth" },
+      { id: "keys", text: "Signing keys rotate every ninety days", importance: 0.8 },
+      { id: "weak", text: "Someone mentioned passwords once", importance: 0.1 },
+    ]);
+    await store.relate({ from: "OAuth", relation: "uses", to: "signing keys", strength: 0.8, memoryIds: ["auth", "keys"] });
+    await store.relate({ from: "OAuth", relation: "replaced", to: "passwords", strength: 0.2, memoryIds: ["auth", "weak"] });
+    const q = (options) => store.recall("authentication", { trackRecalls: false, ...options });
+    const res = await q({ expandRelations: true });
+    assert.deepEqual(ids(res), ["auth", "keys", "weak"]);
+    const keys = res.results[1];
+    assert.deepEqual(keys.expandedFrom, { id: "auth", edge: "oauth|uses|signing keys" });
+    assert.equal(keys.matchType, "relation");
+    assert.ok(Math.abs(keys.score - res.results[0].score * 0.8) < 1e-9);
+    assert.deepEqual(res.expansion, { seedCount: 1, expandedCount: 2 });
+    assert.deepEqual(res.results[0].relations, ["oauth|uses|signing keys", "oauth|replaced|passwords"]);
+    assert.deepEqual(ids(await q({ expandRelations: true, expandMinStrength: 0.5 })), ["auth", "keys"]);
+    assert.deepEqual(ids(await q({ expandRelations: true, expandMinImportance: 0.5 })), ["auth", "keys"]);
+    assert.deepEqual(ids(await q({ expandRelations: true, relationLimit: 1 })), ["auth", "keys"]);
+    assert.deepEqual(ids(await q({ expandRelations: true, expansionLimit: 1 })), ["auth", "keys"]);
+    // The expansion filters never drop a seed.
+    assert.deepEqual(ids(await q({ expandRelations: true, expandMinImportance: 1 })), ["auth"]);
+    assert.equal((await q({})).expansion, undefined);
+  });
+
+  test("bad expansion options are invalid_argument naming the option", async () => {
+    const store = await openMemoryStore();
+    await rejectsWith(store.recall("x", { relationLimit: 0 }), "invalid_argument", /relationLimit must be an integer between 1 and 200, got 0/);
+    await rejectsWith(store.recall("x", { expansionLimit: 501 }), "invalid_argument", /expansionLimit must be an integer between 1 and 500/);
+    await rejectsWith(store.recall("x", { expandMinStrength: 1.5 }), "invalid_argument", /expandMinStrength must be between 0 and 1/);
+    await rejectsWith(store.recall("x", { expandMinImportance: -1 }), "invalid_argument", /expandMinImportance must be between 0 and 1/);
+    await rejectsWith(store.recall("x", { expandRelations: 1 }), "invalid_argument", /expandRelations must be a boolean/);
+    await rejectsWith(store.recall("x", { expandEntities: "yes" }), "invalid_argument", /expandEntities must be a boolean/);
+  });
+});
+
+describe("context hints", () => {
+  test("label, language, activePath, tags and types boost and never filter", async () => {
+    const store = await openMemoryStore();
+    const text = "error handling: wrap the failing call and log the cause";
+    await store.rememberMany([
+      { id: "plain", text },
+      { id: "py", text, type: "style", tags: ["python"] },
+      { id: "ts", text, type: "Style", tags: ["typescript"] },
+      { id: "decision", text, type: "decision", tags: ["project:alpha"] },
+    ]);
+    const q = (context) => store.recall("error handling in the login flow", { context, trackRecalls: false }).then(ids);
+    const none = await q(undefined);
+    assert.equal(none.length, 4);
+    assert.equal((await q({ activePath: "src/auth.ts" }))[0], "ts");
+    assert.equal((await q({ language: "python", activePath: "src/auth.ts" }))[0], "py");
+    assert.equal((await q({ types: ["DECISION"] }))[0], "decision");
+    assert.equal((await q({ tags: ["project"] }))[0], "decision");
+    assert.equal((await q({ label: "decision" }))[0], "decision");
+    for (const context of [{ activePath: "a.ts" }, { tags: ["nope"] }, { types: ["x"] }]) {
+      assert.deepEqual((await q(context)).sort(), [...none].sort(), "hints never filter");
+    }
+    const ts = (await store.recall("error handling in the login flow", { context: { activePath: "a.ts" }, trackRecalls: false })).results[0];
+    assert.ok(ts.components.contextBoost > 0);
+    await rejectsWith(store.recall("x", { context: { types: "style" } }), "invalid_argument", /context\.types must be an array/);
+    await rejectsWith(store.recall("x", { context: { activePath: 3 } }), "invalid_argument", /context\.activePath must be a string/);
+    await rejectsWith(store.recall("x", { context: { lang: "ts" } }), "invalid_argument", /lang/);
   });
 });

@@ -65,6 +65,7 @@ test("engine outputs have exactly the fields the public types declare", async ()
     await store.addEntity({ name: "Bo" });
     await store.relate({ from: "Ana", relation: "maintains", to: "Postgres", memoryIds: ["full"], userId: "ana", classification: 1 });
     await store.relate({ from: "Bo", relation: "knows", to: "Ana" });
+    await store.relate({ from: "Ana", relation: "uses", to: "Postgres", memoryIds: ["full", "minimal"], userId: "ana" });
 
     const seen = {
       memory: new Set(), note: new Set(), entity: new Set(), edge: new Set(), memoryHit: new Set(), noteHit: new Set(),
@@ -74,6 +75,8 @@ test("engine outputs have exactly the fields the public types declare", async ()
     const recalls = [
       ["project Postgres", "hybrid"], ["who maintains Postgres Ana", "hybrid"], ["Postgres", "lexical"],
       ["project", "lexical", { queries: ["Postgres"] }],
+      ["project Postgres", "lexical", { expandRelations: true, limit: 1 }],
+      ["who maintains Postgres Ana", "lexical", { expandEntities: true, limit: 1 }],
     ];
     for (const [q, mode, more] of recalls) {
       const res = await store.recall(q, { userId: "ana", embedding: [1, 0, 0], limit: 20, ranking: "abmind", searchMode: mode, ...more });

@@ -144,6 +144,30 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Sets each memory candidate's context-hint boost ([`crate::rank::hints`]) when the
+    /// recall's context has hints; before the ranking, which adds it to the context boost.
+    pub(super) fn apply_hints(
+        &self,
+        cands: &mut [crate::rank::Candidate],
+        options: &RecallOptions,
+    ) {
+        let Some(hints) = (options.context.as_ref())
+            .map(|c| &c.hints)
+            .filter(|h| !h.is_empty())
+        else {
+            return;
+        };
+        for c in cands {
+            if let crate::rank::CandidateKey::Memory(doc) = c.key {
+                if let Some(m) = self.memory(doc) {
+                    c.hint = hints.boost(m.kind(), &m.tag_list());
+                }
+            }
+        }
+    }
+}
+
 /// How a result with stage label `stage` was matched (see
 /// [`RecallHit::match_type`](super::RecallHit::match_type)).
 pub fn match_type(stage: &str, options: &RecallOptions) -> &'static str {
@@ -154,6 +178,8 @@ pub fn match_type(stage: &str, options: &RecallOptions) -> &'static str {
         "S6" => "note",
         "S8" => "entity",
         super::multi::PRIORITY_STAGE => "priority",
+        "expand" if stage == super::expand::RELATION_STAGE => "relation",
+        "expand" => "entity",
         TRENDING_STAGE if !options.filter.tags.tags.is_empty() => "tag",
         _ => "trending",
     }

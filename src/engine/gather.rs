@@ -106,6 +106,7 @@ impl Engine {
             min_score,
             limit: depth,
         };
+        self.apply_hints(&mut pool.cands, &options);
         let ranked = fused::rank(pool.cands, &fused_options);
         Ok(Ranked {
             ranked,

@@ -34,6 +34,7 @@ use crate::vector::VectorStore;
 use ids::IdTable;
 
 mod answer;
+pub mod expand;
 mod gather;
 mod ids;
 mod image;

@@ -111,6 +111,10 @@ pub struct RecallHit {
     pub match_type: &'static str,
     /// The query texts that found this memory, when several did (`queries`).
     pub deduped_from: Option<Vec<String>>,
+    /// Where an expanded memory came from (`expandRelations`, `expandEntities`).
+    pub expanded_from: Option<super::expand::Origin>,
+    /// With `expandRelations`, the ids of the memory's edges the reader sees.
+    pub relations: Option<Vec<String>>,
 }
 
 /// What a question became before the stages searched it (Engram's query pipeline): the time
@@ -194,4 +198,8 @@ pub struct RecallOutput {
     pub tags: Vec<String>,
     /// Results dropped as duplicates when several query texts' results were merged.
     pub dedup_removed: usize,
+    /// With `expandRelations`: the seed results, and the memories relations added.
+    pub expansion: Option<(usize, usize)>,
+    /// With `expandEntities`: the entities expanded through, and the memories added.
+    pub entity_expansion: Option<(Vec<String>, usize)>,
 }

@@ -103,6 +103,18 @@ pub struct RecallOptions {
     pub auto_decompose: bool,
     /// Memories always in the answer if the reader may see them (`engine/multi.rs`).
     pub priority_ids: Vec<String>,
+    /// Follow the graph from the results to related memories (`engine/expand.rs`).
+    pub expand_relations: bool,
+    /// Multi-hop through the entities the question names (`engine/expand.rs`).
+    pub expand_entities: bool,
+    /// Edges followed per result, 1..=200 (default 5).
+    pub relation_limit: usize,
+    /// Memories the expansions add in all, 1..=500 (default 25).
+    pub expansion_limit: usize,
+    /// Weakest edge followed, 0..=1 (default 0).
+    pub expand_min_strength: f64,
+    /// Least importance of an expanded memory (absent: 0), 0..=1 (default 0).
+    pub expand_min_importance: f64,
 }
 
 impl Default for RecallOptions {
@@ -123,6 +135,12 @@ impl Default for RecallOptions {
             queries: Vec::new(),
             auto_decompose: false,
             priority_ids: Vec::new(),
+            expand_relations: false,
+            expand_entities: false,
+            relation_limit: super::expand::DEFAULT_RELATION_LIMIT,
+            expansion_limit: super::expand::DEFAULT_EXPANSION_LIMIT,
+            expand_min_strength: 0.0,
+            expand_min_importance: 0.0,
         }
     }
 }
@@ -153,6 +171,8 @@ pub(super) struct Plan {
     pub(super) deduped_from: Vec<(crate::store::DocId, Vec<String>)>,
     /// The question as asked and the text searched, when time words were taken out of it.
     pub(super) question: Option<super::output::QueryReport>,
+    /// The (main) query text, for entity expansion.
+    pub(super) query: String,
 }
 
 impl Ranked {
@@ -352,23 +372,8 @@ impl Engine {
         }
         let fused = ranking != Ranking::Abmind;
         let started = clock();
-        let records = &self.records;
-        let sf = sf::run(
-            SfIndexes {
-                porter: &self.porter,
-                fuzzy_en: &self.fuzzy_en,
-                fuzzy_orig: &self.fuzzy_orig,
-            },
-            SfQuery {
-                text: query,
-                limit,
-                keep: if fused { usize::MAX } else { limit },
-                filter: &options.filter,
-                params: &self.config.score,
-            },
-            |d| records.get(d.0 as usize).and_then(Option::as_ref),
-            &mut self.scratch,
-        );
+        let keep = if fused { usize::MAX } else { limit };
+        let sf = self.run_sf(query, limit, keep, &options.filter);
         let sf::SfRun {
             hits: sf,
             corrected,
@@ -401,6 +406,34 @@ impl Engine {
             more: Vec::new(),
             texts: Vec::new(),
         })
+    }
+
+    /// Stage Sf's search of `text` (the one instantiation of [`sf::run`], which phase 1 and
+    /// entity expansion share: each closure type would copy it).
+    pub(super) fn run_sf(
+        &mut self,
+        text: &str,
+        limit: usize,
+        keep: usize,
+        filter: &Filter,
+    ) -> sf::SfRun {
+        let records = &self.records;
+        sf::run(
+            SfIndexes {
+                porter: &self.porter,
+                fuzzy_en: &self.fuzzy_en,
+                fuzzy_orig: &self.fuzzy_orig,
+            },
+            SfQuery {
+                text,
+                limit,
+                keep,
+                filter,
+                params: &self.config.score,
+            },
+            |d| records.get(d.0 as usize).and_then(Option::as_ref),
+            &mut self.scratch,
+        )
     }
 
     /// Phase 2: stages Se (with the host's query vector, or skipped for `se_skip_reason`), Ss,
@@ -487,6 +520,7 @@ impl Engine {
         }
         // A query vector is a query: only a recall with neither is trending.
         pending.plan.trending &= query_embedding.is_none();
+        pending.plan.query.clone_from(&pending.query);
         let plan = pending.plan.clone();
         let mut ranked = if plan.trending {
             self.rank_trending(pending, depth)
@@ -569,6 +603,7 @@ impl Engine {
         stages.push(self.abmind_ss(&q, skip, &mut pool));
         stages.push(self.abmind_s6(&q, &mut pool, &mut found));
         stages.push(self.abmind_s8(&q, &mut pool, &mut found));
+        self.apply_hints(&mut pool.cands, &options);
         let ranked = self.abmind_rank(pool, &found, &options, min_score, depth);
         Ok(Ranked {
             ranked,
@@ -708,6 +743,8 @@ impl Engine {
         if !r.options.priority_ids.is_empty() {
             self.apply_priority(&mut r.ranked, &r.options, r.limit);
         }
+        let seed_count = r.ranked.len();
+        let expansion = self.expand(&mut r.ranked, &plan.query, &r.options);
         rank::order::sort(&mut r.ranked, plan.sort(&r.options));
         let deduped: Vec<(String, &Vec<String>)> = (plan.deduped_from.iter())
             .filter_map(|(doc, texts)| Some((self.memory(*doc)?.id().to_owned(), texts)))
@@ -719,6 +756,7 @@ impl Engine {
                 hit.deduped_from = Some(texts.to_vec());
             }
         }
+        self.annotate_expansion(&mut results, &expansion, &r.options);
         RecallOutput {
             results,
             stages: r.stages,
@@ -726,6 +764,10 @@ impl Engine {
             query: plan.question.clone(),
             tags: r.options.filter.tags.tags.clone(),
             dedup_removed: plan.dedup_removed,
+            expansion: (r.options.expand_relations)
+                .then_some((seed_count, expansion.relation_count)),
+            entity_expansion: (r.options.expand_entities)
+                .then_some((expansion.entities, expansion.entity_count)),
         }
     }
 
@@ -791,6 +833,8 @@ impl Engine {
                         warning: None,
                         match_type: "",
                         deduped_from: None,
+                        expanded_from: None,
+                        relations: None,
                     }
                 }
             };
@@ -871,6 +915,8 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         warning: None,
         match_type: "",
         deduped_from: None,
+        expanded_from: None,
+        relations: None,
     }
 }
 
@@ -896,5 +942,7 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         warning: None,
         match_type: "",
         deduped_from: None,
+        expanded_from: None,
+        relations: None,
     }
 }

@@ -8,6 +8,7 @@
 //!                         score += 0.015    same weekday, else += 0.0075 same class
 //!                                           (weekend = Saturday, Sunday; weekday = the others)
 //!                         score += 0.03     same topic (not "general")
+//!                         score += hints    AutoMem's context hints (`super::hints`)
 //! 3. emotion tie-breaker  score += min(0.02 · |emotion|, 0.10)
 //! 4. spacing boost        score ×= 1.3      mean interval of the last 20 recalls ≥ 7 days
 //!                         score ×= 1.15     … ≥ 1 day
@@ -73,6 +74,8 @@ pub struct Context {
     /// The host's offset from UTC in minutes, positive east (UTC+2 is `120`; in JavaScript
     /// `-new Date().getTimezoneOffset()`), used to read memories' `created_at` in local time.
     pub utc_offset_minutes: i32,
+    /// AutoMem's hints (label, language, active path, tags, types): [`super::hints`].
+    pub hints: super::hints::Hints,
 }
 
 /// Time-of-day buckets of the context boost.
@@ -147,6 +150,8 @@ pub fn context_boost(cands: &mut [Candidate], ctx: &Context) {
         if topic.is_some() && topic == cand.topic.as_deref().and_then(topic_key) {
             boost += TOPIC_BOOST;
         }
+        // Set by the engine from the context's hints (`super::hints`), 0 without them.
+        boost += cand.hint;
         if boost > 0.0 {
             cand.score += boost;
             cand.components.push((CONTEXT_BOOST_COMPONENT, boost));

@@ -46,6 +46,7 @@ pub mod enrich;
 pub mod evidence;
 pub mod fused;
 pub mod fusion;
+pub mod hints;
 pub mod host;
 pub mod mmr;
 pub mod model;
@@ -135,6 +136,8 @@ pub struct Candidate {
     pub created_at: Option<f64>,
     /// Last update time (memories), for `sort: "updated_*"` ([`order`]).
     pub updated_at: Option<f64>,
+    /// The context hints' boost for this memory ([`hints`]), added by the context boost.
+    pub hint: f64,
     /// The record's topic, if any.
     pub topic: Option<String>,
     /// Emotion score, −5..5 (0 when unknown).
@@ -165,6 +168,7 @@ impl Candidate {
             text: text.into(),
             created_at: None,
             updated_at: None,
+            hint: 0.0,
             topic: None,
             emotion: 0.0,
             recall_timestamps: Vec::new(),
@@ -360,6 +364,7 @@ mod tests {
                     day_of_week: Some(rng.below(7) as u8),
                     topic: Some("work".into()),
                     utc_offset_minutes: rng.below(1_440) as i32 - 720,
+                    ..Context::default()
                 }),
                 limit: rng.below(25) as usize,
                 ..PostProcessOptions::default()

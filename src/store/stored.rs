@@ -342,6 +342,16 @@ impl StoredMemory {
         self.created_at
     }
 
+    /// Type (fact, preference, style, …).
+    pub fn kind(&self) -> Option<&str> {
+        self.rest().kind.as_deref()
+    }
+
+    /// The entities it names.
+    pub fn entities(&self) -> &[String] {
+        &self.rest().entities
+    }
+
     /// Last update time (ms).
     pub fn updated_at(&self) -> f64 {
         self.updated_at

@@ -10,13 +10,15 @@
 //! instead of showing it to everyone; a note without them is written exactly as before, so
 //! such an engine still reads it.)
 
+use crate::engine::expand::Origin;
 use crate::engine::{
     Batch, EngineConfig, HitKind, RecallHit, RecallOptions, RecallOutput, SearchMode, StageReport,
 };
-use crate::error::{Error, Result};
+use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
+use crate::rank::hints::Hints;
 use crate::rank::order::Sort;
 use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking};
 use crate::recall::tags::{TagFilter, TagMatch, TagMode};
@@ -674,6 +676,27 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             "queries" => o.queries = r.strs(W, key)?,
             "autoDecompose" => o.auto_decompose = r.opt_bool(W, key)?.unwrap_or(false),
             "priorityIds" => o.priority_ids = r.strs(W, key)?,
+            "expandRelations" => o.expand_relations = r.opt_bool(W, key)?.unwrap_or(false),
+            "expandEntities" => o.expand_entities = r.opt_bool(W, key)?.unwrap_or(false),
+            "relationLimit" => {
+                if let Some(n) = r.opt_int(W, key, 1, 200)? {
+                    o.relation_limit = n as usize;
+                }
+            }
+            "expansionLimit" => {
+                if let Some(n) = r.opt_int(W, key, 1, 500)? {
+                    o.expansion_limit = n as usize;
+                }
+            }
+            "expandMinStrength" | "expandMinImportance" => {
+                let v = r.opt_num(W, key)?.unwrap_or(0.0);
+                check_unit(key, v)?;
+                if key == "expandMinStrength" {
+                    o.expand_min_strength = v;
+                } else {
+                    o.expand_min_importance = v;
+                }
+            }
             "sort" => {
                 if let Some(sort) = r.opt_str(W, key)? {
                     o.sort = Some(Sort::parse(&sort)?);
@@ -695,8 +718,15 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
     const W: &str = "context";
     r.begin_obj(W)?;
     let mut c = Context::default();
+    let (mut label, mut language, mut path) = (None, None, None);
+    let (mut tags, mut types) = (Vec::new(), Vec::new());
     while let Some(key) = r.next_key()? {
         match key {
+            "label" => label = r.opt_str(W, key)?,
+            "language" => language = r.opt_str(W, key)?,
+            "activePath" => path = r.opt_str(W, key)?,
+            "tags" => tags = r.strs(W, key)?,
+            "types" => types = r.strs(W, key)?,
             "hour" => c.hour = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "dayOfWeek" => c.day_of_week = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "topic" => c.topic = r.opt_str(W, key)?,
@@ -708,6 +738,13 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
             _ => return Err(unknown(W, key)),
         }
     }
+    c.hints = Hints::new(
+        label.as_deref(),
+        language.as_deref(),
+        path.as_deref(),
+        &tags,
+        &types,
+    );
     Ok(c)
 }
 
@@ -745,6 +782,21 @@ pub fn write_output(w: &mut Writer, out: &RecallOutput) {
     }
     w.opt_strs("tags", &out.tags);
     w.field_num("dedupRemoved", out.dedup_removed as f64);
+    if let Some((seeds, expanded)) = out.expansion {
+        w.key("expansion");
+        w.begin_obj();
+        w.field_num("seedCount", seeds as f64);
+        w.field_num("expandedCount", expanded as f64);
+        w.end();
+    }
+    if let Some((entities, expanded)) = &out.entity_expansion {
+        w.key("entityExpansion");
+        w.begin_obj();
+        w.key("entitiesFound");
+        w.strs(entities);
+        w.field_num("expandedCount", *expanded as f64);
+        w.end();
+    }
     w.end();
 }
 
@@ -820,6 +872,21 @@ fn write_hit(w: &mut Writer, hit: &RecallHit) {
     if let Some(texts) = &hit.deduped_from {
         w.key("dedupedFrom");
         w.strs(texts);
+    }
+    match &hit.expanded_from {
+        Some(Origin::Relation { id, edge }) => {
+            w.key("expandedFrom");
+            w.begin_obj();
+            w.field_str("id", id);
+            w.field_str("edge", edge);
+            w.end();
+        }
+        Some(Origin::Entity(name)) => w.field_str("expandedFromEntity", name),
+        None => {}
+    }
+    if let Some(edges) = &hit.relations {
+        w.key("relations");
+        w.strs(edges);
     }
     w.end();
 }

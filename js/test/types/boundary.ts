@@ -111,6 +111,7 @@ export const EDGE: Fields<Edge> = {
 const HIT_BASE = {
   id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
   timeline: "optional", conflicts: "optional", warning: "optional", dedupedFrom: "optional",
+  expandedFrom: "optional", expandedFromEntity: "optional", relations: "optional",
 } as const;
 export const MEMORY_HIT: Fields<MemoryHit> = {
   ...HIT_BASE, kind: "required", memory: "required", metadata: "required", note: "absent", edge: "absent",
@@ -134,5 +135,6 @@ export const STAGE_REPORT: Fields<StageReport> = {
 };
 export const RECALL_RESULT: Fields<RecallResult> = {
   results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
-  dedupRemoved: "required", tier: "required", trivial: "optional", query: "optional",
+  dedupRemoved: "required", expansion: "optional", entityExpansion: "optional", tier: "required", trivial: "optional",
+  query: "optional",
 };
