@@ -547,6 +547,18 @@ function parseLimit(text) {
   return Math.min(n, 100);
 }
 
+/** `--mode` and `--ranking` into recall options, checked. */
+function modeAndRanking(opts, options) {
+  if (opts.mode !== undefined) {
+    if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
+    options.searchMode = opts.mode;
+  }
+  if (opts.ranking !== undefined) {
+    if (!RANKINGS.includes(opts.ranking)) throw usageError(`--ranking must be ${RANKINGS.join(", ")}, got ${JSON.stringify(opts.ranking)}`);
+    options.ranking = opts.ranking;
+  }
+}
+
 /** A comma-separated list option (`--tags a,b`). */
 const list = (text) => String(text).split(",").map((s) => s.trim()).filter((s) => s !== "");
 
@@ -573,14 +585,7 @@ async function cmdRecall(ctx) {
   if (opts.language !== undefined) context.language = opts.language;
   if (opts["active-path"] !== undefined) context.activePath = opts["active-path"];
   if (Object.keys(context).length > 0) options.context = context;
-  if (opts.mode !== undefined) {
-    if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
-    options.searchMode = opts.mode;
-  }
-  if (opts.ranking !== undefined) {
-    if (!RANKINGS.includes(opts.ranking)) throw usageError(`--ranking must be ${RANKINGS.join(", ")}, got ${JSON.stringify(opts.ranking)}`);
-    options.ranking = opts.ranking;
-  }
+  modeAndRanking(opts, options);
   if (opts["min-score"] !== undefined) options.minScore = parseNumber(opts["min-score"], "--min-score", 0, 1);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
@@ -614,14 +619,7 @@ async function cmdContext(ctx) {
     if (opts.group !== "type" && opts.group !== "none") throw usageError(`--group must be type or none, got ${JSON.stringify(opts.group)}`);
     options.groupBy = opts.group;
   }
-  if (opts.mode !== undefined) {
-    if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
-    options.searchMode = opts.mode;
-  }
-  if (opts.ranking !== undefined) {
-    if (!RANKINGS.includes(opts.ranking)) throw usageError(`--ranking must be ${RANKINGS.join(", ")}, got ${JSON.stringify(opts.ranking)}`);
-    options.ranking = opts.ranking;
-  }
+  modeAndRanking(opts, options);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
   const store = await ctx.open({ mustExist: true });

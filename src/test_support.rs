@@ -1,6 +1,21 @@
-//! What the crate's unit tests share: one seeded generator, [`SplitMix64`], and one float
+//! What the crate's unit tests share: one seeded generator, [`SplitMix64`], one float
 //! assertion, `assert_close!(a, b)` (within 1e-12) or `assert_close!(a, b, eps)`, defined in
-//! `lib.rs` so that every module sees it.
+//! `lib.rs` so that every module sees it, and [`recall_untracked`].
+
+use crate::engine::{Engine, RecallOptions, RecallOutput};
+
+/// A recall with `options` and no recall tracking, no query vector and a clock at 0.
+pub(crate) fn recall_untracked(
+    e: &mut Engine,
+    query: &str,
+    options: RecallOptions,
+) -> RecallOutput {
+    let options = RecallOptions {
+        track_recalls: false,
+        ..options
+    };
+    e.recall(query, &options, None, &|| 0.0).unwrap()
+}
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014): a tiny seeded generator for property tests.

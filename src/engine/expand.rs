@@ -311,13 +311,7 @@ mod tests {
         e
     }
 
-    fn recall(e: &mut Engine, query: &str, options: RecallOptions) -> RecallOutput {
-        let options = RecallOptions {
-            track_recalls: false,
-            ..options
-        };
-        e.recall(query, &options, None, &|| 0.0).unwrap()
-    }
+    use crate::test_support::recall_untracked as recall;
 
     fn ids(out: &RecallOutput) -> Vec<&str> {
         out.results.iter().map(|r| r.id.as_str()).collect()

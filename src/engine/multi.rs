@@ -261,13 +261,7 @@ mod tests {
         e
     }
 
-    fn recall(e: &mut Engine, query: &str, options: RecallOptions) -> RecallOutput {
-        let options = RecallOptions {
-            track_recalls: false,
-            ..options
-        };
-        e.recall(query, &options, None, &|| 0.0).unwrap()
-    }
+    use crate::test_support::recall_untracked as recall;
 
     #[test]
     fn query_texts_are_the_query_the_queries_and_the_decomposed_parts_once_each() {
