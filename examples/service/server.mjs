@@ -11,6 +11,7 @@
 //   GET  /recall?userId=u1&q=…[&limit=5&ranking=rrf&minScore=0.2…]   any RecallOption; values
 //                           that parse as JSON are passed parsed (numbers, booleans, arrays)
 //   GET  /memories/<id>?userId=u1   -> the memory, or 404
+//   GET  /memories?userId=u1        -> {"ids": […]}: the ids this process's engine of u1 holds
 //   GET  /stats             this process: cached users, opens, open times, memory
 //   GET  /health            -> 200 "ok"
 //
@@ -113,6 +114,11 @@ async function getMemory(url, id) {
   return [200, memory];
 }
 
+async function listMemories(url) {
+  const ids = await cache.use(userIdOf(url.searchParams.get("userId")), (store) => store.ids());
+  return [200, { ids }];
+}
+
 function quantile(sorted, p) {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
@@ -132,6 +138,7 @@ async function route(req, url) {
   const memoryPath = /^\/memories\/([^/]+)$/.exec(url.pathname);
   if (req.method === "POST" && url.pathname === "/memories") return postMemories(req);
   if (req.method === "GET" && url.pathname === "/recall") return getRecall(url);
+  if (req.method === "GET" && url.pathname === "/memories") return listMemories(url);
   if (req.method === "GET" && memoryPath !== null) return getMemory(url, decodeURIComponent(memoryPath[1]));
   if (req.method === "GET" && url.pathname === "/stats") return getStats();
   if (req.method === "GET" && url.pathname === "/health") return [200, "ok"];
