@@ -165,4 +165,20 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     await remember(b, "newcomer", [{ text: "a user first seen after the crash" }]);
     assert.equal((await call(b, "GET", "/health")).status, 200);
   });
+
+  test("the cache keeps at most --max-users stores, evicting the least recently used, which reopen from the database", async () => {
+    const before = (await call(b, "GET", "/stats")).body;
+    for (let i = 0; i < 60; i++) await remember(b, `lru-${i}`, [{ id: "only", text: `memory of user ${i}` }]);
+    const after = (await call(b, "GET", "/stats")).body;
+    assert.ok(after.cachedUsers <= 50, `${after.cachedUsers} stores cached`);
+    assert.ok(after.evictions - before.evictions >= 10, `${after.evictions - before.evictions} evictions`);
+    // lru-0 was evicted first: it opens again, from PostgreSQL, with its memory.
+    const read = await call(b, "GET", "/memories/only?userId=lru-0");
+    assert.equal(read.status, 200);
+    assert.equal(read.body.text, "memory of user 0");
+    assert.equal((await call(b, "GET", "/stats")).body.opens, after.opens + 1);
+    // The most recent user was not evicted: no open.
+    await call(b, "GET", "/memories/only?userId=lru-59");
+    assert.equal((await call(b, "GET", "/stats")).body.opens, after.opens + 1);
+  });
 });
