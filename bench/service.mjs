@@ -143,14 +143,16 @@ async function load(servers) {
 
 async function coldLoads(db, users) {
   const times = [];
+  let memories = 0;
   for (const u of users) {
     const t0 = performance.now();
     const store = await MemoryStore.open({ name: `user-${u}`, storage: db.adapter(`user-${u}`), snapshots: false });
     times.push(performance.now() - t0);
     if (store.size === 0) throw new Error(`user-${u} opened empty`);
+    memories += store.size;
     await store.close();
   }
-  return summary(times);
+  return { ...summary(times), memories: memories / users.length };
 }
 
 async function memoryPerUser(db, users) {
@@ -232,7 +234,7 @@ try {
   const full = Array.from({ length: USERS }, (_, u) => u).slice(0, 200);
   await coldLoads(db, full.slice(190, 200)); // warms this process's wasm (its first calls run in the baseline tier)
   const cold = await coldLoads(db, full.slice(0, 50));
-  console.log(line(`cold load (${MEMORIES} mem.)`, cold));
+  console.log(line(`cold load (${cold.memories.toFixed(0)} mem.)`, cold));
   const memory = await memoryPerUser(db, full);
   console.log(`memory per cached user (${memory.users} users of ${memory.memoriesPerUser.toFixed(0)} memories): rss ${(memory.rssPerUser / 1024).toFixed(0)} KiB, ` +
     `wasm memory ${(memory.wasmPerUser / 1024).toFixed(0)} KiB, JS heap ${(memory.heapPerUser / 1024).toFixed(0)} KiB`);

@@ -9,10 +9,12 @@
 // cache at once and closed when its last user releases it.
 import { MemoryStore } from "recallkit";
 
-/** Bytes an empty store costs (engine tables, the store object): measured, see docs/service.md. */
-export const BASE_BYTES = 64 * 1024;
-/** Bytes per cached memory (text, indexes, tracking): measured, see docs/service.md. */
-export const BYTES_PER_MEMORY = 1024;
+// `npm run bench:service` measured the wasm memory of stores held open: 159 KiB per user of 100
+// memories, 268 KiB per user of 200, so about 1.1 KiB a memory above about 50 KiB a store.
+/** Bytes an empty store costs (engine tables, the store object): see above. */
+export const BASE_BYTES = 50 * 1024;
+/** Bytes per cached memory (text, indexes, tracking): see above. */
+export const BYTES_PER_MEMORY = 1120;
 
 export class StoreCache {
   #db;

@@ -19,8 +19,10 @@
  * ```
  * @packageDocumentation
  */
-export { PostgresAdapter, PostgresDatabase, toPostgresError, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, WRITE_ATTEMPTS } from "./storage/postgres.js";
-export type { PostgresAdapterOptions, PostgresDatabaseOptions } from "./storage/postgres.js";
+export { PostgresAdapter, WRITE_ATTEMPTS } from "./storage/postgres.js";
+export type { PostgresAdapterOptions } from "./storage/postgres.js";
+export { PostgresDatabase, toPostgresError, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from "./storage/postgres-database.js";
+export type { PgModule, PostgresDatabaseOptions } from "./storage/postgres-database.js";
 export type { StaleListener } from "./storage/postgres-feed.js";
 export { MAX_PAYLOAD_BYTES } from "./storage/postgres-feed.js";
 export { FEED_CHANNEL, POSTGRES_SCHEMA_SQL, POSTGRES_SCHEMA_VERSION } from "./storage/postgres-schema.js";

@@ -11,6 +11,7 @@ import { PostgresAdapter, PostgresDatabase, POSTGRES_SCHEMA_SQL, POSTGRES_SCHEMA
 import { feedPayloads, MAX_PAYLOAD_BYTES } from "../../dist/storage/postgres-feed.js";
 import { rejectsWith } from "../support/errors.mjs";
 import { pgMissing, startCluster } from "../support/postgres.mjs";
+import pgModule from "pg";
 
 const missing = pgMissing();
 if (missing !== undefined) console.log(`# skipping the PostgreSQL tests: ${missing}`);
@@ -95,7 +96,35 @@ describe("postgres errors", { skip }, () => {
     await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, colour: 1 }), "invalid_argument", /colour/);
     await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, maxConnections: 0 }), "invalid_argument", /maxConnections/);
     await rejectsWith(() => PostgresAdapter.open({ config: pg.config, name: "../x" }), "invalid_argument", /store name/);
+    await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, pg: {} }), "invalid_argument", /pg must be the pg module/);
     assert.throws(() => db.adapter("a b"), (e) => e.code === "invalid_argument");
+  });
+
+  test("the host may hand over its own pg module (Deno's npm:pg, a bundle)", async () => {
+    const handed = { Pool: pgModule.Pool, Client: pgModule.Client };
+    let pools = 0;
+    handed.Pool = class extends pgModule.Pool { constructor(config) { super(config); pools++; } };
+    const own = await PostgresAdapter.open({ pg: handed, config: pg.config, name: "handed" });
+    await own.write([{ op: "put", key: "k", value: bytes("v") }]);
+    assert.equal(text(await own.get("k")), "v");
+    assert.equal(pools, 1);
+    await own.close();
+  });
+
+  test("the gets of one turn of the event loop are one query, each answered with its own value", async () => {
+    let queries = 0;
+    const counting = { Client: pgModule.Client, Pool: class extends pgModule.Pool { query(...args) { queries++; return super.query(...args); } } };
+    const a = await PostgresAdapter.open({ pg: counting, config: pg.config, name: "coalesced", listen: false });
+    await a.write(Array.from({ length: 50 }, (_, i) => ({ op: "put", key: `m/${i}`, value: bytes(`v${i}`) })));
+    const before = queries;
+    const keys = [...Array.from({ length: 50 }, (_, i) => `m/${i}`), "m/missing", "m/7"];
+    const values = await Promise.all(keys.map((k) => a.get(k)));
+    assert.equal(queries - before, 1);
+    assert.deepEqual(values.map((v) => (v === undefined ? undefined : text(v))), [...Array.from({ length: 50 }, (_, i) => `v${i}`), undefined, "v7"]);
+    values[0][0] = 0; // each answer is its own copy
+    assert.equal(text(values[51]), "v7");
+    assert.equal(text(await a.get("m/0")), "v0");
+    await a.close();
   });
 
   test("an unreachable server is storage_failed with the driver's message", async () => {
