@@ -58,6 +58,10 @@ export async function startCluster(label = "test", { settings = [] } = {}) {
   const configFor = (database) => ({ host: dir, port: PORT, user, database });
   const psql = (sql, database = "postgres") => execFileSync("psql", ["-h", dir, "-p", String(PORT), "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-qAtc", sql], { encoding: "utf8" });
   let stopped = false;
+  // A test process that ends without calling stop() (a crash, a failed before()) still stops its
+  // server: SIGINT is PostgreSQL's fast shutdown. The directory then stays behind in tmpdir.
+  const onExit = () => { if (!stopped) try { process.kill(pid, "SIGINT"); } catch { /* gone */ } };
+  process.once("exit", onExit);
   return {
     dir,
     pid,
@@ -74,6 +78,7 @@ export async function startCluster(label = "test", { settings = [] } = {}) {
     async stop() {
       if (stopped) return;
       stopped = true;
+      process.removeListener("exit", onExit);
       try {
         run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
       } catch {
