@@ -68,7 +68,11 @@ export interface PostgresDatabaseOptions {
    * `storage_failed` when the tables are missing or at another version.
    */
   createSchema?: boolean;
-  /** Listen for the writes of other processes (default `true`); `false` opens no listening connection, and adapters then hear nothing. */
+  /**
+   * Listen for the writes of other processes (default `true`); `false` opens no listening
+   * connection, and adapters then hear nothing. Writes are announced to the processes that
+   * listen either way.
+   */
   listen?: boolean;
   /**
    * Called when engines may have missed writes: with a store's name, that store's; without

@@ -244,7 +244,8 @@ export class PostgresAdapter implements StorageAdapter {
   async #commit(batch: StorageOp[]): Promise<void> {
     this.#live();
     const plan = planBatch(batch);
-    const payloads = connections.get(this.#db)?.feed === undefined ? [] : feedPayloads(this.#name, this.#origin, changedKeys(batch));
+    // Announced whether or not this process listens: the other processes' engines need them.
+    const payloads = feedPayloads(this.#name, this.#origin, changedKeys(batch));
     const doing = `cannot write ${batch.length} op(s) to store ${JSON.stringify(this.#name)}`;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -231,6 +231,19 @@ describe("the change feed", { skip }, () => {
     }
   });
 
+  test("a database connected with listen: false still announces its writes to the processes that listen", async () => {
+    const deaf = await PostgresDatabase.connect({ config: pg.config, listen: false });
+    try {
+      const heard = [];
+      db.adapter("deaf-writer").subscribe((keys) => heard.push(...keys));
+      await deaf.adapter("deaf-writer").write([{ op: "put", key: "m/1", value: bytes("1") }]);
+      await eventually(() => heard.length === 1, 5000, "the listening process heard the deaf one's write");
+      assert.deepEqual(heard, ["m/1"]);
+    } finally {
+      await deaf.close();
+    }
+  });
+
   test("a write through one process's store reaches another process's store engine, both ways, and deletes too", async () => {
     const other = await PostgresDatabase.connect({ config: pg.config });
     const a = await MemoryStore.open({ name: "shared", storage: db.adapter("shared") });
@@ -248,6 +261,22 @@ describe("the change feed", { skip }, () => {
     } finally {
       await a.close();
       await b.close();
+      await other.close();
+    }
+  });
+
+  test("a write of a key too long to announce reports that store stale to the other processes", async () => {
+    const stale = [];
+    const other = await PostgresDatabase.connect({ config: pg.config, onStale: (store, reason) => stale.push([store, reason]) });
+    try {
+      const heard = [];
+      other.adapter("long-keys").subscribe((keys) => heard.push(...keys));
+      await db.adapter("long-keys").write([{ op: "put", key: "short", value: bytes("1") }, { op: "put", key: "k".repeat(9000), value: bytes("2") }]);
+      await eventually(() => stale.length === 1 && heard.length === 1, 5000, "the stale report and the short key");
+      assert.deepEqual(heard, ["short"]);
+      assert.equal(stale[0][0], "long-keys");
+      assert.match(stale[0][1], /too long to announce/);
+    } finally {
       await other.close();
     }
   });
