@@ -181,4 +181,28 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     await call(b, "GET", "/memories/only?userId=lru-59");
     assert.equal((await call(b, "GET", "/stats")).body.opens, after.opens + 1);
   });
+
+  test("a process whose change feed was cut drops its cache and answers from the database again", async () => {
+    await remember(b, "feed-cut", [{ id: "one", text: "the first memory of the feed test" }]);
+    const before = (await call(b, "GET", "/stats")).body;
+    const monitor = new pg.Client(cluster.config);
+    await monitor.connect();
+    try {
+      await monitor.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'service-b' AND query = 'LISTEN recallkit'");
+      // Written by another process while b is deaf: only the database has it.
+      const { PostgresDatabase } = await import("../../dist/postgres.js");
+      const { MemoryStore } = await import("../../dist/index.js");
+      const db = await PostgresDatabase.connect({ config: cluster.config, listen: false });
+      const store = await MemoryStore.open({ name: "feed-cut", storage: db.adapter("feed-cut"), snapshots: false });
+      await store.remember({ id: "two", text: "written while the feed was down" });
+      await store.close();
+      await db.close();
+      await eventually(async () => (await call(b, "GET", "/stats")).body.feedReconnects > before.feedReconnects, 10_000, "b's feed reconnected");
+      const after = (await call(b, "GET", "/stats")).body;
+      assert.ok(after.stale > before.stale, "b's cached stores were reported stale");
+      assert.equal((await call(b, "GET", "/memories/two?userId=feed-cut")).status, 200, "b reopened the store from the database");
+    } finally {
+      await monitor.end();
+    }
+  });
 });
