@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// recallkit command-line interface: remember, recall, forget, notes, relations, import, export,
+// recallkit command-line interface: remember, recall, context, observe, forget, notes, relations, import, export,
 // stats and repair on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
 // no dependencies beyond the package itself. `recallkit --help` lists everything.
 //
@@ -36,6 +36,14 @@ Commands:
       --ranking recallkit|abmind|rrf|composite|weighted (default recallkit) --min-score X (0..1)
       --translated (abmind's flag: the query is already English; accepted, recallkit searches
       the English text and the original either way and never translates)
+  context "query"         recall, then print the block for a prompt: lines grouped by memory type,
+                          quoted, cited, within the token budget (its size goes to stderr)
+      --budget N (tokens, default 1000) --limit N (1-100, default 20) --topic T --tier T
+      --group type|none (default type) --no-citations --mode … --ranking … --json
+  observe "message"       store the message if it is worth remembering ("Save: …", "I am …",
+                          "I prefer …", "We decided …") and the poisoning guard passes it;
+                          prints the id and kind, "not saved" or "refused: <rule>"
+      --topic T --tags a,b --type T --json
   remember "text"         store a memory and print its id
       --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
       --text-en "…" (the English text, searched first, when "text" is in another language)
@@ -130,6 +138,8 @@ const GLOBAL_VALUE = ["db", "embed-url", "embed-api", "embed-model", "embed-key"
 const GLOBAL_FLAGS = ["progress", "debug", "help", "version"];
 const COMMANDS = {
   recall: { values: ["topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score"], flags: ["json", "no-track", "translated"], args: [1, 1, '"query"'] },
+  context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking"], flags: ["json", "no-citations"], args: [1, 1, '"query"'] },
+  observe: { values: ["topic", "tags", "type"], flags: ["json"], args: [1, 1, '"message"'] },
   remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: [], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
   note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
@@ -522,6 +532,53 @@ async function cmdRecall(ctx) {
   out(opts.json ? JSON.stringify(result, null, 2) : formatRecall(args[0], result, options.limit));
 }
 
+async function cmdContext(ctx) {
+  const { opts, args } = ctx;
+  const options = {
+    budgetTokens: opts.budget === undefined ? 1000 : parseNumber(opts.budget, "--budget", 1, 1_000_000, true),
+    limit: opts.limit === undefined ? 20 : parseNumber(opts.limit, "--limit", 1, 100, true),
+    citations: !opts["no-citations"],
+  };
+  if (opts.group !== undefined) {
+    if (opts.group !== "type" && opts.group !== "none") throw usageError(`--group must be type or none, got ${JSON.stringify(opts.group)}`);
+    options.groupBy = opts.group;
+  }
+  if (opts.mode !== undefined) {
+    if (!MODES.includes(opts.mode)) throw usageError(`--mode must be hybrid, lexical or semantic, got ${JSON.stringify(opts.mode)}`);
+    options.searchMode = opts.mode;
+  }
+  if (opts.ranking !== undefined) {
+    if (!RANKINGS.includes(opts.ranking)) throw usageError(`--ranking must be ${RANKINGS.join(", ")}, got ${JSON.stringify(opts.ranking)}`);
+    options.ranking = opts.ranking;
+  }
+  if (opts.topic !== undefined) options.topic = opts.topic;
+  if (opts.tier !== undefined) options.tier = opts.tier;
+  const store = await ctx.open({ mustExist: true });
+  const block = await store.context(args[0], options);
+  if (opts.json) {
+    out(JSON.stringify(block, null, 2));
+    return;
+  }
+  if (block.text !== "") out(block.text);
+  if (!failed(process.stderr)) {
+    process.stderr.write(`recallkit: ${block.tokens} tokens of ${options.budgetTokens}, ${block.included.length} included, ${block.omitted} omitted\n`);
+  }
+}
+
+async function cmdObserve(ctx) {
+  const { opts, args } = ctx;
+  const fields = {};
+  if (opts.topic !== undefined) fields.topic = opts.topic;
+  if (opts.tags !== undefined) fields.tags = opts.tags.split(",").map((t) => t.trim()).filter(Boolean);
+  if (opts.type !== undefined) fields.type = opts.type;
+  const store = await ctx.open({ mustExist: false });
+  const result = await store.observe(args[0], fields);
+  if (opts.json) out(JSON.stringify(result));
+  else if (result.id !== null) out(`saved ${result.id} (${result.kind})`);
+  else if (result.refused !== undefined) out(`refused: ${result.refused} (the poisoning guard refused this ${result.kind} message)`);
+  else out("not saved: not a message worth remembering");
+}
+
 async function cmdRemember(ctx) {
   const { opts, args } = ctx;
   if (args[0].trim() === "") throw usageError("remember needs some text");
@@ -729,7 +786,7 @@ async function cmdRepair(ctx) {
   out(ctx.opts.json ? JSON.stringify(report, null, 2) : formatRepair(report));
 }
 
-const HANDLERS = { recall: cmdRecall, remember: cmdRemember, forget: cmdForget, note: cmdNote, relate: cmdRelate, import: cmdImport, export: cmdExport, stats: cmdStats, repair: cmdRepair };
+const HANDLERS = { recall: cmdRecall, context: cmdContext, observe: cmdObserve, remember: cmdRemember, forget: cmdForget, note: cmdNote, relate: cmdRelate, import: cmdImport, export: cmdExport, stats: cmdStats, repair: cmdRepair };
 
 // ── main ──────────────────────────────────────────────────────────────────────────────────
 

@@ -4,12 +4,14 @@
 // into js/dist/. Run `node scripts/setup.mjs` first (npm run build does).
 import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyExtensionPackage } from "./extension-copy.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const wasmOut = join(root, "target", "wasm32-unknown-unknown", "release", "recallkit.wasm");
+// Cargo's output directory: $CARGO_TARGET_DIR when set (relative to the repository), else target/.
+const targetDir = process.env.CARGO_TARGET_DIR ? resolve(root, process.env.CARGO_TARGET_DIR) : join(root, "target");
+const wasmOut = join(targetDir, "wasm32-unknown-unknown", "release", "recallkit.wasm");
 const bgWasm = join(root, "pkg", "recallkit_bg.wasm");
 
 function run(cmd, args, env = {}) {

@@ -141,6 +141,22 @@ try {
     assert(parseFloat(bm25.width) > 0, `bm25 bar width ${bm25.width}`);
   });
 
+  await check("the context panel shows the results as a prompt block within the budget slider's tokens", async () => {
+    await search(page, "what database does the project use?");
+    await page.waitForFunction(() => document.getElementById("ctx-block").textContent !== "", null, { timeout: TIMEOUT_MS });
+    const block = await page.textContent("#ctx-block");
+    assert(block.startsWith("Remembered context."), block.slice(0, 80));
+    assert(/^\[\S[^\]]*\] "/m.test(block) && /^Sources: \[1\] /m.test(block), block);
+    const status = await page.textContent("#ctx-status");
+    const [, tokens, budget] = status.match(/^(\d+) of (\d+) tokens/) ?? [];
+    assert(Number(tokens) <= Number(budget) && Number(budget) === 300, status);
+    await page.$eval("#ctx-budget", (el) => { el.value = "40"; el.dispatchEvent(new Event("input")); });
+    const small = await page.textContent("#ctx-status");
+    assert(/^\d+ of 40 tokens · [12] of 10 results included/.test(small), small);
+    assert((await page.textContent("#ctx-block")).length <= 40 * 4, "a smaller block");
+    await page.$eval("#ctx-budget", (el) => { el.value = "300"; el.dispatchEvent(new Event("input")); });
+  });
+
   await check("screenshots at 1280×800", async () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(RESULTS, "demo-desktop.png") });
@@ -324,6 +340,26 @@ try {
     await page.evaluate(() => { document.getElementById("op-status").textContent = ""; });
     await page.click("#m-submit");
     assert(/dimension/.test(await opStatus(page, /^Could not remember it/)), "remember explains the dimension");
+  });
+
+  await check("the conversation lane finds an earlier turn, apart from the recalls", async () => {
+    await page.click("#panel-lane > summary");
+    for (const [role, text] of [["user", "how do I rotate the staging TLS certificate?"], ["assistant", "run certbot renew on the staging proxy"], ["user", "thanks, and what is for lunch?"]]) {
+      await page.selectOption("#lane-role", role);
+      await page.fill("#lane-text", text);
+      await page.click("#lane-form button[type=submit]");
+      await page.waitForFunction((t) => document.getElementById("lane-text").value === "" && /^Added the/.test(document.getElementById("lane-status").textContent), text, { timeout: TIMEOUT_MS });
+    }
+    await page.fill("#lane-query", "staging certificate renewal");
+    await page.fill("#lane-last", "1");
+    await page.click("#lane-ask button[type=submit]");
+    await page.waitForFunction(() => document.getElementById("lane-block").textContent !== "", null, { timeout: TIMEOUT_MS });
+    const block = await page.textContent("#lane-block");
+    assert(block.startsWith("Relevant earlier in this conversation"), block);
+    assert(block.includes('- User: "how do I rotate the staging TLS certificate?"'), block);
+    assert(!block.includes("lunch"), "the last turn is left out");
+    await search(page, "staging TLS certificate certbot");
+    assert(!(await resultTexts(page)).some((t) => t.includes("certbot renew on the staging proxy")), "turns stay out of recalls");
   });
 
   await check("reset to the sample", async () => {

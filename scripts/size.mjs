@@ -9,14 +9,15 @@
 // sort instead of std's and no libm pow took it to 152.2 KiB (155,871 B). Opening from
 // persisted indexes (issue 22: the engine image's writer, reader and checks) added 12.4 KB:
 // 164.3 KiB (168,232 B), over the target (CHANGELOG.md, "Package size after the ranking
-// models", says what is left), so the check stands at 165 KiB: it catches growth without
-// failing on the known miss.
+// models", says what is left), so the check stood at 165 KiB. AutoMem's recall API (issue 23:
+// tags and their index, time expressions, sorting, several queries, priorities, trending)
+// added 21.6 KB: 185.9 KiB. The check is now issue 26's budget for the package, 200 KiB.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const BUDGET_GZIP_BYTES = 165 * 1024;
+const BUDGET_GZIP_BYTES = 200 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

@@ -66,9 +66,12 @@ export interface MemoryRecord {
 export interface RecallOptionsJs {
   limit: number; now: number; trackRecalls: boolean; includeExpired: boolean; userId?: string;
   maxClassification?: number; start?: number; end?: number; topic?: string; tier?: string;
+  asOf?: number; includeInvalid?: boolean;
   searchMode: "hybrid" | "lexical" | "semantic"; mmrLambda?: number;
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: { hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number };
+  tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; resolveTime?: boolean;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -77,16 +80,21 @@ export interface SfComponentsJs {
 }
 /** One result row. */
 export interface RecallHitJs {
-  id: string; kind: "memory" | "note" | "edge"; stage: string; score: number; text: string;
+  id: string; kind: "memory" | "note" | "edge"; stage: string; matchType: string; score: number; text: string;
   components: Record<string, number>; memory?: MemoryRecord;
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
+  dedupedFrom?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
 /** The engine's answer to a recall. */
-export interface RecallOutputJs { results: RecallHitJs[]; stages: StageReportJs[] }
+export interface RecallOutputJs {
+  results: RecallHitJs[]; stages: StageReportJs[]; count: number; dedupRemoved: number;
+  timeWindow?: { start?: number; end?: number; source: "timeQuery" | "query" | "options" }; tags?: string[];
+  query?: { text: string; searchText: string; resolvedFrom: string };
+}
 /**
  * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).
  * `userId` absent: shared; `classification` absent: 0 (and left out when 0).
@@ -142,6 +150,14 @@ impl crate::image::Source for &ImageHost {
             Err(_) => Err(crate::image::corrupt("the host failed to give a piece")),
         }
     }
+}
+
+/// Whether a recall's query is a trivial message ("ok", "thanks", a lone emoji: Engram's query
+/// decision, [`crate::recall::trivial`]); the wrapper then answers before any stage runs and
+/// before the host's `embed` is called.
+#[wasm_bindgen(js_name = isTrivial)]
+pub fn is_trivial(query: &str) -> bool {
+    crate::recall::trivial::is_trivial(query)
 }
 
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
@@ -317,6 +333,14 @@ impl Engine {
     }
 
     /// Phase 1 of a recall: validates options and runs stage Sf.
+    /// Checks a recall's query and `RecallOptionsJs` as `beginRecall` would, running no stage
+    /// (for a trivial message, answered without any).
+    #[wasm_bindgen(js_name = checkRecall)]
+    pub fn check_recall(&self, query: &str, options: &[u8]) -> Result<(), JsError> {
+        let options = shapes::recall_options_from(options).map_err(to_js)?;
+        self.inner.check_recall(query, options).map_err(to_js)
+    }
+
     #[wasm_bindgen(js_name = beginRecall)]
     pub fn begin_recall(&mut self, query: &str, options: &[u8]) -> Result<PendingRecall, JsError> {
         let options = shapes::recall_options_from(options).map_err(to_js)?;
@@ -541,6 +565,11 @@ impl PendingRecall {
     #[wasm_bindgen(getter, js_name = wantsEmbedding)]
     pub fn wants_embedding(&self) -> bool {
         self.inner.wants_embedding()
+    }
+
+    /// The query texts that want the host's vectors, in order, encoded as one array of strings.
+    pub fn texts(&self) -> Vec<u8> {
+        write_list(self.inner.texts().into_iter(), |w, t| w.str(t))
     }
 }
 

@@ -5,6 +5,7 @@
 import { clearStore, deleteDatabase, exportText, importText, loadSample, needsSample, openStore } from "./data.js";
 import { EMBEDDER_DEFAULTS, describeEmbedder, makeEmbedder } from "./embedders.js";
 import { SKIP_REASONS, h, renderHit, renderStages, say } from "./ui.js";
+import { formatContext, renderRecall } from "/js/dist/index.js";
 
 const $ = (id) => document.getElementById(id);
 const DAY_MS = 86_400_000;
@@ -24,6 +25,8 @@ const state = {
   storageProblem: undefined,
   editing: undefined,
   recallSeq: 0,
+  /** The last recall's result, which the context panel formats. */
+  lastResult: undefined,
 };
 // For tests and the console: the live store and what kind it is.
 window.__demo = {
@@ -245,6 +248,8 @@ async function runRecall() {
       return renderHit(hit, i, memoryActions, first);
     }));
     $("stages").replaceChildren(renderStages(res.stages));
+    state.lastResult = res;
+    showContext();
     const n = res.results.length;
     const head = n === 0 ? `Nothing found for “${short(query)}”.` : `${n} ${n === 1 ? "result" : "results"} for “${short(query)}” in ${ms.toFixed(1)} ms.`;
     const note = seNote(res.stages);
@@ -602,6 +607,65 @@ async function embedAll() {
   });
 }
 
+// ── context for a prompt, conversation lane ──────────────────────────────────────────────
+
+/** Formats the last recall as a context block within the slider's budget. */
+function showContext() {
+  const budgetTokens = Number($("ctx-budget").value);
+  $("ctx-budget-out").value = String(budgetTokens);
+  if (state.lastResult === undefined) return;
+  const block = formatContext(state.lastResult, { budgetTokens });
+  $("ctx-block").textContent = block.text;
+  const n = state.lastResult.results.length;
+  say($("ctx-status"), n === 0 ? "No results to format."
+    : `${block.tokens} of ${budgetTokens} tokens · ${block.included.length} of ${n} results included${block.omitted ? `, ${block.omitted} left out for the budget` : ""}.`, "info");
+}
+
+function lane() {
+  return state.store.conversation("demo-chat", { topK: 5, budgetTokens: 500 });
+}
+
+async function addTurn(event) {
+  event.preventDefault();
+  const text = $("lane-text").value.trim();
+  if (text === "") {
+    say($("lane-status"), "Write a turn first.", "error");
+    $("lane-text").focus();
+    return;
+  }
+  await busy($("lane-form"), async () => {
+    try {
+      const role = $("lane-role").value;
+      await lane().append({ role, text, ...(clock ? { createdAt: now() } : {}) });
+      $("lane-text").value = "";
+      // The next turn is usually the other side's.
+      $("lane-role").value = role === "user" ? "assistant" : "user";
+      say($("lane-status"), `Added the ${role}'s turn.`, "info");
+    } catch (e) {
+      say($("lane-status"), storeErrorText(e, "Could not add the turn"), "error");
+    }
+  });
+}
+
+async function askLane(event) {
+  event.preventDefault();
+  const query = $("lane-query").value;
+  const last = Number($("lane-last").value || 0);
+  if (!Number.isInteger(last) || last < 0) {
+    say($("lane-status"), "“Leave out the last” must be a whole number of turns.", "error");
+    return;
+  }
+  await busy($("lane-ask"), async () => {
+    try {
+      const hits = await lane().relevant(query, { excludeLast: last });
+      $("lane-block").textContent = renderRecall(hits);
+      say($("lane-status"), hits.length === 0 ? "No earlier turn found." : `${hits.length} earlier ${hits.length === 1 ? "turn" : "turns"} found.`, "info");
+    } catch (e) {
+      say($("lane-status"), `Could not search the turns: ${messageOf(e)}`, "error");
+    }
+  });
+}
+
 // ── wiring ────────────────────────────────────────────────────────────────────────────────
 
 function wire() {
@@ -652,6 +716,9 @@ function wire() {
       $("embed-model").value = EMBEDDER_DEFAULTS[kind].model;
     }
   });
+  $("ctx-budget").addEventListener("input", showContext);
+  $("lane-form").addEventListener("submit", addTurn);
+  $("lane-ask").addEventListener("submit", askLane);
   $("embed-form").addEventListener("submit", applyEmbedder);
   $("embed-all").addEventListener("click", embedAll);
   $("origin").textContent = location.origin;

@@ -14,11 +14,14 @@
  * Internal: not exported by the package.
  * @module
  */
-import { Engine as WasmEngine, PendingRecall, PendingRerank } from "../../pkg/recallkit.js";
+import { Engine as WasmEngine, PendingRecall, PendingRerank, isTrivial as wasmIsTrivial } from "../../pkg/recallkit.js";
 import type {
   EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
 import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
+
+/** A recall's answer as the engine gives it: the store adds the `tier` it ran in (and `trivial`). */
+export type EngineRecallResult = Omit<RecallResult, "tier" | "trivial">;
 import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall, PendingRerank };
@@ -60,6 +63,11 @@ export interface Relation {
   memoryIds?: string[];
   userId?: string;
   classification?: number;
+}
+
+/** Whether `query` is a trivial message (the engine's rule, `src/recall/trivial.rs`). */
+export function isTrivial(query: string): boolean {
+  return wasmIsTrivial(query);
 }
 
 /** Bytes handed to the engine at a time while it reads an image. */
@@ -172,9 +180,14 @@ export class Engine {
     return this.#inner.beginRecall(query, encodeView(options));
   }
 
+  /** Checks a recall's query and options as {@link Engine.beginRecall} would, running nothing. */
+  checkRecall(query: string, options: RecallOptionsJs): void {
+    this.#inner.checkRecall(query, encodeView(options));
+  }
+
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
-  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): RecallResult {
-    return decode(this.#inner.finishRecall(pending, embedding, reason)) as RecallResult;
+  finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): EngineRecallResult {
+    return decode(this.#inner.finishRecall(pending, embedding, reason)) as EngineRecallResult;
   }
 
   /** Phase 2 with a reranker: the other stages and the ranking, the best 30 kept; consumes `pending`. */
@@ -182,14 +195,19 @@ export class Engine {
     return this.#inner.rankForRerank(pending, embedding, reason);
   }
 
-  /** The texts of a ranked recall, for the reranker. */
+  /** The query texts of a recall in phase 1 that want a vector, in the order phase 2 takes them. */
+  queryTexts(pending: PendingRecall): string[] {
+    return decode(pending.texts()) as string[];
+  }
+
+  /** The candidates' texts of a ranked recall, for the reranker. */
   rerankTexts(pending: PendingRerank): string[] {
     return decode(pending.texts()) as string[];
   }
 
   /** Phase 3: the reranker's scores (or none, for `reason`), the cut and tracking; consumes `pending`. */
-  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): RecallResult {
-    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as RecallResult;
+  finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): EngineRecallResult {
+    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as EngineRecallResult;
   }
 
   addNote(note: NoteRecord): void {

@@ -27,12 +27,14 @@ export type ErrorCode =
   /** The host's `embed` function rejected or returned an unusable vector while storing. */
   | "embed_failed"
   /** The host's `embed` function did not answer within `embedTimeoutMs` while storing. */
-  | "embed_timeout";
+  | "embed_timeout"
+  /** The poisoning guard refused a memory (`remember(m, { guard: true })`); nothing was stored. */
+  | "refused";
 
 const CODES: ReadonlySet<string> = new Set<ErrorCode>([
   "invalid_argument", "not_found", "already_exists", "too_large", "dimension_mismatch",
   "invalid_embedding", "corrupt", "closed", "not_initialized", "internal",
-  "locked", "blocked", "quota_exceeded", "storage_failed", "embed_failed", "embed_timeout",
+  "locked", "blocked", "quota_exceeded", "storage_failed", "embed_failed", "embed_timeout", "refused",
 ]);
 
 /** Whether `code` is one of the {@link ErrorCode}s. */

@@ -16,11 +16,20 @@
  * @module
  */
 import { RecallError, callEngine } from "./errors.js";
+import { isTrivial } from "./engine.js";
+import type { EngineRecallResult } from "./engine.js";
+import type { Health } from "./health.js";
 import { TimedOut, rerankTexts, withTimeout } from "./host.js";
 import type { EngineSlot } from "./slot.js";
 import type { EmbedFunction, RecallOptions, RecallResult, RerankFunction, SearchMode } from "./types.js";
 import { checkDimensions, checkQuery, toRecallOptions, toVector } from "./validate.js";
 import type { WriteQueue } from "./writes.js";
+
+/** The answer to a trivial message: no results, every stage skipped with reason `trivial`. */
+function trivialResult(settings: RecallSettings): RecallResult {
+  const stages = (["Sf", "Se", "Ss", "S6", "S8"] as const).map((name) => ({ name, hits: 0, ms: 0, skipped: true, reason: "trivial" }));
+  return { results: [], stages, count: 0, dedupRemoved: 0, trivial: true, tier: settings.health.tier };
+}
 
 /** What a recall reads of the store's options. */
 export interface RecallSettings {
@@ -33,6 +42,32 @@ export interface RecallSettings {
   ephemeral: boolean;
   /** The store's clock, checked (`MemoryStore`'s `now`). */
   now: () => number;
+  /** The store's tier: a recall that wanted a vector and got one, or not, says so. */
+  health: Health;
+}
+
+/** The host's `embed(texts)`, never an unhandled rejection (the promise may be dropped unawaited). */
+function embedTexts(settings: RecallSettings, texts: string[]): Promise<unknown> | undefined {
+  if (settings.embed === undefined) return undefined;
+  let p: Promise<unknown>;
+  try {
+    p = Promise.resolve(settings.embed(texts));
+  } catch (e) {
+    p = Promise.reject(e);
+  }
+  p.catch(() => undefined);
+  return p;
+}
+
+/** `count` vectors from `embed`, each checked, end to end in one array (the engine splits them). */
+function joinVectors(vectors: unknown, count: number, dimensions: number | undefined): Float32Array {
+  const list = Array.isArray(vectors) ? vectors : [];
+  const first = toVector(list[0], "embed() vector", "", dimensions);
+  if (count === 1) return first;
+  const out = new Float32Array(first.length * count);
+  out.set(first);
+  for (let i = 1; i < count; i++) out.set(toVector(list[i], "embed() vector", "", first.length), i * first.length);
+  return out;
 }
 
 /** Recalls what is relevant to `query` (see the module docs and `MemoryStore.recall`). */
@@ -42,21 +77,26 @@ export async function runRecall(
   const engine = slot.forCaller();
   const text = checkQuery(query);
   const now = (options as { now?: unknown } | undefined)?.now === undefined ? settings.now() : 0;
-  const { options: opts, embedding, rerank: rerankOption } = toRecallOptions(options, now, settings.searchMode);
+  const { options: opts, embedding, rerank: rerankOption, skipTrivial } = toRecallOptions(options, now, settings.searchMode);
   const rerank = rerankOption === undefined ? settings.rerank : rerankOption || undefined;
   let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
+  // Engram's query decision: a trivial message ("ok", "thanks", 👍) runs no stage and embeds nothing.
+  if (skipTrivial && isTrivial(text)) {
+    callEngine(() => engine.checkRecall(text, opts)); // bad options are refused all the same
+    return trivialResult(settings);
+  }
+  // Several query texts (`queries`, `autoDecompose`) are known once the engine has read them.
+  const several = (opts.queries?.length ?? 0) > 0 || opts.autoDecompose === true;
   let pendingEmbed: Promise<unknown> | undefined;
-  if (vector === undefined && opts.searchMode !== "lexical" && settings.embed !== undefined && text.trim() !== "") {
+  if (vector === undefined && !several && opts.searchMode !== "lexical" && text.trim() !== "") {
     // Called synchronously, so the host's work (e.g. a fetch) starts before Sf runs.
-    try {
-      pendingEmbed = Promise.resolve(settings.embed([text]));
-    } catch (e) {
-      pendingEmbed = Promise.reject(e);
-    }
-    // Never an unhandled rejection, even when the promise is dropped unawaited.
-    pendingEmbed.catch(() => undefined);
+    pendingEmbed = embedTexts(settings, [text]);
   }
   const pending = callEngine(() => engine.beginRecall(text, opts));
+  const texts = engine.queryTexts(pending);
+  // The engine's texts are the ones it wants vectors for: none for a recall with no query.
+  if (texts.length === 0) pendingEmbed = undefined;
+  else if (several && vector === undefined && pending.wantsEmbedding) pendingEmbed = embedTexts(settings, texts);
   let reason: string | undefined;
   if (!pending.wantsEmbedding) {
     vector = undefined;
@@ -66,18 +106,19 @@ export async function runRecall(
     } else {
       try {
         const vectors = await withTimeout(pendingEmbed, settings.embedTimeoutMs);
-        const first = Array.isArray(vectors) ? vectors[0] : undefined;
-        vector = toVector(first, "embed() vector", "", engine.dimensions);
+        vector = joinVectors(vectors, texts.length, engine.dimensions);
       } catch (e) {
         reason = e instanceof TimedOut ? "embed_timeout" : "embed_failed";
       }
     }
   }
+  if (reason !== undefined) settings.health.notEmbedded(reason);
+  else if (vector !== undefined) settings.health.embedded(); // embedded, or given with the recall
   if (slot.engine === undefined) {
     pending.free();
     throw new RecallError("closed", "the store was closed during recall");
   }
-  let out: RecallResult;
+  let out: EngineRecallResult;
   if (rerank === undefined) {
     out = callEngine(() => engine.finishRecall(pending, vector, reason));
   } else {
@@ -94,13 +135,20 @@ export async function runRecall(
     const ms = performance.now() - started;
     out = callEngine(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
   }
+  if (out.query !== undefined && out.results.length === 0) {
+    // Words read as a time whose window holds nothing may not have meant a time ("is the
+    // office open on Saturday?"): the question is searched as a whole instead, with the
+    // same query vector.
+    return runRecall(slot, writes, settings, query, { ...options, resolveTime: false, ...(vector === undefined ? {} : { embedding: vector }) });
+  }
+  const result: RecallResult = { ...out, tier: settings.health.tier };
   // The engine has updated the tracking; a "memory" store has nothing more to persist.
   if (opts.trackRecalls && !settings.ephemeral) {
-    const tracked = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
+    const tracked = result.results.filter((r) => r.kind === "memory").map((r) => r.id);
     if (tracked.length > 0) {
       writes.track(tracked);
       await writes.enqueue(() => writes.flushTracking());
     }
   }
-  return out;
+  return result;
 }

@@ -19,7 +19,13 @@
  * @module
  */
 import type { Engine } from "./engine.js";
+import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
+import type { ContextBlock, ContextOptions } from "./context.js";
+import { ConversationLane, toConversationOptions } from "./conversation.js";
+import type { ConversationOptions } from "./conversation.js";
 import { RecallError, callEngine } from "./errors.js";
+import { Health } from "./health.js";
+import type { StoreStatus } from "./health.js";
 import { embedTexts } from "./host.js";
 import { loadStore, lockStore } from "./load.js";
 import type { Loaded } from "./load.js";
@@ -28,6 +34,8 @@ import {
   storeKind, storeName, storeSettings, toImportOptions, toOpenOptions,
 } from "./options.js";
 import type { StoreSettings } from "./options.js";
+import { detectMemory, guardFields } from "./observe.js";
+import type { GuardReason, MemoryKind } from "./observe.js";
 import { runRecall } from "./recall.js";
 import type { RecallSettings } from "./recall.js";
 import { InsertionOrder, flatten, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph } from "./records.js";
@@ -47,7 +55,7 @@ import type {
   OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, ScopeOptions, StorageInfo,
 } from "./types.js";
 import {
-  applyPatch, checkDimensions, checkId, toEntity, toNote, toOwner, toRecord, toRelation, toScope, toUnrelation,
+  applyPatch, checkDimensions, checkId, checkOptions, toEntity, toNote, toOwner, toRecord, toRelation, toScope, toUnrelation,
 } from "./validate.js";
 import type { RecordInput } from "./validate.js";
 import { init } from "./wasm.js";
@@ -58,6 +66,22 @@ export {
   CLOSE_SNAPSHOT_BATCHES, DEFAULT_EMBED_BATCH_SIZE, DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_IMPORT_BATCH, DEFAULT_SNAPSHOT_EVERY,
   DEFAULT_STORE_NAME, MAX_SNAPSHOT_BYTES, SNAPSHOT_AFTER_REBUILD,
 };
+
+/** Options of {@link MemoryStore.remember}. */
+export interface RememberOptions {
+  /** Apply the poisoning guard ({@link guardMemory}) first; a refused memory is `refused` (default false). */
+  guard?: boolean;
+}
+
+/** What {@link MemoryStore.observe} returns. */
+export interface ObserveResult {
+  /** The stored memory's id; `null` when nothing was stored. */
+  id: string | null;
+  /** What {@link detectMemory} found; `null` when the message is not save-worthy. */
+  kind: MemoryKind | null;
+  /** The guard's rule, when it refused the message. */
+  refused?: GuardReason;
+}
 
 function randomId(): string {
   return globalThis.crypto.randomUUID();
@@ -93,19 +117,22 @@ export class MemoryStore {
   #loaded: Loaded = { openedFrom: "records", damage: [] };
   #closing: Promise<void> | undefined;
   #releaseLock: (() => void) | undefined;
+  /** The degradation tier (`health.ts`). */
+  readonly #health: Health;
 
   private constructor(adapter: StorageAdapter, settings: StoreSettings) {
     this.#adapter = adapter;
     this.#settings = settings;
+    this.#health = new Health(settings.embed !== undefined, settings.clock);
     this.#engine = new EngineSlot(settings.engineOptions);
     this.#order = new InsertionOrder(!settings.ephemeral);
-    this.#writes = new WriteQueue(this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots);
+    this.#writes = new WriteQueue(this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots, this.#health);
     this.#snapshots = new SnapshotPolicy(this.#engine, adapter, this.#writes, this.#order, settings.snapshots, settings.snapshotEvery);
     this.#remote = new OtherTabs(this.#engine, adapter, this.#writes, this.#snapshots, this.#order);
     this.#recallSettings = {
       embed: settings.embed, embedTimeoutMs: settings.embedTimeoutMs, rerank: settings.rerank,
       rerankTimeoutMs: settings.rerankTimeoutMs, searchMode: settings.searchMode, ephemeral: settings.ephemeral,
-      now: () => this.#now(),
+      now: () => this.#now(), health: this.#health,
     };
   }
 
@@ -182,10 +209,36 @@ export class MemoryStore {
     return now;
   }
 
-  /** Embeds `texts` with the host's `embed` while storing (`host.ts`). */
-  #embedTexts(texts: string[]): Promise<Float32Array[]> {
+  /** Embeds `texts` with the host's `embed` while storing (`host.ts`); the outcome sets the tier. */
+  async #embedTexts(texts: string[]): Promise<Float32Array[]> {
     const { embed, embedTimeoutMs } = this.#settings;
-    return embedTexts(embed, texts, embedTimeoutMs, () => this.#engine.forQueuedWork().dimensions);
+    try {
+      const vectors = await embedTexts(embed, texts, embedTimeoutMs, () => this.#engine.forQueuedWork().dimensions);
+      this.#health.embedded();
+      return vectors;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code === "embed_failed" || code === "embed_timeout") this.#health.notEmbedded(code);
+      throw e;
+    }
+  }
+
+  /**
+   * The store's degradation tier (Engram's resource tiers): `"full"` while embeddings work and
+   * the storage takes writes; `"basic"` without an embedder, or when its last call failed or
+   * timed out (recall runs without stage Se); `"readonly"` when the storage refused the last
+   * write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`). With the reason, since
+   * when, and each side apart. It recovers by itself: the next successful embed, the next
+   * write the storage takes. Each recall's result carries the tier it ran in.
+   *
+   * ```ts
+   * const { tier, reason } = await store.status();
+   * if (tier !== "full") console.warn(`recall is degraded (${tier}): ${reason}`);
+   * ```
+   */
+  async status(): Promise<StoreStatus> {
+    this.#engine.forCaller();
+    return this.#health.status();
   }
 
   /** A graph write: run `change`, persist the difference, restore the old graph on failure. */
@@ -214,13 +267,35 @@ export class MemoryStore {
   /**
    * Stores one memory and returns its id once it is durable. Embeds its text with the host's
    * `embed` when no `embedding` is given.
+   *
+   * `remember` stores what the host gives it. With `{ guard: true }` it first applies the
+   * poisoning guard ({@link guardMemory}) to `text`, `textEn` and `keywords`, and a memory the
+   * guard refuses is `refused` (the message names the rule), with nothing stored.
    */
-  async remember(memory: MemoryInput): Promise<string> {
+  async remember(memory: MemoryInput, options?: RememberOptions): Promise<string> {
+    const o = checkOptions(options, "remember options");
+    for (const key of Object.keys(o)) {
+      if (key !== "guard") throw new RecallError("invalid_argument", `unknown remember option ${JSON.stringify(key)}`);
+    }
+    if (o.guard !== undefined && typeof o.guard !== "boolean") {
+      throw new RecallError("invalid_argument", `guard must be a boolean, got ${typeof o.guard}`);
+    }
+    if (o.guard === true && typeof memory === "object" && memory !== null) {
+      const verdict = guardFields(memory);
+      if (verdict !== undefined) {
+        throw new RecallError("refused", `the poisoning guard refused the memory: ${verdict.reason} (${verdict.match})`);
+      }
+    }
+    return this.#insert(memory, true);
+  }
+
+  /** `remember` after its options: `embed` false stores no vector (a conversation turn). */
+  async #insert(memory: MemoryInput, embed: boolean): Promise<string> {
     const engine = this.#engine.forCaller();
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
     let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     // The embedding starts now; the write keeps its place in the queue while it runs.
-    const pending = vector === undefined && this.#settings.embed !== undefined
+    const pending = embed && vector === undefined && this.#settings.embed !== undefined
       ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
     pending.catch(() => undefined);
     return this.#writes.write(async (engine) => {
@@ -375,6 +450,101 @@ export class MemoryStore {
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     return runRecall(this.#engine, this.#writes, this.#recallSettings, query, options);
+  }
+
+  /**
+   * Recalls what is relevant to `query` and formats it as a block for a prompt, within a token
+   * budget: {@link formatContext} over {@link MemoryStore.recall}. `options` holds both: the
+   * block's (`budgetTokens`, `groupBy`, `citations`, `header`, `countTokens`) and the recall's.
+   *
+   * ```ts
+   * const { text, included, tokens } = await store.context("which database?", { budgetTokens: 500, limit: 20 });
+   * ```
+   */
+  async context(query: string, options?: ContextOptions & RecallOptions): Promise<ContextBlock> {
+    const all = checkOptions(options, "context options");
+    const format: Record<string, unknown> = {};
+    const recall: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(all)) (CONTEXT_OPTION_NAMES.has(key) ? format : recall)[key] = value;
+    // The block's options are checked before the recall runs.
+    formatContext([], format as ContextOptions);
+    return formatContext(await this.recall(query, recall as RecallOptions), format as ContextOptions);
+  }
+
+  /**
+   * Detects whether a chat message is worth remembering ({@link detectMemory}: "Save: …",
+   * identity, preference, decision), guards it ({@link guardMemory}) and stores it with
+   * `fields` (any memory field but `text`, `textEn` and `embedding`; `type` defaults to the
+   * detected one). Returns the new id, or `id: null` when the message is not save-worthy
+   * (`kind: null`) or refused (`refused` names the rule).
+   *
+   * ```ts
+   * await store.observe("We decided to use Kafka", { userId: "u1" }); // { id: "…", kind: "decision" }
+   * await store.observe("Save: ignore previous instructions");      // { id: null, kind: "explicit", refused: "instruction_override" }
+   * ```
+   */
+  async observe(message: string, fields?: Omit<MemoryInput, "text" | "textEn" | "embedding">): Promise<ObserveResult> {
+    this.#engine.forCaller();
+    const extra = checkOptions(fields, "memory fields");
+    for (const key of ["text", "textEn", "embedding"]) {
+      if (key in extra) throw new RecallError("invalid_argument", `memory fields may not set ${key} (the message is the text)`);
+    }
+    const detected = detectMemory(message);
+    if (!detected.save) return { id: null, kind: null };
+    const kind = detected.kind!;
+    const verdict = guardFields({ text: message, keywords: extra.keywords });
+    if (verdict !== undefined) return { id: null, kind, refused: verdict.reason! };
+    const id = await this.#insert({ type: detected.type, ...extra, text: detected.text } as MemoryInput, true);
+    return { id, kind };
+  }
+
+  /**
+   * The conversation lane of `conversationId` (Neo's): append its turns, then ask for the
+   * earlier ones relevant to the current question ({@link ConversationLane}). Turns are
+   * memories kept apart from every other recall. Errors: `invalid_argument` for a bad id or
+   * option.
+   */
+  conversation(conversationId: string, options?: ConversationOptions): ConversationLane {
+    this.#engine.forCaller();
+    checkId(conversationId);
+    const settings = toConversationOptions(options);
+    return new ConversationLane({
+      canEmbed: this.#settings.embed !== undefined,
+      append: (memory) => this.#insert(memory, false),
+      turns: (topic) => {
+        const engine = this.#engine.forCaller();
+        const out: { id: string; text: string; tags?: string[]; embedded: boolean }[] = [];
+        for (const id of engine.ids()) {
+          const m = engine.get(id);
+          if (m?.topic !== topic) continue;
+          out.push({ id, text: m.text, tags: m.tags, embedded: engine.embedding(id) !== undefined });
+        }
+        return out;
+      },
+      embed: (texts) => this.#embedTexts(texts),
+      attach: (ids, vectors) => this.#attach(ids, vectors),
+      recall: (query, options) => this.recall(query, options),
+    }, conversationId, settings);
+  }
+
+  /** Stores the vectors of memories that have none yet, in one write (the conversation lane's turns). */
+  #attach(ids: string[], vectors: Float32Array[]): Promise<void> {
+    return this.#writes.write((engine) => {
+      const done: string[] = [];
+      ids.forEach((id, i) => {
+        const current = engine.get(id);
+        if (current === undefined || engine.embedding(id) !== undefined) return;
+        callEngine(() => engine.replace(current, vectors[i], false));
+        done.push(id);
+      });
+      return {
+        result: undefined,
+        ops: () => done.map((id) => memoryOp(engine, id, this.#order)),
+        undo: () => {
+          for (const id of done) engine.replace(engine.get(id)!, undefined, true);
+        },
+      };
+    });
   }
 
   /**

@@ -3,7 +3,10 @@
  * results here; the options of a store, its storage and import in `store-types.ts`, re-exported.
  * @module
  */
+import type { Tier } from "./health.js";
 import type { Ranking, RankingWeights, RerankFunction, SearchMode } from "./store-types.js";
+
+export type { StoreStatus, Tier } from "./health.js";
 
 export type {
   EmbedFunction, FusionParameters, ExportedRecord, ImportOptions, ImportProgress, ImportSource, OpenOptions, Ranking, RankingWeights,
@@ -123,6 +126,14 @@ export interface RecallOptions {
   tier?: string;
   /** Also return expired memories. */
   includeExpired?: boolean;
+  /**
+   * Memoria's bi-temporal reading: only memories whose fact held at this time
+   * (`validFrom ≤ asOf < validTo`, open ends allowed) and that were already recorded then
+   * (`createdAt ≤ asOf`). Without it, validity is judged at `now`.
+   */
+  asOf?: TimeInput;
+  /** Without `asOf`, also return memories whose `validTo` has passed (hidden by default). */
+  includeInvalid?: boolean;
   /** The time recency and expiry are judged against (default: the store's clock). */
   now?: TimeInput;
   /** Update the returned memories' recall count and timestamps (default true). */
@@ -143,7 +154,76 @@ export interface RecallOptions {
   weights?: RankingWeights;
   /** A reranker for this recall, or `false` for none (default: the store's `rerank`). */
   rerank?: RerankFunction | false;
+  /**
+   * Keep memories holding any (or, with `tagMode: "all"`, every) of these tags. A tag matches
+   * its equal, ignoring case, and with `tagMatch: "prefix"` (default) the tags continuing it with
+   * whole `:`-separated segments: `slack` matches `slack:channel:general`, not `slacker`.
+   */
+  tags?: string[];
+  /** How `tags` combine: `"any"` (default) or `"all"`. */
+  tagMode?: TagMode;
+  /** How a tag of `tags` matches: `"prefix"` (default, whole segments) or `"exact"`. */
+  tagMatch?: TagMatch;
+  /** Drop memories holding a tag matching any of these (prefix rule). */
+  excludeTags?: string[];
+  /**
+   * A time window in words ("today", "yesterday", "last week", "last 7 days", "3 days ago",
+   * "since Monday", "in March", "March 2024", "2024"), read against `now` and
+   * `context.utcOffsetMinutes`; `start` / `end` given explicitly win. The window applied is
+   * the answer's `timeWindow`. Not a time expression: `invalid_argument`.
+   */
+  timeQuery?: string;
+  /**
+   * The order of the results: `"score"` (default), `"time_desc"`, `"time_asc"`, `"updated_desc"`,
+   * `"updated_asc"`. A recall with no query and a time window defaults to `"time_desc"`.
+   */
+  sort?: RecallSort;
+  /**
+   * More queries run in the same recall (at most 10), each with the same options; the results
+   * are merged by record, each keeping its best score (`dedupRemoved` counts the duplicates). With
+   * `embed`, each query gets its own vector. `query` and `queries` together: both run.
+   */
+  queries?: string[];
+  /**
+   * Also run one sub-query per entity the query names and per content word of it (at most 5),
+   * merged as `queries` (their stage Se runs only with a vector the host gave for them: none).
+   */
+  autoDecompose?: boolean;
+  /**
+   * Memories always in the answer, if they exist and the recall's `userId`, `maxClassification`
+   * and expiry let it see them (other filters do not apply): with their own score when a stage
+   * found them, else at 0 with stage and `matchType` `"priority"`; counted within `limit`.
+   */
+  priorityIds?: string[];
+  /**
+   * Answer a trivial message ("ok", "thanks", "yes", a lone emoji, punctuation, under three
+   * letters and digits, and the Vietnamese "cảm ơn", "vâng", "ừ", "dạ") at once with
+   * `{ results: [], trivial: true }`: no stage runs and `embed` is not called (Engram's query
+   * decision). Default true; `false` searches anyway. An empty query or `*` is not trivial: it
+   * asks for the trending memories.
+   */
+  skipTrivial?: boolean;
+  /**
+   * Read a time expression in the question ("what did I do yesterday?", "in March 2024",
+   * "3 days ago", "hôm qua", "tuần trước") into the time window and search the rest (Engram's
+   * time words; the answer's `query` and `timeWindow` say what happened). Default true;
+   * explicit `start`, `end` or `timeQuery` win.
+   */
+  resolveTime?: boolean;
 }
+
+/** How several recall `tags` combine. */
+export type TagMode = "any" | "all";
+/** How a recall tag matches a memory's tag. */
+export type TagMatch = "prefix" | "exact";
+/** The order of recall results. */
+export type RecallSort = "score" | "time_desc" | "time_asc" | "updated_desc" | "updated_asc";
+/**
+ * How a result was matched: `keyword` (stage Sf), `semantic` (Se), `signature` (Ss), `note`
+ * (S6), `entity` (S8), `trending` (a recall with no query), `tag` (no query, a tag filter) or
+ * `priority` (a `priorityIds` memory no stage found).
+ */
+export type MatchType = "keyword" | "semantic" | "signature" | "note" | "entity" | "trending" | "tag" | "priority";
 
 /** The caller's context (abmind's `currentContext`). */
 export interface RecallContext {
@@ -179,7 +259,8 @@ export interface ScoreComponents {
 
 /** The stage that found a result. */
 export type Stage =
-  | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8";
+  | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8"
+  | "trending" | "priority";
 
 /** One entry of a topic timeline. */
 export interface TimelineItem {
@@ -196,7 +277,10 @@ export interface RecallHitBase {
   /** The memory's text, the note paragraph, or `alice —[works_with]→ bob`. */
   text: string;
   score: number;
+  /** The stage that found it; `trending` for a recall with no query. */
   stage: Stage;
+  /** How it was matched. */
+  matchType: MatchType;
   /**
    * Every factor applied, in order: the stage's breakdown (Sf: {@link ScoreComponents}; Se:
    * `cosine`; Ss: `signatureSimilarity`), `raw`, `calibrated`, then `crossStagePenalty`,
@@ -211,6 +295,8 @@ export interface RecallHitBase {
   conflicts?: string[];
   /** `"⚠️ Conflicts with another result"` when `conflicts` is set. */
   warning?: string;
+  /** The query texts that found this memory, when several of a recall's `queries` did. */
+  dedupedFrom?: string[];
 }
 
 /** A memory result (`kind: "memory"`): it carries the memory and its metadata. */
@@ -265,7 +351,8 @@ export interface StageReport {
   skipped?: boolean;
   /**
    * Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
-   * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`; for `rerank`:
+   * `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`, `no_query` (a recall
+   * with no query: trending), `trivial` (a trivial message: nothing ran); for `rerank`:
    * `rerank_failed`, `rerank_timeout`.
    */
   reason?: string;
@@ -275,6 +362,47 @@ export interface StageReport {
 export interface RecallResult {
   results: RecallHit[];
   stages: StageReport[];
+  /** The store's degradation tier this recall ran in (`MemoryStore.status()`). */
+  tier: Tier;
+  /**
+   * `true` when the query was a trivial message ("ok", "thanks", a lone emoji, under three
+   * letters and digits: Engram's query decision) and nothing ran; absent otherwise.
+   * `skipTrivial: false` turns the check off.
+   */
+  trivial?: true;
+  /** The number of results. */
+  count: number;
+  /** The time window applied (`timeQuery`, time words of the question, or `start` / `end`), when there was one. */
+  timeWindow?: TimeWindow;
+  /**
+   * What the question became, when time words were read out of it (Engram's time words):
+   * the question as asked, the text the stages searched, and the words read as `timeWindow`.
+   */
+  query?: QueryReport;
+  /** The tag filter applied (`tags`, lowercased), when there was one. */
+  tags?: string[];
+  /** Results dropped as duplicates when the results of several `queries` were merged. */
+  dedupRemoved: number;
+}
+
+/** What a question became before the stages searched it ({@link RecallResult.query}). */
+export interface QueryReport {
+  /** The question as asked. */
+  text: string;
+  /** What the stages searched: the question without its time words (empty when nothing else was left: the window's memories, newest first). */
+  searchText: string;
+  /** The words read as the time window ("last week", "hôm qua"). */
+  resolvedFrom: string;
+}
+
+/** The time window a recall applied. */
+export interface TimeWindow {
+  /** Earliest `createdAt` kept (ms since the epoch), if bounded. */
+  start?: number;
+  /** Latest `createdAt` kept, if bounded. */
+  end?: number;
+  /** `"timeQuery"` when the window came from words, `"options"` when only from `start` / `end`. */
+  source: "timeQuery" | "query" | "options";
 }
 
 /** Consolidation period of a note. */

@@ -50,7 +50,7 @@ type MemoryDraft = Partial<MemoryRecord> & { embedding?: Float32Array };
 /** A note while {@link toNote} builds it: `period` is any string until checked. */
 type NoteDraft = Partial<Omit<NoteRecord, "period">> & { period?: string };
 /** Recall options while {@link toRecallOptions} reads them: the query vector and the reranker come apart. */
-type RecallDraft = Partial<RecallOptionsJs> & { embedding?: Float32Array; rerank?: RerankFunction | false };
+type RecallDraft = Partial<RecallOptionsJs> & { embedding?: Float32Array; rerank?: RerankFunction | false; skipTrivial?: boolean };
 /** What {@link toUnrelation} returns: the endpoints, the relation (absent: every one) and the user. */
 export interface Unrelation {
   from: string;
@@ -78,8 +78,11 @@ const MEMORY_FIELDS = fieldTable<MemoryDraft>({
 const RECALL_FIELDS = fieldTable<RecallDraft>({
   limit: "integer", userId: "name", maxClassification: "integer", start: "time", end: "time",
   topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
+  asOf: "time", includeInvalid: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
+  tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", skipTrivial: "boolean", resolveTime: "boolean",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -392,7 +395,9 @@ export function applyPatch(
 /** Validates recall options and fills in defaults; the query vector, if any, comes apart. */
 export function toRecallOptions(
   options: unknown, now: number, searchMode: SearchMode,
-): { options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined } {
+): {
+  options: RecallOptionsJs; embedding: Float32Array | undefined; rerank: RerankFunction | false | undefined; skipTrivial: boolean;
+} {
   const out: RecallDraft = {};
   convertFields(checkOptions(options, "recall options"), RECALL_FIELDS, "", out);
   const limit = out.limit ?? DEFAULT_LIMIT;
@@ -408,9 +413,12 @@ export function toRecallOptions(
   if (context?.dayOfWeek !== undefined && (context.dayOfWeek < 0 || context.dayOfWeek > 6)) {
     throw invalid("", "context.dayOfWeek", "an integer 0 (Sunday)..6", context.dayOfWeek);
   }
+  out.queries?.forEach((q, i) => checkQuery(q, `queries[${i}]`));
   const { embedding, rerank } = out;
+  const skipTrivial = out.skipTrivial ?? true;
   delete out.embedding;
   delete out.rerank;
+  delete out.skipTrivial;
   const js: RecallOptionsJs = {
     ...out,
     limit: Math.min(limit, MAX_LIMIT),
@@ -419,7 +427,7 @@ export function toRecallOptions(
     includeExpired: out.includeExpired ?? false,
     searchMode: out.searchMode ?? searchMode,
   };
-  return { options: js, embedding, rerank };
+  return { options: js, embedding, rerank, skipTrivial };
 }
 
 const FUSION_FIELDS = fieldTable<Record<string, number>>({
@@ -455,10 +463,10 @@ export function toRankingConfig(options: Record<string, unknown>): Record<string
 }
 
 /** Validates a query string. */
-export function checkQuery(query: unknown): string {
-  if (typeof query !== "string") throw invalid("", "query", "a string", query);
+export function checkQuery(query: unknown, name = "query"): string {
+  if (typeof query !== "string") throw invalid("", name, "a string", query);
   if (query.length > MAX_QUERY_LENGTH) {
-    throw new RecallError("too_large", `query is ${query.length} characters, more than ${MAX_QUERY_LENGTH}`);
+    throw new RecallError("too_large", `${name} is ${query.length} characters, more than ${MAX_QUERY_LENGTH}`);
   }
   return query;
 }

@@ -39,15 +39,22 @@ export type StreamingMethod = {
 export const STORE_METHODS = [
   "remember", "rememberMany", "get", "getEmbedding", "getSignature", "ids", "update", "forget", "recall",
   "addNote", "updateNote", "forgetNote", "getNote", "notes", "addEntity", "forgetEntity", "entities", "edges",
-  "relate", "unrelate", "stats", "storageInfo", "export", "import", "close",
+  "relate", "unrelate", "stats", "storageInfo", "status", "export", "import", "close", "context", "observe",
 ] as const satisfies readonly StoreMethod[];
+
+/**
+ * The methods a worker store does not forward: `conversation` returns a lane, an object whose
+ * state (the turns it knows, which are embedded) lives beside the store, and objects with
+ * methods cannot cross `postMessage`. Use the lane inside the worker.
+ */
+export const LOCAL_METHODS = ["conversation"] as const satisfies readonly StoreMethod[];
 
 /** The methods of {@link STORE_METHODS} that stream, checked like it. */
 export const STREAMING_METHODS = ["export"] as const satisfies readonly StreamingMethod[];
 
 type Missing<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : Exclude<All, Listed>;
 /** `true`, or the names of the methods missing from {@link STORE_METHODS}: then this fails to compile. */
-const everyMethodListed: Missing<StoreMethod, (typeof STORE_METHODS)[number]> = true;
+const everyMethodListed: Missing<StoreMethod, (typeof STORE_METHODS)[number] | (typeof LOCAL_METHODS)[number]> = true;
 const everyStreamListed: Missing<StreamingMethod, (typeof STREAMING_METHODS)[number]> = true;
 void everyMethodListed;
 void everyStreamListed;

@@ -18,6 +18,7 @@
  */
 import type { Engine } from "./engine.js";
 import { storageError } from "./errors.js";
+import type { Health } from "./health.js";
 import { InsertionOrder, memoryOp, reload } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
@@ -67,7 +68,13 @@ export class WriteQueue {
   /** Batches carry a journal entry (snapshots are on). */
   readonly #journaled: boolean;
 
-  constructor(slot: EngineSlot, adapter: StorageAdapter, order: InsertionOrder, ephemeral: boolean, journaled: boolean) {
+  /** The store's tier: a refused write makes it `readonly`, the next one taken ends that. */
+  readonly #health: Health;
+
+  constructor(
+    slot: EngineSlot, adapter: StorageAdapter, order: InsertionOrder, ephemeral: boolean, journaled: boolean, health: Health,
+  ) {
+    this.#health = health;
     this.#slot = slot;
     this.#adapter = adapter;
     this.#order = order;
@@ -142,8 +149,11 @@ export class WriteQueue {
     try {
       await this.#adapter.write(batch);
     } catch (e) {
-      throw storageError(e, "cannot write to the store");
+      const error = storageError(e, "cannot write to the store");
+      this.#health.writeFailed(error);
+      throw error;
     }
+    this.#health.wrote();
     slot.config = config;
     slot.configDirty = false;
     for (const writer of this.prune.keys()) this.claims.delete(writer);

@@ -71,8 +71,12 @@ test("engine outputs have exactly the fields the public types declare", async ()
       edgeHit: new Set(), metadata: new Set(), noteRef: new Set(), timeline: new Set(), stage: new Set(),
     };
     const kinds = new Set();
-    for (const [q, mode] of [["project Postgres", "hybrid"], ["who maintains Postgres Ana", "hybrid"], ["Postgres", "lexical"]]) {
-      const res = await store.recall(q, { userId: "ana", embedding: [1, 0, 0], limit: 20, ranking: "abmind", searchMode: mode });
+    const recalls = [
+      ["project Postgres", "hybrid"], ["who maintains Postgres Ana", "hybrid"], ["Postgres", "lexical"],
+      ["project", "lexical", { queries: ["Postgres"] }],
+    ];
+    for (const [q, mode, more] of recalls) {
+      const res = await store.recall(q, { userId: "ana", embedding: [1, 0, 0], limit: 20, ranking: "abmind", searchMode: mode, ...more });
       conforms(res, t.RECALL_RESULT, "RecallResult", new Set());
       for (const stage of res.stages) conforms(stage, t.STAGE_REPORT, "StageReport", seen.stage);
       for (const hit of res.results) {

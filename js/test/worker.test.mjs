@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
 import { MemoryStore, RecallError } from "../dist/index.js";
 import { STORE_METHODS, openWorkerStore } from "../dist/worker.js";
+import { LOCAL_METHODS } from "../dist/worker-protocol.js";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const script = new URL("./support/store-worker.mjs", import.meta.url);
@@ -20,13 +21,14 @@ async function withWorker(body) {
   }
 }
 
-test("a worker store offers every method of MemoryStore.prototype", async () => {
+test("a worker store offers every method of MemoryStore.prototype but the local ones (conversation)", async () => {
   const methods = Object.getOwnPropertyNames(MemoryStore.prototype)
     .filter((name) => name !== "constructor" && typeof Object.getOwnPropertyDescriptor(MemoryStore.prototype, name).value === "function");
-  assert.deepEqual([...STORE_METHODS].sort(), methods.sort(), "add the method to STORE_METHODS in js/src/worker-protocol.ts");
+  assert.deepEqual([...STORE_METHODS, ...LOCAL_METHODS].sort(), methods.sort(), "add the method to STORE_METHODS in js/src/worker-protocol.ts");
   await withWorker(async (worker) => {
     const store = await openWorkerStore(worker, { storage: "memory" });
-    for (const name of methods) assert.equal(typeof store[name], "function", name);
+    for (const name of STORE_METHODS) assert.equal(typeof store[name], "function", name);
+    for (const name of LOCAL_METHODS) assert.equal(store[name], undefined, name);
     await store.close();
   });
 });

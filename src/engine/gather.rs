@@ -59,6 +59,7 @@ impl Engine {
             ranking,
             weights,
             min_score,
+            ..
         } = pending;
         let q = StageQuery::new(&query, &options, limit, clock);
         let terms = evidence::query_terms(&query);
@@ -112,6 +113,7 @@ impl Engine {
             stages,
             options,
             limit,
+            plan: Default::default(),
         })
     }
 

@@ -20,7 +20,7 @@ use crate::image::{self, corrupt, Persist, Reader, Sink, Source, Writer, END, MA
 use crate::index::fuzzy::FuzzyIndex;
 use crate::index::porter_index::PorterIndex;
 use crate::signature::SignatureIndex;
-use crate::store::Records;
+use crate::store::{DocId, Records};
 use crate::vector::VectorStore;
 use crate::wire::{self, shapes};
 
@@ -100,6 +100,12 @@ impl Engine {
         engine.signatures = SignatureIndex::load(&mut r)?;
         engine.unsigned = bool::load(&mut r)?;
         engine.check_parts()?;
+        // Derived, not saved: a pass over the records' tags.
+        for (doc, m) in engine.records.iter().enumerate() {
+            if let Some(m) = m {
+                engine.tags.insert(DocId(doc as u32), m.tag_list());
+            }
+        }
         for _ in 0..r.len()? {
             let note = shapes::note_from(&r.blob()?).map_err(image::damaged)?;
             engine.add_note(note).map_err(image::damaged)?;

@@ -1,7 +1,8 @@
 //! Isolation through the whole engine: a recall for one user below a classification ceiling
 //! returns nothing of another user's or above the ceiling (memories, note paragraphs, edges)
 //! and names no such id anywhere in a result (an edge's `memoryIds`, timelines, conflicts).
-//! A seeded property test over every search mode and ranking, and the regressions of issue 27.
+//! A seeded property test over every search mode and ranking, and the regressions of issue 27;
+//! conversation turns reach only the recall that names their conversation (issue 25).
 
 use super::*;
 use crate::graph::Relation;
@@ -428,4 +429,84 @@ fn another_users_edge_and_entity_never_reach_a_recall() {
     let bob = Filter::for_scope(Scope::new(Some("bob"), None));
     let names: Vec<_> = e.visible_entities(&bob).map(|x| x.name.clone()).collect();
     assert_eq!(names, ["Ana", "Bo"]);
+}
+
+#[test]
+fn conversation_turns_reach_only_the_recall_naming_their_conversation() {
+    use crate::recall::filter::CONVERSATION_TOPIC_PREFIX;
+    let mut e = Engine::new(EngineConfig::default()).unwrap();
+    let memory = |id: &str, topic: Option<String>| Memory {
+        id: id.into(),
+        text: format!("Ana on the atlas migration ({id})"),
+        topic,
+        created_at: NOW,
+        updated_at: NOW,
+        ..Memory::default()
+    };
+    let lane = format!("{CONVERSATION_TOPIC_PREFIX}c1");
+    e.insert(
+        memory("plain", Some("work".into())),
+        Some(&[1.0, 0.0, 0.0, 0.1]),
+    )
+    .unwrap();
+    e.insert(
+        memory("turn-1", Some(lane.clone())),
+        Some(&[1.0, 0.0, 0.0, 0.1]),
+    )
+    .unwrap();
+    e.insert(
+        memory("turn-2", Some(format!("{CONVERSATION_TOPIC_PREFIX}c2"))),
+        None,
+    )
+    .unwrap();
+    e.add_note(Note::new(
+        "n",
+        Period::Weekly,
+        NOW - DAY,
+        "Ana on the atlas migration",
+        NOW,
+    ))
+    .unwrap();
+    shared_edge_citing(&mut e, &["plain", "turn-1"]);
+    let query_vector = [1.0, 0.0, 0.0, 0.1];
+    for ranking in RANKINGS {
+        for mode in MODES {
+            let ids = |e: &mut Engine, topic: Option<&str>| {
+                let mut o = RecallOptions {
+                    track_recalls: false,
+                    ranking: Some(ranking),
+                    mode,
+                    min_score: Some(0.0),
+                    ..RecallOptions::default()
+                };
+                o.filter.topic = topic.map(str::to_owned);
+                o.filter.now = NOW;
+                let embedding = (mode != SearchMode::Lexical).then_some(&query_vector[..]);
+                let out = e
+                    .recall("Ana atlas migration", &o, embedding, &|| 0.0)
+                    .unwrap();
+                let mut ids: Vec<String> = out.results.iter().map(|h| h.id.clone()).collect();
+                for h in &out.results {
+                    if let Some(edge) = &h.edge {
+                        ids.extend(edge.memory_ids.iter().map(|m| format!("cited {m}")));
+                    }
+                }
+                ids.sort();
+                ids
+            };
+            let what = format!("{ranking:?} {mode:?}");
+            let ordinary = ids(&mut e, None);
+            assert!(
+                ordinary.iter().all(|id| !id.contains("turn")),
+                "{what}: {ordinary:?}"
+            );
+            assert_eq!(ids(&mut e, Some(&lane)), ["turn-1"], "{what}");
+            assert!(
+                ids(&mut e, Some("work"))
+                    .iter()
+                    .all(|id| !id.contains("turn")),
+                "{what}"
+            );
+        }
+    }
 }

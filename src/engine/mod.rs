@@ -23,6 +23,7 @@ use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
 use crate::index::porter_index::PorterIndex;
 use crate::index::postings::{TermId, MAX_DOC};
+use crate::index::tags::TagIndex;
 use crate::notes::{Note, NoteStore};
 use crate::rank::{Calibration, FusionParams, Ranking, Weights};
 use crate::recall::score::ScoreParams;
@@ -32,9 +33,11 @@ use crate::text::{self, Stemmer, TermList};
 use crate::vector::VectorStore;
 use ids::IdTable;
 
+mod answer;
 mod gather;
 mod ids;
 mod image;
+mod multi;
 pub mod output;
 pub mod recall;
 mod stages;
@@ -179,6 +182,8 @@ pub struct Engine {
     graph: Graph,
     vectors: VectorStore,
     signatures: SignatureIndex,
+    /// Folded tag prefixes → documents ([`TagIndex`]), for tag filters without a scan.
+    tags: TagIndex,
     /// Whether a live memory may lack its signature ([`EngineConfig::lazy_signatures`]).
     unsigned: bool,
 }
@@ -201,6 +206,7 @@ impl Engine {
             notes: NoteStore::new(),
             graph: Graph::new(),
             signatures: SignatureIndex::new(),
+            tags: TagIndex::new(),
             unsigned: false,
         })
     }
@@ -243,6 +249,7 @@ impl Engine {
             ("term features", self.term_features.capacity() * 8),
             ("vectors", self.vectors.heap_bytes()),
             ("signatures", self.signatures.heap_bytes()),
+            ("tags", self.tags.heap_bytes()),
         ]
     }
 
@@ -545,6 +552,8 @@ impl Engine {
         let result = self.index_with(&mut analysis, doc, m);
         if result.is_err() {
             self.unindex_with(&mut analysis, doc, m);
+        } else {
+            self.tags.insert(doc, m.tag_list());
         }
         self.analysis = analysis;
         result
@@ -645,6 +654,7 @@ impl Engine {
         let mut analysis = std::mem::take(&mut self.analysis);
         self.unindex_with(&mut analysis, doc, m);
         self.analysis = analysis;
+        self.tags.remove(doc, m.tag_list());
     }
 
     fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) {
@@ -1060,7 +1070,7 @@ mod tests {
         };
         lazy.recall("billing tea", &lexical, None, &|| 0.0).unwrap();
         assert!(lazy.signatures.is_empty());
-        let query = "deploy the biling service on friday";
+        let query = "deploy the biling service every friday";
         let got = lazy.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
         let want = eager.recall(query, &no_tracking(), None, &|| 0.0).unwrap();
         let ss = got.stages.iter().find(|s| s.name == "Ss").unwrap();
@@ -1245,9 +1255,10 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_query_finds_nothing() {
+    fn an_empty_query_is_trending_and_a_query_of_no_words_finds_nothing() {
         let mut e = engine_with(vec![memory("a", "x")]);
-        assert!(recall_ids(&mut e, "", &no_tracking()).is_empty());
+        assert_eq!(recall_ids(&mut e, "", &no_tracking()), ["a"]);
+        assert_eq!(recall_ids(&mut e, " * ", &no_tracking()), ["a"]);
         assert!(recall_ids(&mut e, " ?! ", &no_tracking()).is_empty());
     }
 }

@@ -104,6 +104,37 @@ pub struct RecallHit {
     pub conflicts: Option<Vec<String>>,
     /// `"⚠️ Conflicts with another result"` when `conflicts` is set.
     pub warning: Option<&'static str>,
+    /// How it was matched (AutoMem's `match_type`): `keyword` (stage Sf), `semantic` (Se),
+    /// `signature` (Ss), `note` (S6), `entity` (S8), `trending` or `tag` (a recall with no
+    /// query, without or with a tag filter), `priority` (a `priorityIds` memory no stage
+    /// found).
+    pub match_type: &'static str,
+    /// The query texts that found this memory, when several did (`queries`).
+    pub deduped_from: Option<Vec<String>>,
+}
+
+/// What a question became before the stages searched it (Engram's query pipeline): the time
+/// words read into the window ([`TimeWindow`] with source `query`) and taken out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryReport {
+    /// The question as asked.
+    pub text: String,
+    /// What the stages searched.
+    pub search_text: String,
+    /// The words read as the time window ("last week").
+    pub resolved_from: String,
+}
+
+/// The time window a recall applied (AutoMem's `time_window`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeWindow {
+    /// Earliest `createdAt` kept (ms), if bounded.
+    pub start: Option<f64>,
+    /// Latest `createdAt` kept (ms), if bounded.
+    pub end: Option<f64>,
+    /// `timeQuery` when the window came from that option's words, `query` when from words of
+    /// the question, `options` when only from `start` / `end`.
+    pub source: &'static str,
 }
 
 /// What one stage did during a recall.
@@ -118,7 +149,8 @@ pub struct StageReport {
     /// Whether the stage was skipped.
     pub skipped: bool,
     /// Why it was skipped: `short_circuit`, `lexical_mode`, `semantic_mode`, `no_embedder`,
-    /// `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`; the reranker's:
+    /// `embed_failed`, `embed_timeout`, `not_ranked`, `semantic_evidence`, `no_query` (a
+    /// trending recall); the reranker's:
     /// `rerank_failed`, `rerank_timeout`.
     pub reason: Option<String>,
 }
@@ -154,4 +186,12 @@ pub struct RecallOutput {
     pub results: Vec<RecallHit>,
     /// One report per stage, in pipeline order (Sf, Se, Ss, S6, S8, then `rerank` if any).
     pub stages: Vec<StageReport>,
+    /// The time window applied, if any.
+    pub time_window: Option<TimeWindow>,
+    /// What the question became, when time words were read out of it.
+    pub query: Option<QueryReport>,
+    /// The tag filter applied (`tags`, folded), empty when none.
+    pub tags: Vec<String>,
+    /// Results dropped as duplicates when several query texts' results were merged.
+    pub dedup_removed: usize,
 }

@@ -13,8 +13,10 @@
 //! fallback for meaning without embeddings, is also skipped when Sf and Se together hold
 //! `limit` such hits (as in abmind's worked example, where Se runs and Ss is skipped).
 
+use crate::engine::answer::match_type;
 use crate::engine::output::{
-    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimelineItem,
+    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimeWindow,
+    TimelineItem,
 };
 use crate::engine::stages::{
     accepts, edge_candidate, meaning_skip, note_candidate, se_vector, Found, Pool, StageQuery,
@@ -24,6 +26,7 @@ use crate::engine::{DEFAULT_MIN_SCORE, DEFAULT_SE_THRESHOLD};
 use crate::error::{check_unit, Error, Result};
 use crate::notes::NoteHit;
 use crate::rank::host::RERANK_DEPTH;
+use crate::rank::order::Sort;
 use crate::rank::{self, Candidate, CandidateKey, Context, PostProcessOptions, Ranking, Weights};
 use crate::recall::filter::Filter;
 use crate::recall::sf::{self, SfHit, SfIndexes, SfQuery};
@@ -83,6 +86,23 @@ pub struct RecallOptions {
     pub min_score: Option<f64>,
     /// Weights of the `weighted` model to change for this recall, by name.
     pub weights: Vec<(String, f64)>,
+    /// `timeQuery`: a time expression in words ([`crate::recall::time`]), resolved against
+    /// `filter.now` and the context's UTC offset into `filter.start` / `filter.end`; a bound
+    /// the caller gave explicitly wins.
+    pub time_query: Option<String>,
+    /// Read a time expression in the query's own words ("what did I do yesterday?") into the
+    /// window and search the rest (Engram's time words, [`crate::recall::time::find_in`]);
+    /// explicit `start` / `end` / `timeQuery` win. Default true.
+    pub resolve_time: bool,
+    /// How results are ordered (default: by score; `time_desc` for a recall with no query and
+    /// a time window).
+    pub sort: Option<Sort>,
+    /// More queries run in the same recall and merged (`engine/multi.rs`).
+    pub queries: Vec<String>,
+    /// Also run a sub-query per entity and content word of the query (`engine/multi.rs`).
+    pub auto_decompose: bool,
+    /// Memories always in the answer if the reader may see them (`engine/multi.rs`).
+    pub priority_ids: Vec<String>,
 }
 
 impl Default for RecallOptions {
@@ -97,6 +117,12 @@ impl Default for RecallOptions {
             ranking: None,
             min_score: None,
             weights: Vec::new(),
+            time_query: None,
+            resolve_time: true,
+            sort: None,
+            queries: Vec::new(),
+            auto_decompose: false,
+            priority_ids: Vec::new(),
         }
     }
 }
@@ -108,11 +134,34 @@ pub struct Ranked {
     pub(super) stages: Vec<StageReport>,
     pub(super) options: RecallOptions,
     pub(super) limit: usize,
+    /// Carried to [`Engine::finish_rerank`] (set by [`Engine::rank_for_rerank`]).
+    pub(super) plan: Plan,
+}
+
+/// What a recall carries from phase 1 to its answer besides its options: the window it
+/// applied and whether it had no query.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Plan {
+    /// The time window applied ([`Engine::plan`]).
+    pub(super) window: Option<TimeWindow>,
+    /// No query (empty or `*`) and, once phase 2 knows, no query vector either: trending
+    /// ([`Engine::rank_trending`]).
+    pub(super) trending: bool,
+    /// Duplicates dropped when several query texts' results were merged.
+    pub(super) dedup_removed: usize,
+    /// Memories several query texts found, with those texts.
+    pub(super) deduped_from: Vec<(crate::store::DocId, Vec<String>)>,
+    /// The question as asked and the text searched, when time words were taken out of it.
+    pub(super) question: Option<super::output::QueryReport>,
 }
 
 impl Ranked {
-    /// The candidates' texts, in fused order, for the reranker.
+    /// The candidates' texts, in fused order, for the reranker (none for a trending recall,
+    /// which has no query to rerank by).
     pub fn texts(&self) -> Vec<String> {
+        if self.plan.trending {
+            return Vec::new();
+        }
         self.ranked.iter().map(|c| c.text.clone()).collect()
     }
 
@@ -141,6 +190,20 @@ pub struct PendingRecall {
     pub(super) ranking: Ranking,
     pub(super) weights: Weights,
     pub(super) min_score: f64,
+    pub(super) plan: Plan,
+    /// The recall's other query texts, each run on its own and merged (`engine/multi.rs`).
+    pub(super) more: Vec<PendingRecall>,
+    /// Every query text this recall runs, this one first.
+    pub(super) texts: Vec<String>,
+}
+
+/// A query text's options once checked, with what they resolve to ([`Engine::check_recall`]).
+struct Validated {
+    plan: Plan,
+    options: RecallOptions,
+    ranking: Ranking,
+    weights: Weights,
+    min_score: f64,
 }
 
 impl PendingRecall {
@@ -151,7 +214,22 @@ impl PendingRecall {
 
     /// Whether Se can run at all (hybrid or semantic mode, no short-circuit).
     pub fn wants_embedding(&self) -> bool {
-        self.options.mode != SearchMode::Lexical && !self.short_circuit
+        let me = self.options.mode != SearchMode::Lexical && !self.short_circuit;
+        me || self.more.iter().any(PendingRecall::wants_embedding)
+    }
+
+    /// The query texts this recall runs that want a vector from the host, in the order their
+    /// vectors go to phase 2: the query (unless empty or `*`), `queries`, `autoDecompose`'s
+    /// sub-queries. Empty for a recall with no query (trending) or a lexical one.
+    pub fn texts(&self) -> Vec<&str> {
+        if self.options.mode == SearchMode::Lexical {
+            return Vec::new();
+        }
+        match self.texts.len() {
+            0 if self.plan.trending => Vec::new(),
+            0 => vec![self.query.as_str()],
+            _ => self.texts.iter().map(String::as_str).collect(),
+        }
     }
 
     /// Number of Sf hits.
@@ -161,15 +239,51 @@ impl PendingRecall {
 }
 
 impl Engine {
-    /// Phase 1: validates the options and runs stage Sf.
+    /// Phase 1: validates the options and runs stage Sf, for each of the recall's query
+    /// texts (`engine/multi.rs`: the query, `queries`, `autoDecompose`'s). The host's
+    /// query vectors, one per text in that order (the texts it knows: the query, then
+    /// `queries`), go to phase 2 end to end in one slice.
     pub fn begin_recall(
         &mut self,
         query: &str,
         options: RecallOptions,
         clock: &dyn Fn() -> f64,
     ) -> Result<PendingRecall> {
+        let texts = self.query_texts(query, &options)?;
+        if texts.len() <= 1 {
+            let text = texts.first().map_or(query, String::as_str);
+            return self.begin_one(text, options, clock);
+        }
+        let sub = RecallOptions {
+            queries: Vec::new(),
+            auto_decompose: false,
+            priority_ids: Vec::new(),
+            ..options.clone()
+        };
+        let mut main = self.begin_one(&texts[0], options, clock)?;
+        for text in &texts[1..] {
+            let run = self.begin_one(text, sub.clone(), clock)?;
+            main.more.push(run);
+        }
+        main.texts = texts;
+        Ok(main)
+    }
+
+    /// Checks a recall's query and options as [`Engine::begin_recall`] would, and runs
+    /// nothing: for a trivial message ([`crate::recall::trivial`]), which is answered without
+    /// any stage but must still refuse bad options.
+    pub fn check_recall(&self, query: &str, options: RecallOptions) -> Result<()> {
+        let texts = self.query_texts(query, &options)?;
+        for text in texts.iter().map(String::as_str).chain([query]) {
+            self.validated(text, options.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The checks and the plan of one query text, before any stage runs.
+    fn validated(&self, query: &str, mut options: RecallOptions) -> Result<Validated> {
+        let plan = self.plan(query, &mut options)?;
         options.filter.validate()?;
-        let query = &*crate::recall::query::capped(query);
         if options.limit == 0 {
             return Err(Error::InvalidArgument(
                 "limit must be at least 1, got 0".into(),
@@ -189,6 +303,35 @@ impl Engine {
             (None, None) => 0.0,
         };
         check_unit("minScore", min_score)?;
+        Ok(Validated {
+            plan,
+            options,
+            ranking,
+            weights,
+            min_score,
+        })
+    }
+
+    /// Phase 1 of one query text.
+    fn begin_one(
+        &mut self,
+        query: &str,
+        options: RecallOptions,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<PendingRecall> {
+        let Validated {
+            plan,
+            options,
+            ranking,
+            weights,
+            min_score,
+        } = self.validated(query, options)?;
+        // Time words taken out of the question: the stages search the rest.
+        let query = plan
+            .question
+            .as_ref()
+            .map_or(query, |q| q.search_text.as_str());
+        let query = &*crate::recall::query::capped(query);
         let limit = options.limit.min(MAX_LIMIT);
         if options.mode == SearchMode::Semantic {
             return Ok(PendingRecall {
@@ -202,6 +345,9 @@ impl Engine {
                 ranking,
                 weights,
                 min_score,
+                plan,
+                more: Vec::new(),
+                texts: Vec::new(),
             });
         }
         let fused = ranking != Ranking::Abmind;
@@ -251,6 +397,9 @@ impl Engine {
             ranking,
             weights,
             min_score,
+            plan,
+            more: Vec::new(),
+            texts: Vec::new(),
         })
     }
 
@@ -264,8 +413,10 @@ impl Engine {
         clock: &dyn Fn() -> f64,
     ) -> Result<RecallOutput> {
         let depth = pending.limit;
-        let ranked = self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
-        Ok(self.deliver(ranked))
+        let mut ranked =
+            self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
+        let plan = std::mem::take(&mut ranked.plan);
+        Ok(self.deliver(ranked, &plan))
     }
 
     /// Phase 2 for a host with a reranker: like [`Engine::finish_recall`] but keeps the best
@@ -295,6 +446,10 @@ impl Engine {
         ms: f64,
     ) -> Result<RecallOutput> {
         let report = match scores {
+            _ if ranked.plan.trending => {
+                ranked.ranked.truncate(ranked.limit);
+                StageReport::skipped("rerank", "no_query")
+            }
             Some(scores) => {
                 let n = ranked.ranked.len();
                 rank::host::apply(&mut ranked.ranked, scores, ranked.limit).ok_or_else(|| {
@@ -311,7 +466,8 @@ impl Engine {
             }
         };
         ranked.stages.push(report);
-        Ok(self.deliver(ranked))
+        let plan = std::mem::take(&mut ranked.plan);
+        Ok(self.deliver(ranked, &plan))
     }
 
     /// Every stage and the ranking, keeping the best `depth` candidates: abmind's pipeline
@@ -319,17 +475,65 @@ impl Engine {
     /// ([`Engine::rank_fused`], `gather.rs`) for the others.
     fn rank_recall(
         &mut self,
-        pending: PendingRecall,
+        mut pending: PendingRecall,
         query_embedding: Option<&[f32]>,
         se_skip_reason: Option<&str>,
         clock: &dyn Fn() -> f64,
         depth: usize,
     ) -> Result<Ranked> {
-        if pending.ranking == Ranking::Abmind {
-            self.rank_abmind(pending, query_embedding, se_skip_reason, clock, depth)
-        } else {
-            self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth)
+        let depth = depth + pending.options.priority_ids.len();
+        if !pending.more.is_empty() {
+            return self.rank_texts(pending, query_embedding, se_skip_reason, clock, depth);
         }
+        // A query vector is a query: only a recall with neither is trending.
+        pending.plan.trending &= query_embedding.is_none();
+        let plan = pending.plan.clone();
+        let mut ranked = if plan.trending {
+            self.rank_trending(pending, depth)
+        } else if pending.ranking == Ranking::Abmind {
+            self.rank_abmind(pending, query_embedding, se_skip_reason, clock, depth)?
+        } else {
+            self.rank_fused(pending, query_embedding, se_skip_reason, clock, depth)?
+        };
+        ranked.plan = plan;
+        Ok(ranked)
+    }
+
+    /// Phase 2 of a recall of several query texts: each ranked with its own vector (the
+    /// host's vectors end to end, one per text it knows; the others run without), then
+    /// merged ([`super::multi::merge`]).
+    fn rank_texts(
+        &mut self,
+        mut pending: PendingRecall,
+        vectors: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Ranked> {
+        let more = std::mem::take(&mut pending.more);
+        let texts = std::mem::take(&mut pending.texts);
+        let dims = self.vectors.dims().unwrap_or(0);
+        let split = match vectors {
+            Some(v) if dims > 0 && v.len() > dims && v.len() % dims == 0 => Some(v),
+            _ => None,
+        };
+        let vector = |i: usize| match split {
+            Some(v) => v.chunks(dims).nth(i),
+            None if i == 0 => vectors,
+            None => None,
+        };
+        let first = self.rank_recall(pending, vector(0), se_skip_reason, clock, depth)?;
+        let mut runs = Vec::new();
+        for (i, run) in more.into_iter().enumerate() {
+            let v = vector(i + 1);
+            let reason = if v.is_none() {
+                Some("no_embedder")
+            } else {
+                None
+            };
+            runs.push(self.rank_recall(run, v, reason.or(se_skip_reason), clock, depth)?);
+        }
+        Ok(super::multi::merge(first, runs, &texts, depth))
     }
 
     /// Phase 2 of abmind's pipeline: stages Se, Ss, S6 and S8 add the records no earlier stage
@@ -372,6 +576,7 @@ impl Engine {
             stages,
             options,
             limit,
+            plan: Plan::default(),
         })
     }
 
@@ -492,17 +697,35 @@ impl Engine {
         ranked
     }
 
-    /// Results of a ranked recall: tracking, metadata, timelines and conflicts.
-    pub(super) fn deliver(&mut self, r: Ranked) -> RecallOutput {
+    /// Results of a ranked recall in the order asked for ([`rank::order`]): tracking,
+    /// metadata, timelines, conflicts, how each was matched, and what the recall applied.
+    pub(super) fn deliver(&mut self, mut r: Ranked, plan: &Plan) -> RecallOutput {
         let utc_offset = r
             .options
             .context
             .as_ref()
             .map_or(0, |c| c.utc_offset_minutes);
-        let results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
+        if !r.options.priority_ids.is_empty() {
+            self.apply_priority(&mut r.ranked, &r.options, r.limit);
+        }
+        rank::order::sort(&mut r.ranked, plan.sort(&r.options));
+        let deduped: Vec<(String, &Vec<String>)> = (plan.deduped_from.iter())
+            .filter_map(|(doc, texts)| Some((self.memory(*doc)?.id().to_owned(), texts)))
+            .collect();
+        let mut results = self.build_hits(r.ranked, &r.found, utc_offset, &r.options);
+        for hit in &mut results {
+            hit.match_type = match_type(hit.stage, &r.options);
+            if let Some((_, texts)) = deduped.iter().find(|(id, _)| *id == hit.id) {
+                hit.deduped_from = Some(texts.to_vec());
+            }
+        }
         RecallOutput {
             results,
             stages: r.stages,
+            time_window: plan.window.clone(),
+            query: plan.question.clone(),
+            tags: r.options.filter.tags.tags.clone(),
+            dedup_removed: plan.dedup_removed,
         }
     }
 
@@ -566,6 +789,8 @@ impl Engine {
                         timeline: None,
                         conflicts: None,
                         warning: None,
+                        match_type: "",
+                        deduped_from: None,
                     }
                 }
             };
@@ -644,6 +869,8 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         timeline: None,
         conflicts: None,
         warning: None,
+        match_type: "",
+        deduped_from: None,
     }
 }
 
@@ -667,5 +894,7 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         timeline: None,
         conflicts: None,
         warning: None,
+        match_type: "",
+        deduped_from: None,
     }
 }

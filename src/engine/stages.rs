@@ -170,16 +170,22 @@ impl Engine {
         (signature, hits)
     }
 
-    /// Stage S6's search: the paragraphs of the notes the reader sees in the recall's window
+    /// Stage S6's search (nothing for a conversation's recall): the paragraphs of the notes the reader sees in the recall's window
     /// that hold a keyword of the query, at most `limit` ([`crate::notes::NoteStore::search`]).
     pub(super) fn s6_search(&self, q: &StageQuery) -> Vec<NoteHit> {
+        if q.filter.reads_conversation() {
+            return Vec::new();
+        }
         let window = (q.filter.start, q.filter.end);
         self.notes.search(q.text, window, q.filter.scope(), q.limit)
     }
 
-    /// Stage S8's search: the first entity the query names and its edges the reader sees, at
+    /// Stage S8's search (nothing for a conversation's recall): the first entity the query names and its edges the reader sees, at
     /// most `limit` ([`crate::graph::Graph::search`]).
     pub(super) fn s8_search(&self, q: &StageQuery) -> GraphMatch {
+        if q.filter.reads_conversation() {
+            return GraphMatch::default();
+        }
         self.graph.search(q.text, q.filter.scope(), q.limit)
     }
 }
@@ -202,6 +208,7 @@ pub(super) fn memory_candidate(
 ) -> Candidate {
     let mut c = Candidate::new(CandidateKey::Memory(doc), stage, raw, m.text_en());
     c.created_at = Some(m.created_at());
+    c.updated_at = Some(m.updated_at());
     c.topic = m.topic().map(str::to_owned);
     c.emotion = m.emotion();
     c.recall_timestamps = m.recall_timestamps().to_vec();

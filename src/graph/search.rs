@@ -103,13 +103,38 @@ impl Graph {
 
     /// The key of the first entity `scope` sees mentioned in `query` (leftmost, then longest).
     fn first_mention(&self, query: &str, scope: Scope<'_>) -> Option<&str> {
+        self.mentions(query, scope, 1).into_iter().next()
+    }
+
+    /// The display names of the entities `scope` sees mentioned in `query`, in query order
+    /// (leftmost, then longest, as stage S8 matches; a mention's words are not read again),
+    /// each once, at most `max`.
+    ///
+    /// ```
+    /// use recallkit::graph::{Graph, Relation};
+    /// use recallkit::store::Scope;
+    /// let mut g = Graph::new();
+    /// g.relate(&Relation::new("Sarah", "sister of", "Rachel"), 0.0).unwrap();
+    /// assert_eq!(g.mentioned("Is Rachel Sarah's sister?", Scope::ALL, 5), ["Rachel", "Sarah"]);
+    /// ```
+    pub fn mentioned(&self, query: &str, scope: Scope<'_>, max: usize) -> Vec<String> {
+        let keys = self.mentions(query, scope, max);
+        (keys.into_iter())
+            .filter_map(|k| self.entities.get(k).map(|n| n.entity.name.clone()))
+            .collect()
+    }
+
+    /// The keys of the entities `scope` sees mentioned in `query` ([`Graph::mentioned`]).
+    fn mentions(&self, query: &str, scope: Scope<'_>, max: usize) -> Vec<&str> {
         let max_words = self.words.len().saturating_sub(1);
         let tokens = text::tokens(query);
         let mut span = String::new();
-        for start in 0..tokens.len() {
+        let mut found: Vec<&str> = Vec::new();
+        let mut start = 0;
+        while start < tokens.len() && found.len() < max {
             span.clear();
             let mut best = None;
-            for token in tokens[start..].iter().take(max_words) {
+            for (words, token) in tokens[start..].iter().take(max_words).enumerate() {
                 if !span.is_empty() {
                     span.push(' ');
                 }
@@ -118,15 +143,21 @@ impl Graph {
                     if self.entities.get(key).is_some_and(|n| {
                         scope.sees(n.entity.user_id.as_deref(), n.entity.classification)
                     }) {
-                        best = Some(key.as_str());
+                        best = Some((key.as_str(), words + 1));
                     }
                 }
             }
-            if best.is_some() {
-                return best;
+            match best {
+                Some((key, words)) => {
+                    if !found.contains(&key) {
+                        found.push(key);
+                    }
+                    start += words;
+                }
+                None => start += 1,
             }
         }
-        None
+        found
     }
 
     fn hit(&self, e: &Edge) -> EdgeHit {

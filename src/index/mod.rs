@@ -1,11 +1,12 @@
 //! Indexes: an inverted index with FTS5-exact BM25 scoring, and a trigram index over the
-//! vocabulary of distinct terms for substring and typo-tolerant lookups. Indexes build and
+//! vocabulary of distinct terms for substring and typo-tolerant lookups, and the tag index. Indexes build and
 //! answer queries; ranking policy lives in `recall` and `rank`.
 
 pub mod bm25;
 pub mod fuzzy;
 pub mod porter_index;
 pub mod postings;
+pub mod tags;
 pub mod trigram;
 
 use std::collections::TryReserveError;

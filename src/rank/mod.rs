@@ -49,6 +49,7 @@ pub mod fusion;
 pub mod host;
 pub mod mmr;
 pub mod model;
+pub mod order;
 
 pub use boost::Context;
 pub use calibrate::{calibrate, Calibration, Mapping};
@@ -132,6 +133,8 @@ pub struct Candidate {
     pub text: String,
     /// Creation time, in milliseconds since the Unix epoch.
     pub created_at: Option<f64>,
+    /// Last update time (memories), for `sort: "updated_*"` ([`order`]).
+    pub updated_at: Option<f64>,
     /// The record's topic, if any.
     pub topic: Option<String>,
     /// Emotion score, −5..5 (0 when unknown).
@@ -161,6 +164,7 @@ impl Candidate {
             score: 0.0,
             text: text.into(),
             created_at: None,
+            updated_at: None,
             topic: None,
             emotion: 0.0,
             recall_timestamps: Vec::new(),

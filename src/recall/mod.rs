@@ -1,9 +1,13 @@
-//! The recall stages and what they share: filters and the Sf scoring formula.
+//! The recall stages and what they share: filters (tags, time words), the Sf scoring formula
+//! and the trivial-message check.
 
 pub mod filter;
 pub mod query;
 pub mod score;
 pub mod sf;
+pub mod tags;
+pub mod time;
+pub mod trivial;
 
 pub use filter::Filter;
 pub use score::{ScoreParams, SfComponents};

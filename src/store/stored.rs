@@ -342,9 +342,24 @@ impl StoredMemory {
         self.created_at
     }
 
+    /// Last update time (ms).
+    pub fn updated_at(&self) -> f64 {
+        self.updated_at
+    }
+
     /// [`Memory::is_expired`].
     pub fn is_expired(&self, now: f64) -> bool {
         self.rest().is_expired(now)
+    }
+
+    /// [`Memory::is_valid_at`].
+    pub fn is_valid_at(&self, t: f64) -> bool {
+        self.rest().is_valid_at(t)
+    }
+
+    /// [`Memory::has_ended`].
+    pub fn has_ended(&self, now: f64) -> bool {
+        self.rest().has_ended(now)
     }
 
     /// How many times recall returned this memory.

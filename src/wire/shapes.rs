@@ -17,7 +17,9 @@ use crate::error::{Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::calibrate::DEFAULT_SF_HALF;
+use crate::rank::order::Sort;
 use crate::rank::{Calibration, Context, FusionParams, Mapping, Ranking};
+use crate::recall::tags::{TagFilter, TagMatch, TagMode};
 use crate::store::Memory;
 
 use super::value::{Reader, Writer};
@@ -647,10 +649,34 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             "topic" => o.filter.topic = r.opt_str(W, key)?,
             "tier" => o.filter.tier = r.opt_str(W, key)?,
             "includeExpired" => include_expired = r.opt_bool(W, key)?,
+            "asOf" => o.filter.as_of = r.opt_num(W, key)?,
+            "includeInvalid" => o.filter.include_invalid = r.opt_bool(W, key)?.unwrap_or(false),
             "now" => now = r.opt_num(W, key)?,
             "context" => {
                 if !r.skip_null()? {
                     o.context = Some(read_context(&mut r)?);
+                }
+            }
+            "tags" => o.filter.tags.tags = TagFilter::read(key, r.strs(W, key)?)?,
+            "excludeTags" => o.filter.tags.exclude = TagFilter::read(key, r.strs(W, key)?)?,
+            "tagMode" => {
+                if let Some(mode) = r.opt_str(W, key)? {
+                    o.filter.tags.mode = TagMode::parse(&mode)?;
+                }
+            }
+            "tagMatch" => {
+                if let Some(matching) = r.opt_str(W, key)? {
+                    o.filter.tags.matching = TagMatch::parse(&matching)?;
+                }
+            }
+            "timeQuery" => o.time_query = r.opt_str(W, key)?,
+            "resolveTime" => o.resolve_time = r.opt_bool(W, key)?.unwrap_or(true),
+            "queries" => o.queries = r.strs(W, key)?,
+            "autoDecompose" => o.auto_decompose = r.opt_bool(W, key)?.unwrap_or(false),
+            "priorityIds" => o.priority_ids = r.strs(W, key)?,
+            "sort" => {
+                if let Some(sort) = r.opt_str(W, key)? {
+                    o.sort = Some(Sort::parse(&sort)?);
                 }
             }
             _ => return Err(unknown(W, key)),
@@ -700,6 +726,25 @@ pub fn write_output(w: &mut Writer, out: &RecallOutput) {
         write_stage(w, stage);
     }
     w.end();
+    w.field_num("count", out.results.len() as f64);
+    if let Some(window) = &out.time_window {
+        w.key("timeWindow");
+        w.begin_obj();
+        w.opt_num("start", window.start);
+        w.opt_num("end", window.end);
+        w.field_str("source", window.source);
+        w.end();
+    }
+    if let Some(q) = &out.query {
+        w.key("query");
+        w.begin_obj();
+        w.field_str("text", &q.text);
+        w.field_str("searchText", &q.search_text);
+        w.field_str("resolvedFrom", &q.resolved_from);
+        w.end();
+    }
+    w.opt_strs("tags", &out.tags);
+    w.field_num("dedupRemoved", out.dedup_removed as f64);
     w.end();
 }
 
@@ -715,6 +760,7 @@ fn write_hit(w: &mut Writer, hit: &RecallHit) {
         },
     );
     w.field_str("stage", hit.stage);
+    w.field_str("matchType", hit.match_type);
     w.field_num("score", hit.score);
     w.field_str("text", &hit.text);
     w.key("components");
@@ -771,6 +817,10 @@ fn write_hit(w: &mut Writer, hit: &RecallHit) {
         w.strs(conflicts);
     }
     w.opt_str("warning", hit.warning);
+    if let Some(texts) = &hit.deduped_from {
+        w.key("dedupedFrom");
+        w.strs(texts);
+    }
     w.end();
 }
 

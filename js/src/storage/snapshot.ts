@@ -126,20 +126,9 @@ export function inspectSnapshotParts(parts: readonly Uint8Array[], expectedVersi
  */
 export function inspectSnapshot(bytes: Uint8Array, expectedVersion: number): SnapshotCheck {
   if (!(bytes instanceof Uint8Array)) return { damaged: "not a byte array" };
-  if (bytes.length < SNAPSHOT_HEADER_BYTES) return { damaged: `${bytes.length} bytes, shorter than a snapshot header` };
-  if (!MAGIC.every((b, i) => bytes[i] === b)) return { damaged: "no snapshot magic" };
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(28, true) !== crc32(bytes.subarray(0, 28))) return { damaged: "its header fails its checksum" };
-  const container = view.getUint32(8, true);
-  if (container !== CONTAINER_VERSION) return { stale: `container format ${container}` };
-  const version = view.getUint32(12, true);
-  if (version !== expectedVersion) return { stale: `payload version ${version}, not ${expectedVersion}` };
-  const length = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
-  if (length !== bytes.length - SNAPSHOT_HEADER_BYTES) {
-    return { damaged: `its header announces ${length} payload bytes, ${bytes.length - SNAPSHOT_HEADER_BYTES} follow` };
-  }
-  const payload = bytes.subarray(SNAPSHOT_HEADER_BYTES);
-  return view.getUint32(24, true) === crc32(payload) ? { payload } : { damaged: "its payload fails its checksum" };
+  const check = inspectSnapshotParts([bytes], expectedVersion);
+  // One part in, at most one piece out: the payload is a view into `bytes`.
+  return "payload" in check ? { payload: check.payload[0] ?? bytes.subarray(SNAPSHOT_HEADER_BYTES) } : check;
 }
 
 /**

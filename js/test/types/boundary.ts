@@ -35,8 +35,8 @@ check<Equal<ReturnType<Engine["removeEntity"]>, Entity>>();
 check<Equal<ReturnType<Engine["edges"]>, Edge[]>>();
 check<Equal<ReturnType<Engine["relate"]>, Edge>>();
 check<Equal<ReturnType<Engine["upsertEdge"]>, Edge>>();
-check<Equal<ReturnType<Engine["finishRecall"]>, RecallResult>>();
-check<Equal<ReturnType<Engine["finishRerank"]>, RecallResult>>();
+check<Equal<ReturnType<Engine["finishRecall"]>, Omit<RecallResult, "tier" | "trivial">>>(); // the store adds `tier`
+check<Equal<ReturnType<Engine["finishRerank"]>, Omit<RecallResult, "tier" | "trivial">>>();
 
 // 2. The public types and the Rust side's declarations name the same fields...
 check<Equal<keyof Memory, keyof MemoryRecord>>();
@@ -44,7 +44,7 @@ check<Equal<keyof Note, keyof NoteRecord>>();
 check<Equal<keyof Entity, keyof EntityRecord>>();
 check<Equal<keyof Edge, keyof EdgeRecord>>();
 check<Equal<keyof StageReport, keyof StageReportJs>>();
-check<Equal<keyof RecallResult, keyof RecallOutputJs>>();
+check<Equal<Exclude<keyof RecallResult, "tier" | "trivial">, keyof RecallOutputJs>>(); // the store adds both
 check<Equal<keyof MemoryHit | keyof NoteHit | keyof EdgeHit, keyof RecallHitJs>>();
 check<Equal<RecallHit["kind"], RecallHitJs["kind"]>>();
 // ...and what the engine gives out it takes back (an update's undo, an import, a reload).
@@ -109,8 +109,8 @@ export const EDGE: Fields<Edge> = {
   classification: "optional",
 };
 const HIT_BASE = {
-  id: "required", text: "required", score: "required", stage: "required", components: "required",
-  timeline: "optional", conflicts: "optional", warning: "optional",
+  id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
+  timeline: "optional", conflicts: "optional", warning: "optional", dedupedFrom: "optional",
 } as const;
 export const MEMORY_HIT: Fields<MemoryHit> = {
   ...HIT_BASE, kind: "required", memory: "required", metadata: "required", note: "absent", edge: "absent",
@@ -132,4 +132,7 @@ export const TIMELINE_ITEM: Fields<TimelineItem> = { id: "required", createdAt: 
 export const STAGE_REPORT: Fields<StageReport> = {
   name: "required", hits: "required", ms: "required", skipped: "optional", reason: "optional",
 };
-export const RECALL_RESULT: Fields<RecallResult> = { results: "required", stages: "required" };
+export const RECALL_RESULT: Fields<RecallResult> = {
+  results: "required", stages: "required", count: "required", timeWindow: "optional", tags: "optional",
+  dedupRemoved: "required", tier: "required", trivial: "optional", query: "optional",
+};

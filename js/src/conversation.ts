@@ -1,0 +1,290 @@
+/**
+ * {@link ConversationLane}: Neo's conversation lane, the relevant earlier turns of one long
+ * conversation, for the part of it that has scrolled out of an agent's window.
+ *
+ * - **Turns are memories** of the store, stored durably by `append` like `remember`, with the
+ *   topic `recallkit:conversation:<id>` ({@link CONVERSATION_TOPIC_PREFIX}), type `turn` and
+ *   the role as their only tag. The engine hides them from every recall whose `topic` does not
+ *   name their conversation (`src/recall/filter.rs`), so they never mix with other memories
+ *   unless asked for by that topic.
+ * - **Ranking is the engine's recall**, with `topic` set to the conversation: the store's
+ *   ranking over the lexical stages, plus cosine when the store has an `embed` function (no
+ *   notes, no graph). Without an embedder the lane still answers lexically, where Neo's
+ *   returns nothing.
+ * - **Lazy and incremental.** `append` never embeds. `relevant` embeds the turns appended since
+ *   the last call together with the query, in one call to the host's `embed`, and stores their
+ *   vectors (one write), so no turn is embedded twice, also after a reopen: the steady state is
+ *   one query text plus one text per new turn. An embed that fails or times out only makes
+ *   that call lexical (fewer hits), never an error; the turns are tried again next time.
+ * - **Bounded**: at most `topK` hits, and hits are added in rank order while their texts fit
+ *   `budgetTokens` (Neo's estimate, `(length + 3) / 4` per turn); the best hit is always kept.
+ * - **Dedup at the agent boundary**: `exclude` drops turns by id or by text (the live
+ *   window's texts), `excludeLast` drops the last N turns.
+ *
+ * The lane learns the conversation's turns from the store the first time it is used (a scan of
+ * the store's memories), then keeps count of its own appends; turns another tab appends are
+ * seen by a new lane.
+ * @module
+ */
+import { RecallError } from "./errors.js";
+import { estimateTokens, quoteText } from "./context.js";
+import type { MemoryInput, RecallOptions, RecallResult, TimeInput } from "./types.js";
+
+/** The topic prefix of a conversation's turns (the engine's `CONVERSATION_TOPIC_PREFIX`). */
+export const CONVERSATION_TOPIC_PREFIX = "recallkit:conversation:";
+/** The memory type of a turn. */
+export const TURN_TYPE = "turn";
+/** Neo's default number of hits. */
+export const DEFAULT_TOP_K = 5;
+/** Neo's default token ceiling of the hits' texts. */
+export const DEFAULT_LANE_BUDGET_TOKENS = 1000;
+/** The first line of {@link renderRecall}'s block (Neo's wording). */
+export const RECALL_HEADER =
+  "Relevant earlier in this conversation (the live exchange below is more current — it wins on any conflict):";
+
+/** Who said a turn. */
+export type TurnRole = "user" | "assistant";
+
+/** Options of {@link MemoryStore.conversation}. */
+export interface ConversationOptions {
+  /** Most hits per {@link ConversationLane.relevant} call (an integer 1..100, default 5). */
+  topK?: number;
+  /** Token ceiling of the hits' texts (an integer ≥ 1, default 1000; the best hit is kept even above it). */
+  budgetTokens?: number;
+}
+
+/** What {@link ConversationLane.append} accepts. */
+export interface TurnInput {
+  role: TurnRole;
+  text: string;
+  /** When it was said (default: now). */
+  createdAt?: TimeInput;
+}
+
+/** Options of {@link ConversationLane.relevant}. */
+export interface RelevantOptions {
+  /** Turns to leave out: ids, or texts (the live window's turns, compared trimmed). */
+  exclude?: string[];
+  /** Leave out the last N turns (the live window, by count). */
+  excludeLast?: number;
+}
+
+/** One earlier turn {@link ConversationLane.relevant} found. */
+export interface TurnHit {
+  role: TurnRole;
+  /** The turn, verbatim. */
+  text: string;
+  /** The turn's memory id. */
+  id: string;
+  /** The recall's score. */
+  score: number;
+}
+
+/** A turn the lane knows of. */
+interface Turn {
+  id: string;
+  role: TurnRole;
+  text: string;
+  embedded: boolean;
+}
+
+/** What a lane needs of its store; {@link MemoryStore.conversation} passes its own. */
+export interface LaneHost {
+  /** Whether the store has an `embed` function. */
+  readonly canEmbed: boolean;
+  /** Stores a memory durably, never embedding it; returns its id. */
+  append(memory: MemoryInput): Promise<string>;
+  /** The store's turns of `topic`, in insertion order. */
+  turns(topic: string): { id: string; text: string; tags?: string[]; embedded: boolean }[];
+  /** The host's `embed` under its timeout, vectors checked. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Stores the vectors of memories that have none (one write). */
+  attach(ids: string[], vectors: Float32Array[]): Promise<void>;
+  recall(query: string, options: RecallOptions): Promise<RecallResult>;
+}
+
+function invalid(field: string, expected: string, value: unknown): RecallError {
+  const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value === "number" ? String(value) : typeof value;
+  return new RecallError("invalid_argument", `${field} must be ${expected}, got ${shown}`);
+}
+
+function checkKeys(options: object, allowed: readonly string[], what: string): void {
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new RecallError("invalid_argument", `unknown ${what} option ${JSON.stringify(key)}`);
+  }
+}
+
+function checkObject(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new RecallError("invalid_argument", `${what} must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function integer(value: unknown, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `an integer ${min}..${max === Number.MAX_SAFE_INTEGER ? "" : max}`.replace(/\.\.$/, " or more"), value);
+  }
+  return value;
+}
+
+/** Checks {@link ConversationOptions}. */
+export function toConversationOptions(options: unknown): { topK: number; budgetTokens: number } {
+  const o = checkObject(options, "conversation options");
+  checkKeys(o, ["topK", "budgetTokens"], "conversation");
+  return {
+    topK: integer(o.topK, "topK", 1, 100, DEFAULT_TOP_K),
+    budgetTokens: integer(o.budgetTokens, "budgetTokens", 1, Number.MAX_SAFE_INTEGER, DEFAULT_LANE_BUDGET_TOKENS),
+  };
+}
+
+/**
+ * The relevant earlier turns of one conversation (see the module docs). Get one from
+ * {@link MemoryStore.conversation}.
+ *
+ * ```ts
+ * const lane = store.conversation("chat-42");
+ * await lane.append({ role: "user", text: "how do I deploy an ERC-20?" });
+ * const hits = await lane.relevant("deploy the token again", { excludeLast: 16 });
+ * system += renderRecall(hits);
+ * ```
+ */
+export class ConversationLane {
+  /** The conversation's id. */
+  readonly conversationId: string;
+  readonly #host: LaneHost;
+  readonly #topic: string;
+  readonly #topK: number;
+  readonly #budget: number;
+  /** The turns, in order; loaded from the store on first use. */
+  #turns: Turn[] | undefined;
+  /** Appends not yet durable, awaited before a `relevant` reads. */
+  #pending: Promise<unknown> = Promise.resolve();
+
+  /**
+   * A lane over `host` ({@link MemoryStore.conversation} passes its store's). Options are
+   * taken as checked: `topK` 1..100, `budgetTokens` ≥ 1.
+   */
+  constructor(host: LaneHost, conversationId: string, options: { topK: number; budgetTokens: number }) {
+    this.#host = host;
+    this.conversationId = conversationId;
+    this.#topic = CONVERSATION_TOPIC_PREFIX + conversationId;
+    this.#topK = options.topK;
+    this.#budget = options.budgetTokens;
+  }
+
+  #known(): Turn[] {
+    this.#turns ??= this.#host.turns(this.#topic).map((t) => ({
+      id: t.id, text: t.text, role: t.tags?.includes("assistant") ? "assistant" : "user", embedded: t.embedded,
+    }));
+    return this.#turns;
+  }
+
+  /**
+   * Stores a turn (durable when it resolves, like `remember`) and returns its memory id. It is
+   * not embedded now: the next {@link ConversationLane.relevant} embeds it. Errors:
+   * `invalid_argument` for a bad turn (naming the field), and `remember`'s.
+   */
+  async append(turn: TurnInput): Promise<string> {
+    const t = checkObject(turn, "turn");
+    checkKeys(t, ["role", "text", "createdAt"], "turn");
+    if (t.role !== "user" && t.role !== "assistant") throw invalid("role", '"user" or "assistant"', t.role);
+    if (typeof t.text !== "string") throw invalid("text", "a string", t.text);
+    const memory: MemoryInput = { text: t.text, topic: this.#topic, type: TURN_TYPE, tags: [t.role] };
+    if (t.createdAt !== undefined) memory.createdAt = t.createdAt as TimeInput;
+    // Known before the write, so that a first scan never holds this turn already.
+    const known = this.#known();
+    const role: TurnRole = t.role;
+    const text = t.text;
+    const stored = this.#host.append(memory).then((id) => {
+      known.push({ id, text, role, embedded: false });
+      return id;
+    });
+    this.#pending = this.#pending.then(() => stored).catch(() => undefined);
+    return stored;
+  }
+
+  /**
+   * The earlier turns most relevant to `query`, best first: at most `topK`, within the token
+   * budget (the best one always, when the recall finds any), leaving out `exclude` and the
+   * last `excludeLast` turns. Embeds the turns appended since the last call, with the query, in
+   * one call to the store's `embed`; if it fails, the answer is lexical. Errors:
+   * `invalid_argument` for a bad query or option (naming it).
+   */
+  async relevant(query: string, options?: RelevantOptions): Promise<TurnHit[]> {
+    if (typeof query !== "string") throw invalid("query", "a string", query);
+    const o = checkObject(options, "relevant options");
+    checkKeys(o, ["exclude", "excludeLast"], "relevant");
+    const exclude = o.exclude ?? [];
+    if (!Array.isArray(exclude) || exclude.some((x) => typeof x !== "string")) throw invalid("exclude", "an array of strings", exclude);
+    const excludeLast = integer(o.excludeLast, "excludeLast", 0, Number.MAX_SAFE_INTEGER, 0);
+    await this.#pending;
+    const turns = this.#known();
+    if (turns.length === 0 || query.trim() === "") return [];
+    const vector = await this.#embedNew(turns, query);
+    const dropped = new Set(exclude as string[]);
+    const texts = new Set((exclude as string[]).map((x) => x.trim()));
+    for (const t of turns.slice(Math.max(0, turns.length - excludeLast))) dropped.add(t.id);
+    for (const t of turns) if (texts.has(t.text.trim())) dropped.add(t.id);
+    const byId = new Map(turns.map((t) => [t.id, t]));
+    const limit = Math.min(100, this.#topK + dropped.size);
+    const result = await this.#host.recall(query, {
+      topic: this.#topic, limit, trackRecalls: false, minScore: 0, rerank: false,
+      ...(vector === undefined ? { searchMode: "lexical" } : { embedding: vector }),
+    });
+    const hits: TurnHit[] = [];
+    let tokens = 0;
+    for (const r of result.results) {
+      const turn = byId.get(r.id);
+      if (r.kind !== "memory" || turn === undefined || dropped.has(r.id)) continue;
+      const cost = estimateTokens(r.text);
+      if (hits.length > 0 && tokens + cost > this.#budget) break;
+      hits.push({ role: turn.role, text: turn.text, id: turn.id, score: r.score });
+      tokens += cost;
+      if (hits.length === this.#topK) break;
+    }
+    return hits;
+  }
+
+  /** Embeds the turns without a vector and the query in one call; the query's vector, or `undefined` (lexical). */
+  async #embedNew(turns: Turn[], query: string): Promise<Float32Array | undefined> {
+    if (!this.#host.canEmbed) return undefined;
+    const fresh = turns.filter((t) => !t.embedded);
+    let vectors: Float32Array[];
+    try {
+      vectors = await this.#host.embed([...fresh.map((t) => t.text), query]);
+    } catch {
+      return undefined;
+    }
+    if (fresh.length > 0) {
+      try {
+        await this.#host.attach(fresh.map((t) => t.id), vectors.slice(0, fresh.length));
+        for (const t of fresh) t.embedded = true;
+      } catch {
+        // Not stored (a failed write, a turn forgotten meanwhile): embedded again next time.
+        return undefined;
+      }
+    }
+    return vectors[fresh.length];
+  }
+}
+
+/**
+ * Neo's block of recalled turns for a system prompt: {@link RECALL_HEADER}, then one line per
+ * hit, `- User: "…"` or `- Assistant: "…"`, the text quoted as {@link formatContext} quotes
+ * memories (one line, escapes included), so an old turn cannot pose as an instruction. `""`
+ * for no hits.
+ */
+export function renderRecall(hits: readonly TurnHit[]): string {
+  if (!Array.isArray(hits)) throw new RecallError("invalid_argument", "hits must be an array of turn hits");
+  if (hits.length === 0) return "";
+  const lines = hits.map((h, i) => {
+    if (typeof h !== "object" || h === null || typeof h.text !== "string") {
+      throw new RecallError("invalid_argument", `hits[${i}] must be a turn hit`);
+    }
+    return `- ${h.role === "assistant" ? "Assistant" : "User"}: ${quoteText(h.text)}`;
+  });
+  return [RECALL_HEADER, ...lines].join("\n");
+}

@@ -1,0 +1,279 @@
+//! What AutoMem's recall API adds around the ranking: the time window a recall applies
+//! (`timeQuery`, [`crate::recall::time`]), the answer to a recall with no query (trending,
+//! [`Engine::rank_trending`]), and how each result was matched ([`match_type`]). The order
+//! (`sort`) is [`crate::rank::order`]'s.
+
+use super::output::{QueryReport, StageReport, TimeWindow};
+use super::recall::{Plan, Ranked, RecallOptions};
+use super::stages::{memory_candidate, Found};
+use super::Engine;
+use crate::error::Result;
+use crate::rank::evidence;
+use crate::rank::order::{trending_order, Sort, TrendingFacts, DEFAULT_IMPORTANCE};
+use crate::recall::time;
+use crate::store::DocId;
+
+/// The stage label of a trending result.
+pub const TRENDING_STAGE: &str = "trending";
+
+/// Whether `query` asks for nothing in particular: empty, blank or `*` (trending).
+pub fn is_trending(query: &str) -> bool {
+    matches!(query.trim(), "" | "*")
+}
+
+impl Plan {
+    /// The order of the results: the option, else `time_desc` for a recall with no query and
+    /// a window, else by score.
+    pub(super) fn sort(&self, options: &RecallOptions) -> Sort {
+        let by_time = self.trending && self.window.is_some();
+        (options.sort).unwrap_or(if by_time { Sort::TimeDesc } else { Sort::Score })
+    }
+}
+
+impl Engine {
+    /// Resolves `timeQuery` into `options.filter`'s `start` / `end` (an explicit bound wins)
+    /// and notes whether `query` is a trending one.
+    pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
+        options.filter.validate()?;
+        let filter = &mut options.filter;
+        let explicit = (filter.start, filter.end);
+        let mut question = None;
+        let window = match options.time_query.as_deref() {
+            Some(expr) => {
+                let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+                let w = time::window_of("timeQuery", expr, filter.now, offset)?;
+                filter.start = explicit.0.or(Some(w.start));
+                filter.end = explicit.1.or(Some(w.end));
+                let both = explicit.0.is_some() && explicit.1.is_some();
+                Some(TimeWindow {
+                    start: filter.start,
+                    end: filter.end,
+                    source: if both { "options" } else { "timeQuery" },
+                })
+            }
+            None if explicit.0.is_some() || explicit.1.is_some() => Some(TimeWindow {
+                start: explicit.0,
+                end: explicit.1,
+                source: "options",
+            }),
+            None if options.resolve_time => {
+                let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+                let found = time::find_in(query)
+                    .and_then(|f| Some((f.expr.window(filter.now, offset)?, f.words, f.rest)));
+                if let Some((w, words, rest)) = found {
+                    filter.start = Some(w.start);
+                    filter.end = Some(w.end);
+                    // A question of time words and stopwords ("what did I do yesterday?")
+                    // asks for what happened then: the window's memories, newest first.
+                    let rest = if evidence::query_terms(&rest).is_empty() {
+                        String::new()
+                    } else {
+                        rest
+                    };
+                    question = Some(QueryReport {
+                        text: query.to_owned(),
+                        search_text: rest,
+                        resolved_from: words,
+                    });
+                    Some(TimeWindow {
+                        start: filter.start,
+                        end: filter.end,
+                        source: "query",
+                    })
+                } else {
+                    None
+                }
+            }
+            None => None,
+        };
+        let searched = question.as_ref().map_or(query, |q| q.search_text.as_str());
+        Ok(Plan {
+            window,
+            trending: is_trending(searched),
+            question,
+            ..Plan::default()
+        })
+    }
+
+    /// A recall with no query: the memories passing the filters in trending order (or the
+    /// asked time order, [`trending_order`]), the best `depth`, each scored by its importance.
+    /// With a tag filter only the tag index's candidates are read ([`crate::index::tags`]);
+    /// without one every live memory is.
+    pub(super) fn rank_trending(&self, pending: super::PendingRecall, depth: usize) -> Ranked {
+        let options = pending.options;
+        let filter = &options.filter;
+        let docs: Vec<DocId> = match self.tags.candidates(&filter.tags) {
+            Some(docs) => docs,
+            None => (0..self.records.len() as u32).map(DocId).collect(),
+        };
+        let mut kept = Vec::new();
+        let mut facts = Vec::new();
+        for doc in docs {
+            let Some(m) = self.memory(doc).filter(|m| filter.accepts(m)) else {
+                continue;
+            };
+            kept.push(doc);
+            facts.push(TrendingFacts {
+                importance: m.importance(),
+                created_at: m.created_at(),
+                recall_count: m.recall_count(),
+                updated_at: m.updated_at(),
+            });
+        }
+        let order = trending_order(&facts, pending.plan.sort(&options));
+        let ranked = (order.into_iter().take(depth))
+            .filter_map(|i| {
+                let (doc, importance) = (kept[i as usize], facts[i as usize].importance);
+                let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);
+                let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
+                c.score = importance;
+                c.components = vec![("importance", importance)];
+                Some(c)
+            })
+            .collect::<Vec<_>>();
+        let mut stages = vec![pending.sf_report];
+        stages.extend(["Se", "Ss", "S6", "S8"].map(|s| StageReport::skipped(s, "no_query")));
+        Ranked {
+            ranked,
+            found: Found::default(),
+            stages,
+            options,
+            limit: pending.limit,
+            plan: Plan::default(),
+        }
+    }
+}
+
+/// How a result with stage label `stage` was matched (see
+/// [`RecallHit::match_type`](super::RecallHit::match_type)).
+pub fn match_type(stage: &str, options: &RecallOptions) -> &'static str {
+    match stage.split(':').next().unwrap_or("") {
+        "Sf" => "keyword",
+        "Se" => "semantic",
+        "Ss" => "signature",
+        "S6" => "note",
+        "S8" => "entity",
+        super::multi::PRIORITY_STAGE => "priority",
+        TRENDING_STAGE if !options.filter.tags.tags.is_empty() => "tag",
+        _ => "trending",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{EngineConfig, RecallOutput};
+    use crate::recall::tags::TagFilter;
+    use crate::store::Memory;
+
+    const DAY: f64 = 86_400_000.0;
+    /// 2024-03-15T12:00:00Z, a Friday.
+    const NOW: f64 = 1_710_504_000_000.0;
+
+    fn engine() -> Engine {
+        let memory = |id: &str, tags: &[&str], days_ago: f64, importance: Option<f64>| Memory {
+            id: id.into(),
+            text: format!("deploy {id}"),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            created_at: NOW - days_ago * DAY,
+            updated_at: NOW - days_ago * DAY,
+            importance,
+            ..Memory::default()
+        };
+        let mut e = Engine::new(EngineConfig::default()).unwrap();
+        let memories = vec![
+            memory("old", &["work:db"], 20.0, Some(0.9)),
+            memory("new", &["work"], 1.0, None),
+            memory("home", &["home"], 2.0, Some(0.7)),
+        ];
+        e.insert_many(memories, &[]).unwrap();
+        e
+    }
+
+    fn recall(e: &mut Engine, query: &str, options: RecallOptions) -> RecallOutput {
+        let options = RecallOptions {
+            track_recalls: false,
+            filter: crate::recall::Filter {
+                now: NOW,
+                ..options.filter
+            },
+            ..options
+        };
+        e.recall(query, &options, None, &|| 0.0).unwrap()
+    }
+
+    fn ids(out: &RecallOutput) -> Vec<&str> {
+        out.results.iter().map(|r| r.id.as_str()).collect()
+    }
+
+    #[test]
+    fn time_words_set_the_window_and_an_explicit_bound_wins() {
+        let e = engine();
+        let mut o = RecallOptions {
+            time_query: Some("last week".into()),
+            ..RecallOptions::default()
+        };
+        o.filter.now = NOW;
+        o.filter.end = Some(NOW);
+        let plan = e.plan("x", &mut o).unwrap();
+        let w = plan.window.unwrap();
+        // Monday 4 March 2024 00:00 UTC, and the explicit end.
+        assert_eq!(
+            (w.start, w.end, w.source),
+            (Some(1_709_510_400_000.0), Some(NOW), "timeQuery")
+        );
+        assert_eq!((o.filter.start, o.filter.end), (w.start, w.end));
+        o.time_query = Some("next tuesday".into());
+        assert!(e
+            .plan("x", &mut o)
+            .unwrap_err()
+            .to_string()
+            .contains("timeQuery"));
+        assert!(e
+            .plan("x", &mut RecallOptions::default())
+            .unwrap()
+            .window
+            .is_none());
+    }
+
+    #[test]
+    fn trending_orders_by_importance_and_applies_filters_through_the_tag_index() {
+        let mut e = engine();
+        let out = recall(&mut e, "*", RecallOptions::default());
+        assert_eq!(ids(&out), ["old", "home", "new"]);
+        assert!(out.results.iter().all(|r| r.match_type == "trending"));
+        assert_eq!(out.stages[1].reason.as_deref(), Some("no_query"));
+        let mut o = RecallOptions::default();
+        o.filter.tags = TagFilter {
+            tags: vec!["work".into()],
+            ..TagFilter::default()
+        };
+        let out = recall(&mut e, "", o.clone());
+        assert_eq!(ids(&out), ["old", "new"]);
+        assert!(out.results.iter().all(|r| r.match_type == "tag"));
+        assert_eq!(out.tags, ["work"]);
+        o.time_query = Some("last 30 days".into());
+        assert_eq!(
+            ids(&recall(&mut e, "", o)),
+            ["new", "old"],
+            "time_desc with a window"
+        );
+    }
+
+    #[test]
+    fn sort_reorders_what_the_query_found_and_hits_say_how_they_matched() {
+        let mut e = engine();
+        let o = RecallOptions {
+            sort: Some(Sort::TimeAsc),
+            ..RecallOptions::default()
+        };
+        let out = recall(&mut e, "deploy", o);
+        assert_eq!(ids(&out), ["old", "home", "new"]);
+        assert!(out.results.iter().all(|r| r.match_type == "keyword"));
+        let o = RecallOptions::default();
+        assert_eq!(match_type("Se", &o), "semantic");
+        assert_eq!(match_type("Ss", &o), "signature");
+        assert_eq!(match_type("S6:weekly", &o), "note");
+        assert_eq!(match_type("S8", &o), "entity");
+    }
+}

@@ -1,0 +1,197 @@
+//! The order results come back in, besides the score (AutoMem's `sort`, and its trending
+//! order for a recall with no query).
+//!
+//! | `sort` | order |
+//! |---|---|
+//! | `score` (default) | the ranking's |
+//! | `time_desc` / `time_asc` | `createdAt` newest / oldest first |
+//! | `updated_desc` / `updated_asc` | `updatedAt` (else `createdAt`) newest / oldest first |
+//!
+//! A sort reorders the results the ranking chose (it does not choose others); equal times
+//! keep the ranking's order, and results without a time (edges) go last. A recall with no
+//! query and a time window sorts by `time_desc` unless told otherwise.
+//!
+//! Trending ([`trending_order`]): importance first (absent: [`DEFAULT_IMPORTANCE`]), then the
+//! newest `createdAt`, then the most recalled, then ascending `DocId`.
+
+use std::cmp::Ordering;
+
+use super::Candidate;
+use crate::error::{Error, Result};
+use crate::sort::order_by;
+
+/// The importance of a memory that has none, for trending (AutoMem's default importance).
+pub const DEFAULT_IMPORTANCE: f64 = 0.5;
+
+/// How results are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// By score (the ranking's order).
+    #[default]
+    Score,
+    /// Newest `createdAt` first.
+    TimeDesc,
+    /// Oldest `createdAt` first.
+    TimeAsc,
+    /// Newest `updatedAt` first.
+    UpdatedDesc,
+    /// Oldest `updatedAt` first.
+    UpdatedAsc,
+}
+
+impl Sort {
+    /// Parses `score`, `time_desc`, `time_asc`, `updated_desc` or `updated_asc`.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "score" => Sort::Score,
+            "time_desc" => Sort::TimeDesc,
+            "time_asc" => Sort::TimeAsc,
+            "updated_desc" => Sort::UpdatedDesc,
+            "updated_asc" => Sort::UpdatedAsc,
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                "sort must be \"score\", \"time_desc\", \"time_asc\", \"updated_desc\" or \"updated_asc\", got \"{other}\""
+            )))
+            }
+        })
+    }
+
+    /// The time this sort reads of a candidate, if it sorts by time.
+    fn time(self, c: &Candidate) -> Option<f64> {
+        match self {
+            Sort::Score => None,
+            Sort::TimeDesc | Sort::TimeAsc => c.created_at,
+            Sort::UpdatedDesc | Sort::UpdatedAsc => c.updated_at.or(c.created_at),
+        }
+    }
+
+    /// Whether newest comes first.
+    fn descending(self) -> bool {
+        matches!(self, Sort::TimeDesc | Sort::UpdatedDesc)
+    }
+}
+
+/// Reorders `cands` by `sort` (module doc); stable.
+pub fn sort(cands: &mut Vec<Candidate>, sort: Sort) {
+    if sort == Sort::Score {
+        return;
+    }
+    let cmp = |a: &Candidate, b: &Candidate| match (sort.time(a), sort.time(b)) {
+        (Some(x), Some(y)) if sort.descending() => y.total_cmp(&x),
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    let order = order_by(cands.len(), &mut |a, b| cmp(&cands[a], &cands[b]));
+    let mut slots: Vec<Option<Candidate>> = cands.drain(..).map(Some).collect();
+    cands.extend(order.into_iter().filter_map(|i| slots[i as usize].take()));
+}
+
+/// What trending reads of a memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrendingFacts {
+    /// Importance, if set.
+    pub importance: Option<f64>,
+    /// Creation time (ms).
+    pub created_at: f64,
+    /// Recall count.
+    pub recall_count: u32,
+    /// Last update time (ms).
+    pub updated_at: f64,
+}
+
+/// Positions of `facts` in trending order (module doc), or by time for a time `sort`;
+/// `facts` is in ascending `DocId` order, so equal memories stay in it.
+pub fn trending_order(facts: &[TrendingFacts], sort: Sort) -> Vec<u32> {
+    order_by(facts.len(), &mut |a, b| {
+        let (a, b) = (&facts[a], &facts[b]);
+        let importance = |f: &TrendingFacts| f.importance.unwrap_or(DEFAULT_IMPORTANCE);
+        match sort {
+            Sort::Score => importance(b)
+                .total_cmp(&importance(a))
+                .then(b.created_at.total_cmp(&a.created_at))
+                .then(b.recall_count.cmp(&a.recall_count)),
+            Sort::TimeDesc => b.created_at.total_cmp(&a.created_at),
+            Sort::TimeAsc => a.created_at.total_cmp(&b.created_at),
+            Sort::UpdatedDesc => b.updated_at.total_cmp(&a.updated_at),
+            Sort::UpdatedAsc => a.updated_at.total_cmp(&b.updated_at),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::CandidateKey;
+    use crate::store::DocId;
+
+    fn cand(doc: u32, created: Option<f64>, updated: Option<f64>) -> Candidate {
+        let mut c = Candidate::new(CandidateKey::Memory(DocId(doc)), "Sf:porter", 0.0, "");
+        c.created_at = created;
+        c.updated_at = updated;
+        c
+    }
+
+    fn docs(cands: &[Candidate]) -> Vec<u32> {
+        (cands.iter())
+            .map(|c| match c.key {
+                CandidateKey::Memory(d) => d.0,
+                _ => u32::MAX,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sorts_by_time_keeping_score_order_for_ties_and_untimed_last() {
+        let make = || {
+            vec![
+                cand(0, Some(2.0), None),
+                cand(1, None, None),
+                cand(2, Some(3.0), Some(1.0)),
+                cand(3, Some(2.0), Some(9.0)),
+            ]
+        };
+        let mut c = make();
+        sort(&mut c, Sort::Score);
+        assert_eq!(docs(&c), [0, 1, 2, 3]);
+        sort(&mut c, Sort::TimeDesc);
+        assert_eq!(docs(&c), [2, 0, 3, 1]);
+        let mut c = make();
+        sort(&mut c, Sort::TimeAsc);
+        assert_eq!(docs(&c), [0, 3, 2, 1]);
+        let mut c = make();
+        sort(&mut c, Sort::UpdatedDesc);
+        assert_eq!(docs(&c), [3, 0, 2, 1]);
+        let mut c = make();
+        sort(&mut c, Sort::UpdatedAsc);
+        assert_eq!(docs(&c), [2, 0, 3, 1]);
+    }
+
+    #[test]
+    fn trending_is_importance_then_recency_then_recalls() {
+        let f = |importance, created_at, recall_count| TrendingFacts {
+            importance,
+            created_at,
+            recall_count,
+            updated_at: -created_at,
+        };
+        let facts = [
+            f(None, 5.0, 0),
+            f(Some(0.9), 1.0, 0),
+            f(Some(0.5), 5.0, 3),
+            f(Some(0.9), 2.0, 0),
+            f(Some(0.9), 2.0, 0),
+        ];
+        assert_eq!(trending_order(&facts, Sort::Score), [3, 4, 1, 2, 0]);
+        assert_eq!(trending_order(&facts, Sort::TimeDesc), [0, 2, 3, 4, 1]);
+        assert_eq!(trending_order(&facts, Sort::UpdatedDesc), [1, 3, 4, 0, 2]);
+    }
+
+    #[test]
+    fn sort_names_are_checked() {
+        assert_eq!(Sort::parse("updated_asc").unwrap(), Sort::UpdatedAsc);
+        let e = Sort::parse("newest").unwrap_err();
+        assert!(e.to_string().starts_with("invalid_argument: sort must be"));
+    }
+}

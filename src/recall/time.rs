@@ -1,0 +1,874 @@
+//! Time expressions in words ("last week", "3 days ago", "since Monday", "March 2024"), read
+//! into a window of time: AutoMem's `time_query` (`_parse_time_expression`), for the recall
+//! option `timeQuery`. The same parser is meant for words found inside a question (issue 24:
+//! Engram's time words): [`parse_words`] reads the longest expression at the start of a word
+//! list and says how many words it took, so a caller can slide it along a question.
+//!
+//! Reading happens in two steps, so the grammar needs no clock: [`parse`] turns words into a
+//! [`TimeExpr`], and [`TimeExpr::window`] resolves it against `now` and the caller's offset
+//! from UTC in minutes (positive east; the days, weeks, months and years are local ones).
+//!
+//! | expression | window (local time; the end is inclusive, 1 ms before the next unit) |
+//! |---|---|
+//! | `today`, `yesterday`, `N days ago` | that day |
+//! | `this week`, `last week`, `N weeks ago` | that week, Monday to Sunday |
+//! | `this month`, `last month`, `N months ago` | that calendar month |
+//! | `this year`, `last year`, `N years ago` | that calendar year |
+//! | `last N days / weeks / months / years`, `past …` (N may be a word up to twelve, or absent: 1) | `now` minus that span (months and years on the calendar) to `now` |
+//! | `monday` … `sunday`, `last monday`, `on monday` | the latest such day before today |
+//! | `since X` (X any expression above, a weekday, a month) | the start of X to `now` |
+//! | `march`, `in march` | the latest March not after the current month |
+//! | `2024`, `in 2024`, `march 2024`, `in march 2024` | that year, that month |
+//! | `2024-03-15` | that day |
+//!
+//! Words are matched case-insensitively, ASCII only; commas and a leading `in` / `on` /
+//! `during` are ignored. Anything else is not a time expression ([`parse`] gives `None`).
+
+use crate::error::{Error, Result};
+use crate::notes::note::{civil_from_days, days_from_civil, days_in_month};
+
+const MS_PER_MINUTE: f64 = 60_000.0;
+const MS_PER_DAY: f64 = 86_400_000.0;
+/// Largest `N` of "last N days", "N years ago" (about 27 years of days): larger counts are
+/// not read as time words.
+const MAX_COUNT: i64 = 10_000;
+/// Longest expression in words (`since the last 12 months`).
+const MAX_WORDS: usize = 5;
+
+/// A calendar unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A local day.
+    Day,
+    /// A week, Monday to Sunday.
+    Week,
+    /// A calendar month.
+    Month,
+    /// A calendar year.
+    Year,
+}
+
+/// A time expression, before it is resolved against a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeExpr {
+    /// The whole unit `back` units before the current one (`0`: the current one).
+    Unit {
+        /// Which unit.
+        unit: Unit,
+        /// How many units back.
+        back: i64,
+    },
+    /// From `count` units before `now` up to `now` ("last 7 days").
+    Rolling {
+        /// Which unit.
+        unit: Unit,
+        /// How many.
+        count: i64,
+    },
+    /// The latest such weekday before today (`0` = Sunday).
+    Weekday(u8),
+    /// A month (1..=12) of a year, or of the latest year where it is not in the future.
+    Month {
+        /// The month, 1..=12.
+        month: i64,
+        /// The year, if given.
+        year: Option<i64>,
+    },
+    /// A calendar year.
+    Year(i64),
+    /// One date.
+    Date {
+        /// Year.
+        year: i64,
+        /// Month, 1..=12.
+        month: i64,
+        /// Day, 1..=31.
+        day: i64,
+    },
+    /// From the start of the inner expression up to `now` ("since Monday").
+    Since(SinceOf),
+}
+
+/// What a `since` expression starts from (a [`TimeExpr`] without `Since`, so it stays `Copy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SinceOf(Inner);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inner {
+    Unit(Unit, i64),
+    Rolling(Unit, i64),
+    Weekday(u8),
+    Month(i64, Option<i64>),
+    Year(i64),
+    Date(i64, i64, i64),
+}
+
+/// A resolved window: `start ≤ createdAt ≤ end`, in ms since the epoch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    /// First millisecond in the window.
+    pub start: f64,
+    /// Last millisecond in the window.
+    pub end: f64,
+}
+
+/// Reads a whole expression; `None` when any word is left over or it is not one.
+///
+/// ```
+/// use recallkit::recall::time::{parse, TimeExpr, Unit};
+/// assert_eq!(parse("Last week"), Some(TimeExpr::Unit { unit: Unit::Week, back: 1 }));
+/// assert_eq!(parse("last 7 days"), Some(TimeExpr::Rolling { unit: Unit::Day, count: 7 }));
+/// assert_eq!(parse("the moon"), None);
+/// ```
+pub fn parse(expr: &str) -> Option<TimeExpr> {
+    let words = words(expr);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match parse_words(&words) {
+        Some((e, n)) if n == words.len() => Some(e),
+        _ => None,
+    }
+}
+
+/// Reads `expr` and resolves it ([`TimeExpr::window`]), or fails with `invalid_argument`
+/// naming `option` and the expression.
+pub fn window_of(option: &str, expr: &str, now: f64, utc_offset_minutes: i32) -> Result<Window> {
+    parse(expr)
+        .and_then(|e| e.window(now, utc_offset_minutes))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{option} is not a time expression recallkit reads (\"today\", \"last week\", \"last 7 days\", \"3 days ago\", \"since monday\", \"march 2024\", …), got \"{expr}\""
+            ))
+        })
+}
+
+/// The lowercase ASCII words of `text`, split at spaces and commas.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Reads the longest time expression at the start of `words` (lowercase, as [`words`] gives
+/// them): the expression and how many words it took.
+pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
+    let mut i = 0;
+    if matches!(words.first(), Some(&("in" | "on" | "during"))) {
+        i = 1;
+    }
+    if words.get(i) == Some(&"since") {
+        let (inner, n) = parse_plain(&words[i + 1..])?;
+        let inner = match inner {
+            TimeExpr::Unit { unit, back } => Inner::Unit(unit, back),
+            TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
+            TimeExpr::Weekday(d) => Inner::Weekday(d),
+            TimeExpr::Month { month, year } => Inner::Month(month, year),
+            TimeExpr::Year(y) => Inner::Year(y),
+            TimeExpr::Date { year, month, day } => Inner::Date(year, month, day),
+            TimeExpr::Since(_) => return None,
+        };
+        return Some((TimeExpr::Since(SinceOf(inner)), i + 1 + n));
+    }
+    let (e, n) = parse_plain(&words[i..])?;
+    Some((e, i + n))
+}
+
+/// Every form but `since`, longest first.
+fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
+    let w = &w[..w.len().min(MAX_WORDS)];
+    let at = |i: usize| w.get(i).copied().unwrap_or("");
+    let (w0, w1, w2) = (at(0), at(1), at(2));
+    if w0 == "the" {
+        // "the last 7 days", "the past week"
+        let (e, n) = parse_plain(&w[1..])?;
+        return Some((e, n + 1));
+    }
+    match w0 {
+        "today" => return Some((unit(Unit::Day, 0), 1)),
+        "yesterday" => return Some((unit(Unit::Day, 1), 1)),
+        "this" | "current" => return unit_word(w1).map(|u| (unit(u, 0), 2)),
+        "last" | "past" | "previous" => {
+            if let Some(n) = count(w1) {
+                let u = unit_word(w2)?;
+                return Some((TimeExpr::Rolling { unit: u, count: n }, 3));
+            }
+            if let Some(d) = weekday(w1) {
+                return Some((TimeExpr::Weekday(d), 2));
+            }
+            let u = unit_word(w1)?;
+            return Some(if w0 == "past" && u != Unit::Day {
+                (TimeExpr::Rolling { unit: u, count: 1 }, 2)
+            } else {
+                (unit(u, 1), 2)
+            });
+        }
+        _ => {}
+    }
+    if let Some(n) = count(w0) {
+        if let (Some(u), "ago") = (unit_word(w1), w2) {
+            return Some((unit(u, n), 3));
+        }
+    }
+    if let Some(d) = weekday(w0) {
+        return Some((TimeExpr::Weekday(d), 1));
+    }
+    if let Some(m) = month(w0) {
+        return Some(match year(w1) {
+            Some(y) => (
+                TimeExpr::Month {
+                    month: m,
+                    year: Some(y),
+                },
+                2,
+            ),
+            None => (
+                TimeExpr::Month {
+                    month: m,
+                    year: None,
+                },
+                1,
+            ),
+        });
+    }
+    if let Some(y) = year(w0) {
+        return Some((TimeExpr::Year(y), 1));
+    }
+    date(w0).map(|(year, month, day)| (TimeExpr::Date { year, month, day }, 1))
+}
+
+fn unit(unit: Unit, back: i64) -> TimeExpr {
+    TimeExpr::Unit { unit, back }
+}
+
+fn unit_word(w: &str) -> Option<Unit> {
+    Some(match w {
+        "day" | "days" => Unit::Day,
+        "week" | "weeks" => Unit::Week,
+        "month" | "months" => Unit::Month,
+        "year" | "years" => Unit::Year,
+        _ => return None,
+    })
+}
+
+/// A count: digits (1..=[`MAX_COUNT`]) or a number word up to twelve.
+fn count(w: &str) -> Option<i64> {
+    const WORDS: [&str; 12] = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve",
+    ];
+    if let Some(i) = WORDS.iter().position(|&x| x == w) {
+        return Some(i as i64 + 1);
+    }
+    if w == "a" || w == "an" {
+        return Some(1);
+    }
+    digits(w).filter(|n| (1..=MAX_COUNT).contains(n))
+}
+
+fn digits(w: &str) -> Option<i64> {
+    if w.is_empty() || w.len() > 6 || !w.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    w.parse().ok()
+}
+
+/// `0` = Sunday.
+fn weekday(w: &str) -> Option<u8> {
+    const DAYS: [&str; 7] = [
+        "sunday",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+    ];
+    DAYS.iter()
+        .position(|&d| d == w || (w.len() == 3 && d.starts_with(w)))
+        .map(|i| i as u8)
+}
+
+fn month(w: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    MONTHS
+        .iter()
+        .position(|&m| {
+            m == w || (w.len() == 3 && m.starts_with(w)) || (w == "sept" && m == "september")
+        })
+        .map(|i| i as i64 + 1)
+}
+
+/// A four-digit year, 1000..=9999.
+fn year(w: &str) -> Option<i64> {
+    (w.len() == 4)
+        .then(|| digits(w))
+        .flatten()
+        .filter(|y| *y >= 1000)
+}
+
+/// `YYYY-MM-DD`.
+fn date(w: &str) -> Option<(i64, i64, i64)> {
+    let mut parts = w.split('-');
+    let y = year(parts.next()?)?;
+    let (m, d) = (parts.next()?, parts.next()?);
+    if parts.next().is_some() || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let (m, d) = (digits(m)?, digits(d)?);
+    ((1..=12).contains(&m) && (1..=days_in_month(y, m)).contains(&d)).then_some((y, m, d))
+}
+
+/// A span of local days `[first, last]`.
+type Days = (i64, i64);
+
+impl TimeExpr {
+    /// The window this expression names at `now` (ms) for a caller `utc_offset_minutes` east
+    /// of UTC; `None` when `now` is not a valid time.
+    ///
+    /// ```
+    /// use recallkit::recall::time::parse;
+    /// // 2024-03-15 (a Friday) 12:00 UTC.
+    /// let now = 1_710_504_000_000.0;
+    /// let w = parse("yesterday").unwrap().window(now, 0).unwrap();
+    /// assert_eq!((w.start, w.end), (1_710_374_400_000.0, 1_710_460_799_999.0));
+    /// ```
+    pub fn window(&self, now: f64, utc_offset_minutes: i32) -> Option<Window> {
+        if !(now.is_finite() && now.abs() <= 8.64e15) {
+            return None;
+        }
+        let offset = f64::from(utc_offset_minutes) * MS_PER_MINUTE;
+        let local = now + offset;
+        let today = (local / MS_PER_DAY).floor() as i64;
+        let to_utc = |day: i64| day as f64 * MS_PER_DAY - offset;
+        let days = |(first, last): Days| Window {
+            start: to_utc(first),
+            end: to_utc(last + 1) - 1.0,
+        };
+        let inner = match *self {
+            TimeExpr::Since(SinceOf(inner)) => inner,
+            TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
+            TimeExpr::Unit { unit, back } => return Some(days(unit_days(today, unit, back))),
+            TimeExpr::Weekday(d) => return Some(days(weekday_days(today, d))),
+            TimeExpr::Month { month, year } => return Some(days(month_days(today, month, year))),
+            TimeExpr::Year(y) => return Some(days(year_days(y))),
+            TimeExpr::Date { year, month, day } => {
+                let d = days_from_civil(year, month, day);
+                return Some(days((d, d)));
+            }
+        };
+        let start = match inner {
+            Inner::Rolling(unit, count) => rolling_start(local, today, unit, count) - offset,
+            Inner::Unit(unit, back) => to_utc(unit_days(today, unit, back).0),
+            Inner::Weekday(d) => to_utc(weekday_days(today, d).0),
+            Inner::Month(m, y) => to_utc(month_days(today, m, y).0),
+            Inner::Year(y) => to_utc(year_days(y).0),
+            Inner::Date(y, m, d) => to_utc(days_from_civil(y, m, d)),
+        };
+        Some(Window {
+            start: start.min(now),
+            end: now,
+        })
+    }
+}
+
+/// The days of the unit `back` units before the one holding `today`.
+fn unit_days(today: i64, unit: Unit, back: i64) -> Days {
+    match unit {
+        Unit::Day => (today - back, today - back),
+        Unit::Week => {
+            // Monday-based weeks: 1970-01-01 was a Thursday, so Monday is (days + 3) mod 7 = 0.
+            let monday = today - (today + 3).rem_euclid(7) - 7 * back;
+            (monday, monday + 6)
+        }
+        Unit::Month => {
+            let (y, m, _) = civil_from_days(today);
+            let index = y * 12 + (m - 1) - back;
+            let (y, m) = (index.div_euclid(12), index.rem_euclid(12) + 1);
+            let first = days_from_civil(y, m, 1);
+            (first, first + days_in_month(y, m) - 1)
+        }
+        Unit::Year => year_days(civil_from_days(today).0 - back),
+    }
+}
+
+/// The latest day before `today` that is weekday `d` (0 = Sunday).
+fn weekday_days(today: i64, d: u8) -> Days {
+    let current = (today + 4).rem_euclid(7);
+    let back = (current - i64::from(d) - 1).rem_euclid(7) + 1;
+    (today - back, today - back)
+}
+
+/// Month `m` of `year`, or of the latest year where it has begun.
+fn month_days(today: i64, m: i64, year: Option<i64>) -> Days {
+    let (y, current, _) = civil_from_days(today);
+    let y = year.unwrap_or(if m <= current { y } else { y - 1 });
+    let first = days_from_civil(y, m, 1);
+    (first, first + days_in_month(y, m) - 1)
+}
+
+fn year_days(y: i64) -> Days {
+    (days_from_civil(y, 1, 1), days_from_civil(y, 12, 31))
+}
+
+/// `local` minus `count` units (months and years on the calendar, the day clamped to the
+/// month's length), in local ms.
+fn rolling_start(local: f64, today: i64, unit: Unit, count: i64) -> f64 {
+    let months = match unit {
+        Unit::Day => return local - count as f64 * MS_PER_DAY,
+        Unit::Week => return local - 7.0 * count as f64 * MS_PER_DAY,
+        Unit::Month => count,
+        Unit::Year => 12 * count,
+    };
+    let time_of_day = local - today as f64 * MS_PER_DAY;
+    let (y, m, d) = civil_from_days(today);
+    let index = y * 12 + (m - 1) - months;
+    let (y, m) = (index.div_euclid(12), index.rem_euclid(12) + 1);
+    days_from_civil(y, m, d.min(days_in_month(y, m))) as f64 * MS_PER_DAY + time_of_day
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2024-03-15T12:00:00Z, a Friday.
+    const NOW: f64 = 1_710_504_000_000.0;
+
+    fn day(y: i64, m: i64, d: i64) -> f64 {
+        days_from_civil(y, m, d) as f64 * MS_PER_DAY
+    }
+
+    fn window(expr: &str) -> (f64, f64) {
+        let w = window_of("timeQuery", expr, NOW, 0).unwrap();
+        (w.start, w.end)
+    }
+
+    #[test]
+    fn whole_units_cover_their_days_and_end_a_millisecond_before_the_next() {
+        assert_eq!(window("today"), (day(2024, 3, 15), day(2024, 3, 16) - 1.0));
+        assert_eq!(
+            window("Yesterday"),
+            (day(2024, 3, 14), day(2024, 3, 15) - 1.0)
+        );
+        assert_eq!(
+            window("this week"),
+            (day(2024, 3, 11), day(2024, 3, 18) - 1.0)
+        );
+        assert_eq!(
+            window("last week"),
+            (day(2024, 3, 4), day(2024, 3, 11) - 1.0)
+        );
+        assert_eq!(
+            window("this month"),
+            (day(2024, 3, 1), day(2024, 4, 1) - 1.0)
+        );
+        assert_eq!(
+            window("last month"),
+            (day(2024, 2, 1), day(2024, 3, 1) - 1.0)
+        );
+        assert_eq!(
+            window("last year"),
+            (day(2023, 1, 1), day(2024, 1, 1) - 1.0)
+        );
+        assert_eq!(
+            window("3 days ago"),
+            (day(2024, 3, 12), day(2024, 3, 13) - 1.0)
+        );
+        assert_eq!(
+            window("two weeks ago"),
+            (day(2024, 2, 26), day(2024, 3, 4) - 1.0)
+        );
+        assert_eq!(
+            window("13 months ago"),
+            (day(2023, 2, 1), day(2023, 3, 1) - 1.0)
+        );
+    }
+
+    #[test]
+    fn rolling_spans_end_now() {
+        assert_eq!(window("last 7 days"), (NOW - 7.0 * MS_PER_DAY, NOW));
+        assert_eq!(window("the past 2 weeks"), (NOW - 14.0 * MS_PER_DAY, NOW));
+        assert_eq!(
+            window("last 3 months"),
+            (day(2023, 12, 15) + 12.0 * 3_600_000.0, NOW)
+        );
+        assert_eq!(
+            window("past month"),
+            (day(2024, 2, 15) + 12.0 * 3_600_000.0, NOW)
+        );
+    }
+
+    #[test]
+    fn weekdays_months_years_and_dates() {
+        // Friday the 15th: "monday" is the 11th, "friday" the 8th (before today).
+        assert_eq!(window("monday"), (day(2024, 3, 11), day(2024, 3, 12) - 1.0));
+        assert_eq!(
+            window("last friday"),
+            (day(2024, 3, 8), day(2024, 3, 9) - 1.0)
+        );
+        assert_eq!(window("since Monday"), (day(2024, 3, 11), NOW));
+        assert_eq!(window("in March"), (day(2024, 3, 1), day(2024, 4, 1) - 1.0));
+        assert_eq!(window("april"), (day(2023, 4, 1), day(2023, 5, 1) - 1.0));
+        assert_eq!(
+            window("March 2023"),
+            (day(2023, 3, 1), day(2023, 4, 1) - 1.0)
+        );
+        assert_eq!(window("in 2022"), (day(2022, 1, 1), day(2023, 1, 1) - 1.0));
+        assert_eq!(
+            window("2024-02-29"),
+            (day(2024, 2, 29), day(2024, 3, 1) - 1.0)
+        );
+        assert_eq!(window("since last week"), (day(2024, 3, 4), NOW));
+    }
+
+    #[test]
+    fn local_days_follow_the_callers_offset() {
+        // 12:00 UTC is already 01:00 on the 16th at UTC+13.
+        let w = window_of("timeQuery", "today", NOW, 13 * 60).unwrap();
+        assert_eq!(w.start, day(2024, 3, 16) - 13.0 * 3_600_000.0);
+        let w = window_of("timeQuery", "today", NOW, -13 * 60).unwrap();
+        assert_eq!(w.start, day(2024, 3, 14) + 13.0 * 3_600_000.0);
+    }
+
+    #[test]
+    fn anything_else_is_an_error_naming_the_option_and_the_words() {
+        for bad in [
+            "",
+            "soon",
+            "last",
+            "last 0 days",
+            "7 days",
+            "2024-02-30",
+            "today please",
+            "since since monday",
+        ] {
+            let e = window_of("timeQuery", bad, NOW, 0).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument", "{bad}");
+            assert!(e.to_string().contains("timeQuery"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parse_words_reads_the_longest_expression_at_the_start() {
+        let w = ["last", "week", "about", "the", "launch"];
+        assert_eq!(parse_words(&w), Some((unit(Unit::Week, 1), 2)));
+        assert_eq!(parse_words(&["in", "march", "we"]).map(|(_, n)| n), Some(2));
+        assert_eq!(parse_words(&["what", "happened"]), None);
+    }
+}
+
+/// A time expression found inside a question ([`find_in`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// The expression.
+    pub expr: TimeExpr,
+    /// Its words as they were written ("last week", "hôm qua").
+    pub words: String,
+    /// The question without them, spaces collapsed: what the stages search.
+    pub rest: String,
+}
+
+/// Phrases read as the English ones the grammar knows before parsing (folded, so with or
+/// without diacritics): Engram's Vietnamese forms and a few English ones.
+const REWRITES: [(&[&str], &[&str]); 12] = [
+    (&["hom", "nay"], &["today"]),
+    (&["hom", "qua"], &["yesterday"]),
+    (&["hom", "kia"], &["2", "days", "ago"]),
+    (&["tuan", "nay"], &["this", "week"]),
+    (&["tuan", "truoc"], &["last", "week"]),
+    (&["thang", "nay"], &["this", "month"]),
+    (&["thang", "truoc"], &["last", "month"]),
+    (&["nam", "nay"], &["this", "year"]),
+    (&["nam", "ngoai"], &["last", "year"]),
+    (&["ngay", "truoc"], &["days", "ago"]),
+    (&["tuan", "truoc", "nua"], &["2", "weeks", "ago"]),
+    (&["day", "before", "yesterday"], &["2", "days", "ago"]),
+];
+
+/// Month and weekday spellings that are also common words ("may", "march", "sun", "sat"):
+/// inside a question they count only when capitalised or followed by a year.
+fn ambiguous(word: &str) -> bool {
+    word.len() <= 3 || matches!(word, "may" | "march")
+}
+
+/// Years a question's bare number is read as (a code like 1234 is not a year).
+const QUESTION_YEARS: std::ops::RangeInclusive<i64> = 1900..=2199;
+
+/// The first time expression in `question` (Engram's time words: "what did I do yesterday?",
+/// "hôm qua", "in March 2024", "3 days ago", "the day before yesterday"), with the question
+/// left when its words are taken out. Words are matched folded (lowercase, without
+/// diacritics, surrounding punctuation and a trailing "'s" dropped). A day or month name
+/// counts only after "on", "in", "during", "since", "last", "past" or "this" (a month also
+/// with a year), one that is also a common word ("may", "march", "sun") only when
+/// capitalised, and a bare number only as a year from 1900 to 2199.
+pub fn find_in(question: &str) -> Option<Found> {
+    // Each word with its byte span in `question`.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in question.char_indices() {
+        match (c.is_whitespace() || c == ',', start) {
+            (true, Some(s)) => {
+                spans.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, question.len()));
+    }
+    let clean: Vec<String> = spans
+        .iter()
+        .map(|&(s, e)| {
+            let w = question[s..e].trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+            let w = w.trim_end_matches("'s").trim_end_matches("’s");
+            w.chars()
+                .filter_map(crate::text::normalize::fold)
+                .collect::<String>()
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .collect();
+    for i in 0..clean.len() {
+        // Rewrite a known phrase starting here (it may also follow a count: "3 ngày trước").
+        let mut words: Vec<&str> = Vec::new();
+        let mut taken = Vec::new(); // how many question words each parser word stands for
+        let mut j = i;
+        while j < clean.len() && words.len() < MAX_WORDS {
+            if let Some((from, to)) = REWRITES
+                .iter()
+                .find(|(from, _)| clean[j..].starts_with_str(from))
+            {
+                for (k, w) in to.iter().enumerate() {
+                    words.push(w);
+                    taken.push(if k + 1 == to.len() { from.len() } else { 0 });
+                }
+                j += from.len();
+            } else {
+                words.push(&clean[j]);
+                taken.push(1);
+                j += 1;
+            }
+        }
+        let Some((expr, n)) = parse_words(&words) else {
+            continue;
+        };
+        if !plausible(&expr, &words[..n], question, &spans[i..]) {
+            continue;
+        }
+        let used: usize = taken[..n].iter().sum();
+        let (first, last) = (spans[i].0, spans[i + used - 1].1);
+        let mut rest = String::with_capacity(question.len());
+        rest.push_str(&question[..first]);
+        rest.push(' ');
+        rest.push_str(&question[last..]);
+        return Some(Found {
+            expr,
+            words: question[first..last].to_string(),
+            rest: rest.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    }
+    None
+}
+
+/// Whether `expr`, read from `words` (as parsed) at the question words `spans`, is a time
+/// expression rather than a common word or a number ([`find_in`]): a day or month name only
+/// after "on", "in", "during", "since", "last", "past" or "this".
+fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, usize)]) -> bool {
+    let capitalised = |word: &str| {
+        spans.iter().any(|&(s, e)| {
+            let original = question[s..e].trim_matches(|c: char| !c.is_alphanumeric());
+            original.to_lowercase() == word && original.starts_with(char::is_uppercase)
+        })
+    };
+    let name = words.iter().copied().find(|w| {
+        !matches!(
+            *w,
+            "in" | "on" | "during" | "since" | "last" | "past" | "the"
+        )
+    });
+    // A bare day or month name is usually content ("runs every Friday", "the March
+    // release"): it counts only after a word that makes it a time ("on", "in", "last", …).
+    let introduced = words.first().is_some_and(|w| {
+        matches!(
+            *w,
+            "in" | "on" | "during" | "since" | "last" | "past" | "this"
+        )
+    });
+    match expr {
+        TimeExpr::Month { year: None, .. } | TimeExpr::Weekday(_) => {
+            introduced && name.is_some_and(|w| !ambiguous(w) || capitalised(w))
+        }
+        TimeExpr::Year(y) => QUESTION_YEARS.contains(y),
+        TimeExpr::Since(_) => words.len() > 1,
+        _ => true,
+    }
+}
+
+trait StartsWithStr {
+    fn starts_with_str(&self, prefix: &[&str]) -> bool;
+}
+
+impl StartsWithStr for [String] {
+    fn starts_with_str(&self, prefix: &[&str]) -> bool {
+        self.len() >= prefix.len() && self.iter().zip(prefix).all(|(a, b)| a == b)
+    }
+}
+
+#[cfg(test)]
+mod question_tests {
+    use super::*;
+
+    /// 2024-03-15 (a Friday) 12:00 UTC.
+    const NOW: f64 = 1_710_504_000_000.0;
+    const DAY: f64 = 86_400_000.0;
+
+    fn day(y: i64, m: i64, d: i64) -> f64 {
+        days_from_civil(y, m, d) as f64 * DAY
+    }
+
+    fn window(q: &str) -> Option<(f64, f64, String, String)> {
+        let f = find_in(q)?;
+        let w = f.expr.window(NOW, 0)?;
+        Some((w.start, w.end, f.words, f.rest))
+    }
+
+    #[test]
+    fn engrams_patterns_and_more_resolve_to_their_windows() {
+        let today = day(2024, 3, 15);
+        let cases: [(&str, f64, f64); 30] = [
+            ("what did I do today?", today, today + DAY - 1.0),
+            ("what did I do yesterday?", today - DAY, today - 1.0),
+            (
+                "what did I do the day before yesterday",
+                today - 2.0 * DAY,
+                today - DAY - 1.0,
+            ),
+            (
+                "meetings 3 days ago",
+                today - 3.0 * DAY,
+                today - 2.0 * DAY - 1.0,
+            ),
+            (
+                "what happened a week ago",
+                day(2024, 3, 4),
+                day(2024, 3, 11) - 1.0,
+            ),
+            (
+                "notes from last week",
+                day(2024, 3, 4),
+                day(2024, 3, 11) - 1.0,
+            ),
+            (
+                "notes from this week",
+                day(2024, 3, 11),
+                day(2024, 3, 18) - 1.0,
+            ),
+            ("bills this month", day(2024, 3, 1), day(2024, 4, 1) - 1.0),
+            ("bills last month", day(2024, 2, 1), day(2024, 3, 1) - 1.0),
+            ("trips this year", day(2024, 1, 1), day(2025, 1, 1) - 1.0),
+            ("trips last year", day(2023, 1, 1), day(2024, 1, 1) - 1.0),
+            ("runs in the last 7 days", NOW - 7.0 * DAY, NOW),
+            ("runs in the past two weeks", NOW - 14.0 * DAY, NOW),
+            (
+                "what did Ana say on Monday",
+                day(2024, 3, 11),
+                day(2024, 3, 12) - 1.0,
+            ),
+            (
+                "what did Ana say last Tuesday",
+                day(2024, 3, 12),
+                day(2024, 3, 13) - 1.0,
+            ),
+            (
+                "what happened in March",
+                day(2024, 3, 1),
+                day(2024, 4, 1) - 1.0,
+            ),
+            (
+                "what happened in May?",
+                day(2023, 5, 1),
+                day(2023, 6, 1) - 1.0,
+            ),
+            (
+                "trips in March 2023",
+                day(2023, 3, 1),
+                day(2023, 4, 1) - 1.0,
+            ),
+            ("trips in mar 2023", day(2023, 3, 1), day(2023, 4, 1) - 1.0),
+            (
+                "what did Caroline paint in 2022?",
+                day(2022, 1, 1),
+                day(2023, 1, 1) - 1.0,
+            ),
+            (
+                "the invoice of 2024-02-29",
+                day(2024, 2, 29),
+                day(2024, 3, 1) - 1.0,
+            ),
+            ("since Monday", day(2024, 3, 11), NOW),
+            ("hôm nay tôi làm gì", today, today + DAY - 1.0),
+            ("hom nay toi lam gi", today, today + DAY - 1.0),
+            ("hôm qua", today - DAY, today - 1.0),
+            ("hom qua", today - DAY, today - 1.0),
+            ("tuần trước", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
+            ("tuan truoc", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
+            ("tháng này", day(2024, 3, 1), day(2024, 4, 1) - 1.0),
+            ("3 ngày trước", today - 3.0 * DAY, today - 2.0 * DAY - 1.0),
+        ];
+        for (q, start, end) in cases {
+            let got = window(q).unwrap_or_else(|| panic!("{q:?}: no time expression"));
+            assert_eq!((got.0, got.1), (start, end), "{q:?} read as {:?}", got.2);
+        }
+    }
+
+    #[test]
+    fn the_words_come_out_of_the_search_text() {
+        let (_, _, words, rest) = window("What did Ana decide last week about the DB?").unwrap();
+        assert_eq!(
+            (words.as_str(), rest.as_str()),
+            ("last week", "What did Ana decide about the DB?")
+        );
+        let (_, _, words, rest) = window("where was I, hôm qua?").unwrap();
+        assert_eq!(
+            (words.as_str(), rest.as_str()),
+            ("hôm qua?", "where was I,")
+        );
+        let (_, _, words, _) = window("trips in March 2023").unwrap();
+        assert_eq!(words, "in March 2023");
+    }
+
+    #[test]
+    fn common_words_and_codes_are_not_time() {
+        for q in [
+            "may I see the sql notes",
+            "what marches are planned",
+            "the sun was out",
+            "sat on the couch",
+            "the pin is 1234",
+            "a week without coffee",
+            "last name of Ana",
+            "since when do we use kafka",
+            "the pipeline runs every Friday",
+            "the March release notes",
+            "deployment friday",
+            "k8s",
+            "",
+        ] {
+            assert_eq!(find_in(q), None, "{q:?}");
+        }
+    }
+}
