@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates the API reference in docs/api/ (Markdown, one page per exported item) from the
 // package's public declarations, js/dist/index.d.ts (and js/dist/worker.d.ts, the
-// `recallkit/worker` entry, into docs/api/worker/): API Extractor reads them into a doc model
+// `recallkit/worker` entry, into docs/api/worker/, and likewise embedders and postgres): API Extractor reads them into a doc model
 // (it carries its own TypeScript, so the repo's TypeScript 7 does not matter) and API
 // Documenter writes the pages. Needs js/dist and pkg/ built (`npm run docs` builds first).
 // Fails on any TSDoc or API Extractor warning, so the reference never hides a broken comment.
@@ -20,6 +20,7 @@ const ENTRIES = [
   { entry: join(root, "js", "dist", "index.d.ts"), out: join(root, "docs", "api"), forgotten: "warning" },
   { entry: join(root, "js", "dist", "worker.d.ts"), out: join(root, "docs", "api", "worker"), forgotten: "none" },
   { entry: join(root, "js", "dist", "embedders.d.ts"), out: join(root, "docs", "api", "embedders"), forgotten: "none" },
+  { entry: join(root, "js", "dist", "postgres.d.ts"), out: join(root, "docs", "api", "postgres"), forgotten: "none" },
 ];
 for (const needed of [...ENTRIES.map((e) => e.entry), join(root, "pkg", "recallkit.d.ts")]) {
   if (!existsSync(needed)) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The package as users get it (`npm run test:package`, part of `npm test`): `npm pack`, then
 // install the tarball into a fresh project in a temporary directory and use it from there:
-//   - Node, ES modules: remember + recall on a file store; `recallkit/worker` and
-//     `recallkit/embedders` import;
+//   - Node, ES modules: remember + recall on a file store; `recallkit/worker`,
+//     `recallkit/embedders` and `recallkit/postgres` import (the last without its optional pg);
 //   - Node, CommonJS: `require("recallkit")` works where Node can require ES modules (20.19 and
 //     later, 22.12 and later), else fails with ERR_REQUIRE_ESM; either way it says so;
 //   - Deno: the installed package by its bare name (node_modules), a file store;
@@ -98,7 +98,11 @@ try {
 import { MemoryStore } from "recallkit";
 import { openWorkerStore, serveStore } from "recallkit/worker";
 import { ollamaEmbedder } from "recallkit/embedders";
+import { PostgresDatabase } from "recallkit/postgres";
 if (typeof openWorkerStore !== "function" || typeof serveStore !== "function" || typeof ollamaEmbedder !== "function") throw new Error("a subpath export is missing");
+// pg is an optional peer dependency: importing recallkit/postgres works without it, connecting says what to install.
+const noPg = await PostgresDatabase.connect({ connectionString: "postgres://127.0.0.1:1/none" }).then(() => undefined, (e) => e);
+if (noPg?.code !== "storage_failed" || !/npm install pg/.test(noPg.message)) throw new Error("recallkit/postgres without pg: " + noPg);
 const OPTIONS = { storage: "file", path: "./node-store" };
 ${USE}
 console.log("esm ok");`);

@@ -1,6 +1,7 @@
 /**
- * {@link OtherTabs}: the writes of other handles of the same store (tabs, workers), which an
- * adapter with `subscribe` (IndexedDB) reports as the keys of each committed batch. The keys are
+ * {@link OtherTabs}: the writes of other handles of the same store (tabs, workers, other
+ * processes), which an adapter with `subscribe` (IndexedDB through a `BroadcastChannel`,
+ * PostgreSQL through LISTEN/NOTIFY) reports as the keys of each committed batch. The keys are
  * queued like a write, re-read and applied to the engine without writing (a memory or note
  * inserted, replaced or removed; the graph re-read whole when an entity or edge changed), and
  * the batches they belong to are claimed (`storage/layout.ts`). Concurrent changes to one

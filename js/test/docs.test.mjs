@@ -146,6 +146,12 @@ test("docs/api/embedders has a page for every export of recallkit/embedders", ()
   assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api/embedders is stale: run `npm run docs`");
 });
 
+test("docs/api/postgres has a page for every export of recallkit/postgres", () => {
+  const { expected, missing, stale } = pagesOf(join(root, "js", "dist", "postgres.d.ts"), join(root, "docs", "api", "postgres"));
+  assert.ok(expected > 10, `only ${expected} pages expected`);
+  assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, "docs/api/postgres is stale: run `npm run docs`");
+});
+
 /** GitHub's anchors of a Markdown file's headings. */
 function anchors(file) {
   const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "");

@@ -47,7 +47,8 @@ export interface StorageAdapter {
   write(ops: StorageOp[]): Promise<void>;
   /**
    * Optional: notifications of writes made by OTHER handles to the same store (other tabs via
-   * BroadcastChannel, other processes are not required). Returns an unsubscribe function.
+   * BroadcastChannel; other processes via PostgreSQL's LISTEN/NOTIFY in `recallkit/postgres`;
+   * the file store has one writer and none). Returns an unsubscribe function.
    */
   subscribe?(listener: (changedKeys: string[]) => void): () => void;
   /** Finishes pending writes and releases the store (connection, lock file). */

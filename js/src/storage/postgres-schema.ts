@@ -1,0 +1,47 @@
+/**
+ * The PostgreSQL schema of `recallkit/postgres`, versioned: {@link POSTGRES_SCHEMA_VERSION}, the
+ * SQL of each version as a named migration, and {@link POSTGRES_SCHEMA_SQL}, the whole current
+ * schema for hosts that run their migrations themselves (then open with `createSchema: false`).
+ *
+ * - `recallkit_meta (name, value)`: `schema_version` is the version the tables are at.
+ * - `recallkit_records (store, key, value)`: every record of every store, keyed by the store's
+ *   name and the record's key. The key is the UTF-8 bytes of the key string (`bytea`, so any
+ *   key the contract allows fits, NUL included, and byte order is code point order; the
+ *   adapter sorts by UTF-16 code units itself, the contract's order); the value is `bytea`.
+ *
+ * The change feed needs no table: it is the `recallkit` NOTIFY channel (`postgres-feed.ts`).
+ * @module
+ */
+
+/** The schema version this release creates and reads; a database at a higher one fails with `corrupt`. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** The NOTIFY channel the change feed uses (`postgres-feed.ts`). */
+export const FEED_CHANNEL = "recallkit";
+
+/** Key of an advisory lock held while the schema is checked or migrated, so concurrent opens do not race. */
+export const SCHEMA_LOCK_KEY = 0x7265_6b31; // "rek1"
+
+/** Version 1: the meta table and the records table (see the module doc). */
+export const SCHEMA_V1_SQL = `CREATE TABLE IF NOT EXISTS recallkit_meta (
+  name text PRIMARY KEY,
+  value text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS recallkit_records (
+  store text COLLATE "C" NOT NULL,
+  key bytea NOT NULL,
+  value bytea NOT NULL,
+  PRIMARY KEY (store, key)
+);
+INSERT INTO recallkit_meta (name, value) VALUES ('schema_version', '1')
+  ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;
+`;
+
+/**
+ * The migrations, in order: entry `n - 1` takes an empty database or one at version `n - 1`
+ * to version `n`. Each is one SQL text, run in the open's transaction.
+ */
+export const SCHEMA_MIGRATIONS: readonly string[] = [SCHEMA_V1_SQL];
+
+/** The whole current schema as SQL (every migration in order), for hosts that migrate themselves. */
+export const POSTGRES_SCHEMA_SQL: string = SCHEMA_MIGRATIONS.join("");

@@ -1,0 +1,323 @@
+/**
+ * {@link PostgresAdapter}: one store kept in a PostgreSQL database that any number of processes
+ * share, for Node and Deno services. A process connects once (`PostgresDatabase`, in
+ * `postgres-database.ts`: the pool, the schema, the change feed) and opens any number of stores
+ * over it with `PostgresDatabase.adapter`.
+ *
+ * - A {@link PostgresAdapter} is one store: the rows of `recallkit_records` whose `store` is its
+ *   name (schema in `postgres-schema.ts`). Many stores, one per user or agent, share a database.
+ *
+ * Durability and atomicity: `write` runs one transaction (the creates first, as
+ * `INSERT … ON CONFLICT DO NOTHING`, so a key another process holds fails the batch with
+ * `already_exists`; then the puts as one upsert and the deletes, in key order so two writers
+ * take row locks in the same order; then the feed's notifications) and resolves after COMMIT,
+ * which with PostgreSQL's default `synchronous_commit = on` is durable. Any failure rolls the
+ * transaction back: nothing is half-written. Errors are `storage_failed` carrying the server's
+ * message (a deadlock or serialization failure is retried first, up to
+ * {@link WRITE_ATTEMPTS} times). A connection lost during COMMIT leaves it unknown whether the
+ * batch committed; the write rejects, and a reopen shows which.
+ *
+ * Within one handle, writes run one at a time in call order, and a read waits for the writes
+ * called before it (the gets of one turn of the event loop are one query); handles in other processes interleave at transaction boundaries (last
+ * commit wins, as with two tabs).
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { RecallError } from "../errors.js";
+import { checkStoreName } from "./adapter.js";
+import type { StorageAdapter, StorageOp } from "./adapter.js";
+import { PostgresDatabase, checkDatabaseOptions, connections, query, withClient } from "./postgres-database.js";
+import type { PgPoolClient, PostgresDatabaseOptions } from "./postgres-database.js";
+import { feedPayloads } from "./postgres-feed.js";
+import { FEED_CHANNEL } from "./postgres-schema.js";
+import { changedKeys, checkCreates, checkKey, checkOps, checkPrefix } from "./ops.js";
+
+/** Attempts of a write that fails with a deadlock (40P01) or serialization failure (40001) before it rejects. */
+export const WRITE_ATTEMPTS = 3;
+
+const RETRIED_STATES = new Set(["40P01", "40001"]);
+/** Keys of one coalesced get query at most. */
+const MAX_KEYS_PER_GET = 1000;
+
+/** Runs `task` after the current turn of the event loop (its microtasks included). */
+const schedule: (task: () => void) => void = typeof globalThis.setImmediate === "function"
+  ? (task) => { globalThis.setImmediate(task); }
+  : (task) => { setTimeout(task, 0); };
+
+
+/** Options of {@link PostgresAdapter.open}: a database's options and the store's name. */
+export interface PostgresAdapterOptions extends PostgresDatabaseOptions {
+  /** The store's name (`OpenAdapterOptions.name`'s rule). */
+  name: string;
+  /** Reject every `write`. */
+  readOnly?: boolean;
+}
+
+
+/** The databases {@link PostgresAdapter.open} connected for one adapter, closed with it. */
+const owners = new WeakSet<PostgresDatabase>();
+
+let handles = 0;
+const processId = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+
+function keyBytes(key: string): Buffer {
+  return Buffer.from(key, "utf8");
+}
+
+/** The first byte string after every string that starts with `prefix` (none for the empty prefix). UTF-8 has no 0xFF byte. */
+function prefixUpperBound(prefix: Buffer): Buffer | undefined {
+  if (prefix.length === 0) return undefined;
+  const upper = Buffer.from(prefix);
+  upper[upper.length - 1]! += 1;
+  return upper;
+}
+
+function asBuffer(value: Uint8Array): Buffer {
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** A stored value as a `Uint8Array` that owns its buffer (`pg` may hand out views of a shared pool). */
+function ownBytes(value: unknown): Uint8Array {
+  return new Uint8Array(value as Uint8Array);
+}
+
+const byKey = <T extends { key: string }>(a: T, b: T): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byBytes = (a: { bytes: Buffer }, b: { bytes: Buffer }): number => Buffer.compare(a.bytes, b.bytes);
+
+interface Row { key: string; bytes: Buffer; value?: Buffer }
+
+/** The batch as the transaction applies it (see the module doc): each key's final state, and the keys created first. */
+function planBatch(batch: readonly StorageOp[]): { creates: Row[]; puts: Row[]; deletes: Row[] } {
+  const final = new Map<string, Uint8Array | null>();
+  const firstIsCreate = new Map<string, Uint8Array>();
+  for (const op of batch) {
+    if (!final.has(op.key) && op.op === "create") firstIsCreate.set(op.key, op.value);
+    final.set(op.key, op.op === "delete" ? null : op.value);
+  }
+  const creates: Row[] = [];
+  const puts: Row[] = [];
+  const deletes: Row[] = [];
+  for (const [key, value] of final) {
+    const row: Row = { key, bytes: keyBytes(key) };
+    const created = firstIsCreate.get(key);
+    if (created !== undefined) creates.push({ ...row, value: asBuffer(value ?? created) });
+    if (value === null) deletes.push(row);
+    else if (created === undefined) puts.push({ ...row, value: asBuffer(value) });
+  }
+  return { creates: creates.sort(byBytes), puts: puts.sort(byBytes), deletes: deletes.sort(byBytes) };
+}
+
+/** A `StorageAdapter` over one store of a {@link PostgresDatabase}. Open it with {@link PostgresAdapter.open} or {@link PostgresDatabase.adapter}. */
+export class PostgresAdapter implements StorageAdapter {
+  readonly #db: PostgresDatabase;
+  readonly #name: string;
+  readonly #readOnly: boolean;
+  /** This handle's id in the feed's notifications, so it does not hear its own writes. */
+  readonly #origin = `${processId}-${(handles++).toString(36)}`;
+  readonly #unsubscribers = new Set<() => void>();
+  /** Gets waiting for the next {@link PostgresAdapter.get} query, by key. */
+  #gets: Map<string, Array<{ resolve: (value: Uint8Array | undefined) => void; reject: (error: unknown) => void }>> | undefined;
+  /** The last write called: reads and later writes wait for it. */
+  #tail: Promise<unknown> = Promise.resolve();
+  #closing: Promise<void> | undefined;
+
+  /** The store `name` of `db` (what {@link PostgresDatabase.adapter} returns). `invalid_argument` for a bad name or options, `closed` when `db` is. */
+  constructor(db: PostgresDatabase, name: string, options: { readOnly?: boolean } = {}) {
+    if (!(db instanceof PostgresDatabase)) throw new RecallError("invalid_argument", "PostgresAdapter needs a PostgresDatabase");
+    if (db.closed) throw new RecallError("closed", "the postgres database is closed");
+    if (typeof options !== "object" || options === null || (options.readOnly !== undefined && typeof options.readOnly !== "boolean")) {
+      throw new RecallError("invalid_argument", `adapter options must be { readOnly?: boolean }, got ${JSON.stringify(options)}`);
+    }
+    this.#db = db;
+    this.#name = checkStoreName(name);
+    this.#readOnly = options.readOnly === true;
+  }
+
+  /**
+   * Connects to a database of its own (a {@link PostgresDatabase}, closed with this adapter)
+   * and opens the store `options.name`. A service with many stores connects once with
+   * {@link PostgresDatabase.connect} and calls {@link PostgresDatabase.adapter} per store.
+   */
+  static async open(options: PostgresAdapterOptions): Promise<PostgresAdapter> {
+    const o = checkDatabaseOptions<PostgresAdapterOptions>(options, ["name", "readOnly"]);
+    const name = checkStoreName(o.name);
+    const { name: _name, readOnly, ...databaseOptions } = o;
+    const db = await PostgresDatabase.connect(databaseOptions);
+    owners.add(db);
+    return new PostgresAdapter(db, name, { readOnly: readOnly === true });
+  }
+
+  /** The store's name (the `store` column of its rows). */
+  get name(): string {
+    return this.#name;
+  }
+
+  #live(): void {
+    if (this.#closing !== undefined || this.#db.closed) throw new RecallError("closed", `the postgres store ${JSON.stringify(this.#name)} is closed`);
+  }
+
+  /** Waits for the writes called before. */
+  async #afterWrites(): Promise<void> {
+    await this.#tail.catch(() => undefined);
+    this.#live();
+  }
+
+  /**
+   * The value stored under `key` (a copy), or `undefined`; after the writes this handle called
+   * before. The gets of one turn of the event loop are one query (an engine re-reading the keys
+   * of another process's batch asks for them all at once).
+   */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.#live();
+    const k = checkKey(key);
+    await this.#afterWrites();
+    return new Promise((resolve, reject) => {
+      let gets = this.#gets;
+      if (gets === undefined) {
+        gets = this.#gets = new Map();
+        schedule(() => { void this.#flushGets(); });
+      }
+      const waiters = gets.get(k) ?? [];
+      waiters.push({ resolve, reject });
+      gets.set(k, waiters);
+      if (gets.size >= MAX_KEYS_PER_GET) void this.#flushGets();
+    });
+  }
+
+  /** Reads every key asked for since the last flush in one query and answers each waiter. */
+  async #flushGets(): Promise<void> {
+    const gets = this.#gets;
+    this.#gets = undefined;
+    if (gets === undefined || gets.size === 0) return;
+    const keys = [...gets.keys()];
+    try {
+      const result = await query(this.#db, `cannot read ${keys.length} key(s) of store ${JSON.stringify(this.#name)}`,
+        "SELECT key, value FROM recallkit_records WHERE store = $1 AND key = ANY($2::bytea[])", [this.#name, keys.map(keyBytes)]);
+      const found = new Map<string, unknown>();
+      for (const row of result.rows) found.set((row.key as Buffer).toString("utf8"), row.value);
+      for (const [key, waiters] of gets) {
+        const value = found.get(key);
+        for (const w of waiters) w.resolve(value === undefined ? undefined : ownBytes(value));
+      }
+    } catch (e) {
+      for (const waiters of gets.values()) for (const w of waiters) w.reject(e);
+    }
+  }
+
+  async #select(prefix: string | undefined, withValues: boolean): Promise<Array<{ key: string; value?: Uint8Array }>> {
+    this.#live();
+    const lower = keyBytes(checkPrefix(prefix));
+    await this.#afterWrites();
+    const upper = prefixUpperBound(lower);
+    const columns = withValues ? "key, value" : "key";
+    const range = upper === undefined ? "" : " AND key < $3";
+    const result = await query(this.#db, `cannot list store ${JSON.stringify(this.#name)}`,
+      `SELECT ${columns} FROM recallkit_records WHERE store = $1 AND key >= $2${range}`,
+      upper === undefined ? [this.#name, lower] : [this.#name, lower, upper]);
+    // Byte order is code point order; the contract's is UTF-16 code units (they differ above U+FFFF).
+    const rows = result.rows.map((r) => ({ key: (r.key as Buffer).toString("utf8"), value: withValues ? ownBytes(r.value) : undefined }));
+    return rows.sort(byKey);
+  }
+
+  /** Every key that starts with `prefix`, in ascending UTF-16 order; after the writes this handle called before. */
+  async keys(prefix?: string): Promise<string[]> {
+    return (await this.#select(prefix, false)).map((r) => r.key);
+  }
+
+  /** Every [key, value] whose key starts with `prefix`, in ascending UTF-16 order; after the writes this handle called before. */
+  async entries(prefix?: string): Promise<Array<[string, Uint8Array]>> {
+    return (await this.#select(prefix, true)).map((r) => [r.key, r.value!]);
+  }
+
+  /** Applies the batch in one transaction (see the module doc); resolves after COMMIT. `already_exists`, `storage_failed`, `closed`. */
+  async write(ops: StorageOp[]): Promise<void> {
+    this.#live();
+    const checked = checkOps(ops);
+    if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true");
+    checkCreates(checked, () => false); // the batch against itself; against the table in the transaction
+    if (checked.length === 0) return;
+    const run = this.#tail.catch(() => undefined).then(() => this.#commit(checked));
+    this.#tail = run;
+    await run;
+  }
+
+  async #commit(batch: StorageOp[]): Promise<void> {
+    this.#live();
+    const plan = planBatch(batch);
+    // Announced whether or not this process listens: the other processes' engines need them.
+    const payloads = feedPayloads(this.#name, this.#origin, changedKeys(batch));
+    const doing = `cannot write ${batch.length} op(s) to store ${JSON.stringify(this.#name)}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withClient(this.#db, doing, (client) => this.#transaction(client, plan, payloads));
+        return;
+      } catch (e) {
+        const state = ((e as { cause?: { code?: unknown } }).cause)?.code;
+        if (attempt >= WRITE_ATTEMPTS || typeof state !== "string" || !RETRIED_STATES.has(state)) throw e;
+      }
+    }
+  }
+
+  async #transaction(client: PgPoolClient, plan: ReturnType<typeof planBatch>, payloads: string[]): Promise<void> {
+    const store = this.#name;
+    await client.query("BEGIN");
+    try {
+      if (plan.creates.length > 0) {
+        const inserted = await client.query(
+          "INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) " +
+          "ON CONFLICT (store, key) DO NOTHING RETURNING key",
+          [store, plan.creates.map((r) => r.bytes), plan.creates.map((r) => r.value)]);
+        if ((inserted.rowCount ?? 0) < plan.creates.length) {
+          const made = new Set(inserted.rows.map((r) => (r.key as Buffer).toString("hex")));
+          const taken = plan.creates.find((r) => !made.has(r.bytes.toString("hex")));
+          throw new RecallError("already_exists",
+            `${JSON.stringify(taken?.key)} already exists in store ${JSON.stringify(store)} (written by another handle since this one read it); nothing of the batch was stored`);
+        }
+      }
+      if (plan.puts.length > 0) {
+        await client.query(
+          "INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) " +
+          "ON CONFLICT (store, key) DO UPDATE SET value = EXCLUDED.value",
+          [store, plan.puts.map((r) => r.bytes), plan.puts.map((r) => r.value)]);
+      }
+      if (plan.deletes.length > 0) {
+        await client.query("DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($2::bytea[])", [store, plan.deletes.map((r) => r.bytes)]);
+      }
+      if (payloads.length > 0) {
+        await client.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [FEED_CHANNEL, payloads]);
+      }
+      await client.query("COMMIT");
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /**
+   * Hears the writes of every other handle of this store, in this process or another (see
+   * `postgres-feed.ts`). On a database connected with `listen: false`, hears nothing.
+   */
+  subscribe(listener: (changedKeys: string[]) => void): () => void {
+    if (typeof listener !== "function") throw new RecallError("invalid_argument", "subscribe expects a function");
+    this.#live();
+    const feed = connections.get(this.#db)?.feed;
+    if (feed === undefined) return () => undefined;
+    const unsubscribe = feed.subscribe(this.#name, this.#origin, listener);
+    this.#unsubscribers.add(unsubscribe);
+    return () => {
+      unsubscribe();
+      this.#unsubscribers.delete(unsubscribe);
+    };
+  }
+
+  /** Waits for this handle's writes, stops its subscriptions, and closes the database when {@link PostgresAdapter.open} made it. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#tail.catch(() => undefined);
+      for (const unsubscribe of this.#unsubscribers) unsubscribe();
+      this.#unsubscribers.clear();
+      if (owners.has(this.#db)) await this.#db.close();
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,303 @@
+// PostgresAdapter on a real PostgreSQL server (a throwaway cluster, support/postgres.mjs): the
+// StorageAdapter acceptance suite, the schema and its version, errors carrying the server's
+// message with nothing half-written, creates racing across handles, and the change feed into
+// MemoryStore engines (two databases = two processes' worth of connections). Skipped, with a
+// message, where PostgreSQL is not installed.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { runAdapterSuite } from "../storage/acceptance.mjs";
+import { MemoryStore } from "../../dist/index.js";
+import { PostgresAdapter, PostgresDatabase, POSTGRES_SCHEMA_SQL, POSTGRES_SCHEMA_VERSION } from "../../dist/postgres.js";
+import { feedPayloads, MAX_PAYLOAD_BYTES } from "../../dist/storage/postgres-feed.js";
+import { rejectsWith } from "../support/errors.mjs";
+import { pgMissing, startCluster } from "../support/postgres.mjs";
+import pgModule from "pg";
+
+const missing = pgMissing();
+if (missing !== undefined) console.log(`# skipping the PostgreSQL tests: ${missing}`);
+const skip = missing ?? false;
+const bytes = (s) => new TextEncoder().encode(s);
+const text = (b) => new TextDecoder().decode(b);
+
+let pg;
+let db;
+before(async () => {
+  if (skip) return;
+  pg = await startCluster("adapter");
+  db = await PostgresDatabase.connect({ config: pg.config });
+});
+after(async () => {
+  await db?.close();
+  await pg?.stop();
+});
+
+/** Waits until `check()` is truthy (checked every 10 ms), failing after `ms`. */
+async function eventually(check, ms, what) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("PostgresAdapter on a real server", { skip }, () => {
+  runAdapterSuite("postgres", async (name) => db.adapter(name), { reopen: true, test, assert });
+});
+
+describe("PostgresAdapter.open owns its connection", { skip }, () => {
+  runAdapterSuite("postgres-own", (name) => PostgresAdapter.open({ config: pg.config, name }), { reopen: true, test, assert });
+});
+
+describe("the postgres schema", { skip }, () => {
+  test("the adapter creates version 1 of the schema, and the exported SQL is that schema", async () => {
+    assert.equal(pg.psql("SELECT value FROM recallkit_meta WHERE name = 'schema_version'").trim(), String(POSTGRES_SCHEMA_VERSION));
+    const config = await pg.createDatabase("by_hand");
+    pg.psql(POSTGRES_SCHEMA_SQL, "by_hand");
+    const a = await PostgresAdapter.open({ config, name: "s", createSchema: false });
+    await a.write([{ op: "put", key: "k", value: bytes("v") }]);
+    assert.equal(text(await a.get("k")), "v");
+    await a.close();
+    assert.equal(pg.psql("SELECT store || ':' || convert_from(key, 'UTF8') || '=' || convert_from(value, 'UTF8') FROM recallkit_records", "by_hand").trim(), "s:k=v");
+  });
+
+  test("createSchema: false refuses a database without the tables; a newer schema is corrupt", async () => {
+    const config = await pg.createDatabase("empty_one");
+    await rejectsWith(() => PostgresDatabase.connect({ config, createSchema: false }), "storage_failed", /schema version 0, not 1/);
+    const newer = await pg.createDatabase("newer_one");
+    pg.psql(`${POSTGRES_SCHEMA_SQL} UPDATE recallkit_meta SET value = '2' WHERE name = 'schema_version';`, "newer_one");
+    await rejectsWith(() => PostgresDatabase.connect({ config: newer }), "corrupt", /schema version 2/);
+  });
+
+  test("processes connecting at once migrate once", async () => {
+    const config = await pg.createDatabase("racing");
+    const dbs = await Promise.all(Array.from({ length: 6 }, () => PostgresDatabase.connect({ config, listen: false })));
+    await Promise.all(dbs.map((d) => d.close()));
+    assert.equal(pg.psql("SELECT count(*) FROM recallkit_meta", "racing").trim(), "1");
+  });
+
+  test("many stores in one database stay apart", async () => {
+    const a = db.adapter("tenant-a");
+    const b = db.adapter("tenant-b");
+    await a.write([{ op: "put", key: "m/1", value: bytes("a1") }]);
+    await b.write([{ op: "put", key: "m/1", value: bytes("b1") }, { op: "put", key: "m/2", value: bytes("b2") }]);
+    assert.deepEqual(await a.keys(), ["m/1"]);
+    assert.equal(text(await b.get("m/1")), "b1");
+    assert.ok((await db.stores()).includes("tenant-a"));
+    await db.dropStore("tenant-b");
+    assert.deepEqual(await b.keys(), []);
+    assert.deepEqual(await a.keys(), ["m/1"]);
+  });
+});
+
+describe("postgres errors", { skip }, () => {
+  test("bad options and store names are invalid_argument", async () => {
+    await rejectsWith(() => PostgresDatabase.connect({}), "invalid_argument", /exactly one of connectionString and config/);
+    await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, colour: 1 }), "invalid_argument", /colour/);
+    await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, maxConnections: 0 }), "invalid_argument", /maxConnections/);
+    await rejectsWith(() => PostgresAdapter.open({ config: pg.config, name: "../x" }), "invalid_argument", /store name/);
+    await rejectsWith(() => PostgresDatabase.connect({ config: pg.config, pg: {} }), "invalid_argument", /pg must be the pg module/);
+    assert.throws(() => db.adapter("a b"), (e) => e.code === "invalid_argument");
+  });
+
+  test("the host may hand over its own pg module (Deno's npm:pg, a bundle)", async () => {
+    const handed = { Pool: pgModule.Pool, Client: pgModule.Client };
+    let pools = 0;
+    handed.Pool = class extends pgModule.Pool { constructor(config) { super(config); pools++; } };
+    const own = await PostgresAdapter.open({ pg: handed, config: pg.config, name: "handed" });
+    await own.write([{ op: "put", key: "k", value: bytes("v") }]);
+    assert.equal(text(await own.get("k")), "v");
+    assert.equal(pools, 1);
+    await own.close();
+  });
+
+  test("the gets of one turn of the event loop are one query, each answered with its own value", async () => {
+    let queries = 0;
+    const counting = { Client: pgModule.Client, Pool: class extends pgModule.Pool { query(...args) { queries++; return super.query(...args); } } };
+    const a = await PostgresAdapter.open({ pg: counting, config: pg.config, name: "coalesced", listen: false });
+    await a.write(Array.from({ length: 50 }, (_, i) => ({ op: "put", key: `m/${i}`, value: bytes(`v${i}`) })));
+    const before = queries;
+    const keys = [...Array.from({ length: 50 }, (_, i) => `m/${i}`), "m/missing", "m/7"];
+    const values = await Promise.all(keys.map((k) => a.get(k)));
+    assert.equal(queries - before, 1);
+    assert.deepEqual(values.map((v) => (v === undefined ? undefined : text(v))), [...Array.from({ length: 50 }, (_, i) => `v${i}`), undefined, "v7"]);
+    values[0][0] = 0; // each answer is its own copy
+    assert.equal(text(values[51]), "v7");
+    assert.equal(text(await a.get("m/0")), "v0");
+    await a.close();
+  });
+
+  test("an unreachable server is storage_failed with the driver's message", async () => {
+    await rejectsWith(() => PostgresDatabase.connect({ config: { ...pg.config, host: "/nonexistent-socket-dir" }, connectTimeoutMs: 2000 }),
+      "storage_failed", /postgres: cannot connect: .*(ENOENT|ECONNREFUSED)/);
+  });
+
+  test("a constraint violation is storage_failed with the server's message, and nothing of the batch is stored", async () => {
+    const config = await pg.createDatabase("constrained");
+    const a = await PostgresAdapter.open({ config, name: "s" });
+    await a.write([{ op: "put", key: "keep", value: bytes("old") }]);
+    pg.psql("ALTER TABLE recallkit_records ADD CONSTRAINT small_values CHECK (length(value) < 100)", "constrained");
+    await rejectsWith(() => a.write([
+      { op: "put", key: "keep", value: bytes("new") }, { op: "delete", key: "keep" }, { op: "put", key: "big", value: new Uint8Array(500) },
+    ]), "storage_failed", /violates check constraint "small_values".*SQLSTATE 23514/);
+    assert.deepEqual(await a.keys(), ["keep"]);
+    assert.equal(text(await a.get("keep")), "old");
+    await a.write([{ op: "put", key: "after", value: bytes("fine") }]);
+    assert.deepEqual(await a.keys(), ["after", "keep"]);
+    await a.close();
+  });
+
+  test("a connection killed during a write is storage_failed, nothing is half-written, and the next write works", async () => {
+    const config = await pg.createDatabase("killed");
+    const a = await PostgresAdapter.open({ config, name: "s", listen: false });
+    await a.write([{ op: "put", key: "keep", value: bytes("old") }]);
+    // A trigger that sleeps makes the batch slow enough to kill its connection midway.
+    pg.psql(`CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$;
+      CREATE TRIGGER slow_big BEFORE INSERT ON recallkit_records FOR EACH ROW WHEN (NEW.key = '\\x736c6f77'::bytea) EXECUTE FUNCTION slow();`, "killed");
+    const ops = [{ op: "put", key: "keep", value: bytes("new") }];
+    for (let i = 0; i < 100; i++) ops.push({ op: "put", key: `m/${i}`, value: bytes(String(i)) });
+    ops.push({ op: "put", key: "slow", value: bytes("x") });
+    const pending = a.write(ops);
+    await new Promise((r) => setTimeout(r, 200));
+    pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'killed' AND pid <> pg_backend_pid()");
+    await rejectsWith(pending, "storage_failed", /terminat/i);
+    assert.deepEqual(await a.keys(), ["keep"]);
+    assert.equal(text(await a.get("keep")), "old");
+    await a.write([{ op: "put", key: "later", value: bytes("ok") }]);
+    assert.deepEqual(await a.keys(), ["keep", "later"]);
+    await a.close();
+  });
+
+  test("two handles creating one key at once: one succeeds, the other is already_exists with nothing stored", async () => {
+    const other = await PostgresDatabase.connect({ config: pg.config, listen: false });
+    try {
+      for (let round = 0; round < 10; round++) {
+        const a = db.adapter(`race-${round}`);
+        const b = other.adapter(`race-${round}`);
+        const results = await Promise.allSettled([
+          a.write([{ op: "put", key: "a-side", value: bytes("a") }, { op: "create", key: "m/same", value: bytes("from a") }]),
+          b.write([{ op: "put", key: "b-side", value: bytes("b") }, { op: "create", key: "m/same", value: bytes("from b") }]),
+        ]);
+        const won = results.filter((r) => r.status === "fulfilled");
+        assert.equal(won.length, 1, `round ${round}: ${results.map((r) => r.reason?.message ?? "ok").join(" | ")}`);
+        const lost = results.find((r) => r.status === "rejected");
+        assert.equal(lost.reason.code, "already_exists");
+        const winner = results[0].status === "fulfilled" ? "a" : "b";
+        assert.deepEqual(await a.keys(), [`${winner}-side`, "m/same"]);
+        assert.equal(text(await b.get("m/same")), `from ${winner}`);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("the change feed", { skip }, () => {
+  test("payloads stay under PostgreSQL's limit and carry every key once", () => {
+    const keys = Array.from({ length: 3000 }, (_, i) => `m/${"é".repeat(i % 7)}${i}`);
+    const payloads = feedPayloads("s", "o", keys);
+    assert.ok(payloads.length > 1);
+    for (const p of payloads) assert.ok(new TextEncoder().encode(p).length <= MAX_PAYLOAD_BYTES);
+    assert.deepEqual(payloads.flatMap((p) => JSON.parse(p).k), keys);
+    const long = feedPayloads("s", "o", ["short", "x".repeat(9000)]);
+    assert.deepEqual(long.map((p) => JSON.parse(p)), [{ s: "s", o: "o", k: ["short"] }, { s: "s", o: "o", stale: true }]);
+  });
+
+  test("another handle hears each committed batch's keys; the writer does not hear itself; a rolled-back batch is never heard", async () => {
+    const other = await PostgresDatabase.connect({ config: pg.config });
+    try {
+      const writer = db.adapter("feed-1");
+      const reader = other.adapter("feed-1");
+      const bystander = other.adapter("feed-2");
+      const heard = [];
+      const own = [];
+      const elsewhere = [];
+      reader.subscribe((keys) => heard.push(keys));
+      writer.subscribe((keys) => own.push(keys));
+      bystander.subscribe((keys) => elsewhere.push(keys));
+      await writer.write([{ op: "put", key: "m/a", value: bytes("1") }, { op: "delete", key: "m/b" }]);
+      await writer.write([{ op: "create", key: "m/c", value: bytes("1") }]);
+      await rejectsWith(() => writer.write([{ op: "put", key: "m/rolled-back", value: bytes("1") }, { op: "create", key: "m/c", value: bytes("2") }]), "already_exists");
+      const many = Array.from({ length: 2000 }, (_, i) => ({ op: "put", key: `m/many-${i}`, value: bytes("x") }));
+      await writer.write(many);
+      await eventually(() => heard.flat().length === 2003, 5000, "the reader heard every key");
+      assert.deepEqual(heard.slice(0, 2), [["m/a", "m/b"], ["m/c"]]);
+      assert.deepEqual(heard.slice(2).flat(), many.map((op) => op.key));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(own, [], "a handle does not hear its own writes");
+      assert.deepEqual(elsewhere, [], "nor does a handle of another store");
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("a database connected with listen: false still announces its writes to the processes that listen", async () => {
+    const deaf = await PostgresDatabase.connect({ config: pg.config, listen: false });
+    try {
+      const heard = [];
+      db.adapter("deaf-writer").subscribe((keys) => heard.push(...keys));
+      await deaf.adapter("deaf-writer").write([{ op: "put", key: "m/1", value: bytes("1") }]);
+      await eventually(() => heard.length === 1, 5000, "the listening process heard the deaf one's write");
+      assert.deepEqual(heard, ["m/1"]);
+    } finally {
+      await deaf.close();
+    }
+  });
+
+  test("a write through one process's store reaches another process's store engine, both ways, and deletes too", async () => {
+    const other = await PostgresDatabase.connect({ config: pg.config });
+    const a = await MemoryStore.open({ name: "shared", storage: db.adapter("shared") });
+    const b = await MemoryStore.open({ name: "shared", storage: other.adapter("shared") });
+    try {
+      await a.remember({ id: "tea", text: "Ana prefers green tea in the morning" });
+      await eventually(async () => (await b.get("tea")) !== undefined, 5000, "b sees a's memory");
+      assert.equal((await b.recall("green tea")).results[0]?.id, "tea");
+      await b.rememberMany([{ id: "bike", text: "Ana cycles to work" }, { id: "cat", text: "Ana has a cat named Miso" }]);
+      await eventually(async () => a.size === 3, 5000, "a sees b's batch");
+      assert.equal((await a.recall("cat's name")).results[0]?.id, "cat");
+      await a.forget("bike");
+      await eventually(async () => b.size === 2, 5000, "b sees a's delete");
+      await rejectsWith(() => b.remember({ id: "tea", text: "again" }), "already_exists");
+    } finally {
+      await a.close();
+      await b.close();
+      await other.close();
+    }
+  });
+
+  test("a write of a key too long to announce reports that store stale to the other processes", async () => {
+    const stale = [];
+    const other = await PostgresDatabase.connect({ config: pg.config, onStale: (store, reason) => stale.push([store, reason]) });
+    try {
+      const heard = [];
+      other.adapter("long-keys").subscribe((keys) => heard.push(...keys));
+      await db.adapter("long-keys").write([{ op: "put", key: "short", value: bytes("1") }, { op: "put", key: "k".repeat(9000), value: bytes("2") }]);
+      await eventually(() => stale.length === 1 && heard.length === 1, 5000, "the stale report and the short key");
+      assert.deepEqual(heard, ["short"]);
+      assert.equal(stale[0][0], "long-keys");
+      assert.match(stale[0][1], /too long to announce/);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("a lost listening connection is made again and reported stale", async () => {
+    const stale = [];
+    const other = await PostgresDatabase.connect({ config: pg.config, onStale: (store, reason) => stale.push([store, reason]) });
+    try {
+      const reader = other.adapter("feed-lost");
+      const heard = [];
+      reader.subscribe((keys) => heard.push(...keys));
+      pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN recallkit' AND pid <> pg_backend_pid()");
+      await eventually(() => other.feedReconnects >= 1, 10_000, "the feed reconnected");
+      assert.equal(stale[0][0], undefined);
+      assert.match(stale[0][1], /lost and made again/);
+      // db's own feed was cut too; it reconnects on its own. Writes are heard again.
+      await eventually(() => db.feedReconnects >= 1, 10_000, "the test's feed reconnected");
+      await db.adapter("feed-lost").write([{ op: "put", key: "after", value: bytes("1") }]);
+      await eventually(() => heard.includes("after"), 5000, "heard after reconnecting");
+    } finally {
+      await other.close();
+    }
+  });
+});
