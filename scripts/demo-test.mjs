@@ -155,6 +155,8 @@ try {
     assert(/^\d+ of 40 tokens · [12] of 10 results included/.test(small), small);
     assert((await page.textContent("#ctx-block")).length <= 40 * 4, "a smaller block");
     await page.$eval("#ctx-budget", (el) => { el.value = "300"; el.dispatchEvent(new Event("input")); });
+  });
+
   await check("a tag chip filters by its tag; time words and the sort selector apply (AutoMem's options)", async () => {
     await search(page, "database");
     const chip = await page.$("#results > li .tags .tag-chip");
