@@ -12,6 +12,7 @@ import { feedPayloads, MAX_PAYLOAD_BYTES } from "../../dist/storage/postgres-fee
 import { rejectsWith } from "../support/errors.mjs";
 import { pgMissing, startCluster } from "../support/postgres.mjs";
 import pgModule from "pg";
+import { eventually } from "../support/wait.mjs";
 
 const missing = pgMissing();
 if (missing !== undefined) console.log(`# skipping the PostgreSQL tests: ${missing}`);
@@ -30,16 +31,6 @@ after(async () => {
   await db?.close();
   await pg?.stop();
 });
-
-/** Waits until `check()` is truthy (checked every 10 ms), failing after `ms`. */
-async function eventually(check, ms, what) {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("PostgresAdapter on a real server", { skip }, () => {
   runAdapterSuite("postgres", async (name) => db.adapter(name), { reopen: true, test, assert });

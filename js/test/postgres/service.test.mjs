@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { pgMissing, startCluster } from "../support/postgres.mjs";
+import { eventually } from "../support/wait.mjs";
 
 const missing = pgMissing();
 if (missing !== undefined) console.log(`# skipping the service tests: ${missing}`);
@@ -54,15 +55,6 @@ async function remember(server, userId, memories) {
   const res = await call(server, "POST", "/memories", { userId, memories });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.ids;
-}
-
-async function eventually(check, ms, what) {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe("two service processes over one database", { skip, timeout: 180_000 }, () => {
