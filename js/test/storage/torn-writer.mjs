@@ -1,6 +1,9 @@
 // Helper of crash.test.mjs (not a test by itself): writes one small batch (printing "acked <id>"
-// once it is acknowledged), then starts a 32 MiB append, printing "appending" on stdout right
-// before each write() system call, so the test can SIGKILL it in the middle of the append.
+// once it is acknowledged), then starts a 32 MiB append. The first large write() system call
+// puts only the first half of its bytes in the file, as a write() interrupted by a fatal signal
+// does, then prints "appending" and waits for the test's SIGKILL. A kill racing a real write()
+// used to land after the write on a fast disk (the page cache takes 32 MiB in milliseconds), so
+// the test exercised nothing; this way every run dies with a frame cut short in the file.
 // Usage: node torn-writer.mjs <dir> <id>
 import { writeSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -21,9 +24,12 @@ if (dir !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
   const FileHandle = Object.getPrototypeOf(probe);
   await probe.close();
   const write = FileHandle.write;
-  FileHandle.write = function (...args) {
+  FileHandle.write = async function (buffer, offset, length, position) {
+    if (length < 1 << 20) return write.call(this, buffer, offset, length, position);
+    const half = Math.floor(length / 2);
+    await write.call(this, buffer, offset, half, position);
     writeSync(1, "appending\n");
-    return write.apply(this, args);
+    return new Promise(() => {}); // killed here, half-way through the frame
   };
   const embedding = new Float32Array(FLOATS).map((_, i) => Math.sin(i + id));
   await store.write([{ op: "put", key: "big", value: encodeRecord({ kind: "memory", data: { id: String(id), text: "big" }, embedding }) }]);
