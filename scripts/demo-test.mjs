@@ -87,6 +87,8 @@ async function search(page, query, { limit } = {}) {
 const resultIds = (page) => page.$$eval("#results > li", (items) => items.map((li) => li.dataset.id));
 const resultTexts = (page) => page.$$eval("#results > li .result-text", (ps) => ps.map((p) => p.textContent));
 const stageRow = (page, name) => page.$eval(`#stages tr[data-stage=${name}]`, (tr) => ({ skipped: tr.classList.contains("skipped"), text: tr.textContent }));
+/** Opens the collapsible panel holding `selector`, if it is closed (a reload closes them all). */
+const openPanelOf = (page, selector) => page.$eval(selector, (el) => { const panel = el.closest("details"); if (panel) panel.open = true; });
 const opStatus = async (page, pattern) => {
   await page.waitForFunction((re) => new RegExp(re).test(document.getElementById("op-status").textContent), pattern.source, { timeout: TIMEOUT_MS });
   return page.textContent("#op-status");
@@ -397,6 +399,89 @@ try {
     await ready(page);
     assert(/^330 memories/.test(await page.textContent("#store-info")), "still the sample after a reload");
     assert((await resultIds(page)).includes("mem-onboarding-db"), "the default query finds the sample again");
+  });
+
+  await check("in this browser (transformers.js): offline, the page says where the library and the model come from", async () => {
+    // The CDN cannot be reached from here: every request to it fails, as it does offline.
+    await page.route("https://cdn.jsdelivr.net/**", (route) => route.abort("internetdisconnected"));
+    log.expectedErrors.push(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch dynamically imported module/);
+    await openPanelOf(page, "#embedder");
+    await page.selectOption("#embedder", "browser");
+    assert(await page.isVisible("#embed-form p[data-for=browser]"), "the hint on where the model comes from is shown");
+    assert(/cdn\.jsdelivr\.net.*huggingface\.co/s.test(await page.textContent("#embed-form p[data-for=browser]")), "the hint names both sources");
+    await page.click("#embed-form button[type=submit]");
+    await page.waitForFunction(() => /is not reachable/.test(document.getElementById("embed-status").textContent), null, { timeout: TIMEOUT_MS });
+    const status = await page.textContent("#embed-status");
+    assert(/^this browser \(transformers\.js, Xenova\/all-MiniLM-L6-v2\) is not reachable: .*transformers\.js could not be loaded from cdn\.jsdelivr\.net.*huggingface\.co/s.test(status), status);
+    await page.unroute("https://cdn.jsdelivr.net/**");
+    await page.selectOption("#embedder", "none");
+    await page.click("#embed-form button[type=submit]");
+    await page.waitForFunction(() => /^No embedder/.test(document.getElementById("embed-status").textContent), null, { timeout: TIMEOUT_MS });
+  });
+
+  await check("in this browser (transformers.js stand-in at the CDN address): the bar shows the model download, stage Se answers", async () => {
+    // A module in transformers.js's shape (pipeline with progress events, mean-pooled
+    // normalised output) served for the CDN address: the real library and model need the
+    // internet. Its vectors hash words, so texts sharing words are close.
+    const stand_in = `export async function pipeline(task, model, { progress_callback } = {}) {
+      if (task !== "feature-extraction") throw new Error("unexpected task " + task);
+      for (const progress of [0, 40, 80, 100]) {
+        progress_callback?.({ status: "progress", file: "onnx/model_quantized.onnx", progress });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return async (texts, options) => {
+        if (options.pooling !== "mean" || options.normalize !== true) throw new Error("unexpected options");
+        const dims = 384, data = new Float32Array(texts.length * dims);
+        texts.forEach((text, t) => {
+          for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+            let h = 2166136261;
+            for (const c of word) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+            data[t * dims + ((h >>> 0) % dims)] += 1;
+          }
+          let norm = 0;
+          for (let i = 0; i < dims; i++) norm += data[t * dims + i] ** 2;
+          for (let i = 0; i < dims; i++) data[t * dims + i] /= Math.sqrt(norm) || 1;
+        });
+        return { data, dims: [texts.length, dims] };
+      };
+    }`;
+    await page.route("https://cdn.jsdelivr.net/**", (route) => route.fulfill({ status: 200, contentType: "text/javascript", headers: { "access-control-allow-origin": "*" }, body: stand_in }));
+    // A failed import() stays failed for the document's life: a reload starts a new one.
+    await page.reload();
+    await ready(page);
+    await page.evaluate(() => {
+      window.__embedStatuses = [];
+      const bar = document.getElementById("embed-progress");
+      new MutationObserver(() => window.__embedStatuses.push({ text: document.getElementById("embed-status").textContent, bar: !bar.hidden }))
+        .observe(document.getElementById("embed-status"), { childList: true, characterData: true, subtree: true });
+    });
+    await openPanelOf(page, "#embedder");
+    await page.selectOption("#embedder", "browser");
+    await page.click("#embed-form button[type=submit]");
+    await page.waitForFunction(() => /^Using this browser/.test(document.getElementById("embed-status").textContent), null, { timeout: TIMEOUT_MS });
+    assert(/^Using this browser \(transformers\.js, Xenova\/all-MiniLM-L6-v2\): 384-dimension vectors/.test(await page.textContent("#embed-status")), await page.textContent("#embed-status"));
+    const statuses = await page.evaluate(() => window.__embedStatuses);
+    assert(statuses.some((s) => /^Downloading onnx\/model_quantized\.onnx from huggingface\.co: 40 %$/.test(s.text) && s.bar), `download progress shown with the bar: ${JSON.stringify(statuses)}`);
+    assert(await page.isHidden("#embed-progress"), "the bar is hidden once the model is loaded");
+    assert((await page.textContent("#embed-badge")) === "in this browser", await page.textContent("#embed-badge"));
+    await page.fill("#m-text", "The greenhouse tomatoes need watering every evening");
+    await page.click("#m-submit");
+    await opStatus(page, /^Remembered/);
+    await search(page, "greenhouse tomatoes watering");
+    const se = await stageRow(page, "Se");
+    assert(!se.skipped, `Se ran: ${se.text}`);
+    assert((await resultTexts(page)).includes("The greenhouse tomatoes need watering every evening"), "the new memory is found");
+    // Back to the sample without an embedder, for the checks that follow.
+    await page.selectOption("#embedder", "none");
+    await page.click("#embed-form button[type=submit]");
+    await page.waitForFunction(() => /^No embedder/.test(document.getElementById("embed-status").textContent), null, { timeout: TIMEOUT_MS });
+    await openPanelOf(page, "#reset-button");
+    await page.click("#reset-button");
+    await page.click("#reset-yes");
+    await opStatus(page, /^The store holds the sample again/);
+    await page.unroute("https://cdn.jsdelivr.net/**");
+    await page.reload();
+    await ready(page);
   });
 
   await check("keyboard: labels on every control, Enter searches, focus is visible", async () => {

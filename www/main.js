@@ -3,7 +3,7 @@
 // built package from /js/dist. URL parameter `now` (an ISO date) fixes the demo's clock, for
 // reproducible screenshots and tests.
 import { clearStore, deleteDatabase, exportText, importText, loadSample, needsSample, openStore } from "./data.js";
-import { EMBEDDER_DEFAULTS, describeEmbedder, makeEmbedder } from "./embedders.js";
+import { EMBEDDER_DEFAULTS, describeEmbedder, makeEmbedder, onModelProgress } from "./embedders.js";
 import { SKIP_REASONS, h, renderHit, renderStages, say } from "./ui.js";
 import { formatContext, renderRecall } from "/js/dist/index.js";
 
@@ -108,7 +108,7 @@ function fillEmbedderForm(config) {
   $("embed-key").value = config.key ?? "";
   showEmbedderFields(config.kind);
   const badge = $("embed-badge");
-  badge.textContent = config.kind === "none" ? "none" : config.kind === "ollama" ? "Ollama" : "OpenAI-compatible";
+  badge.textContent = { none: "none", ollama: "Ollama", openai: "OpenAI-compatible", browser: "in this browser" }[config.kind];
   badge.dataset.kind = config.kind === "none" ? "" : "ok";
 }
 
@@ -535,6 +535,7 @@ async function reset() {
 function readEmbedderForm() {
   const kind = $("embedder").value;
   if (kind === "none") return { kind };
+  if (kind === "browser") return { kind, model: $("embed-model").value.trim() || EMBEDDER_DEFAULTS.browser.model };
   const url = $("embed-url").value.trim() || EMBEDDER_DEFAULTS[kind].url;
   try {
     const parsed = new URL(url);
@@ -562,10 +563,20 @@ async function applyEmbedder(event) {
       say(status, `Checking ${describeEmbedder(config)}…`, "info");
       const embed = makeEmbedder(config);
       try {
-        const [vector] = await embed(["recallkit dimension probe"]);
+        // An in-page model downloads on its first use: the bar shows each file's progress.
+        const [vector] = await withProgress($("embed-progress"), (progress) => {
+          onModelProgress((event) => {
+            if (event.status !== "progress" || typeof event.progress !== "number") return;
+            progress(event.progress, 100);
+            say(status, `Downloading ${event.file ?? "the model"} from huggingface.co: ${Math.round(event.progress)} %`, "info");
+          });
+          return embed(["recallkit dimension probe"]);
+        });
         probe = { ok: true, dims: vector.length };
       } catch (e) {
         probe = { ok: false, error: messageOf(e) };
+      } finally {
+        onModelProgress(undefined);
       }
     }
     try {
@@ -588,7 +599,7 @@ async function applyEmbedder(event) {
 async function embedAll() {
   const status = $("embed-status");
   if (!state.embed) {
-    say(status, "Choose an embedder first (Ollama or an OpenAI-compatible endpoint).", "error");
+    say(status, "Choose an embedder first (in this browser, Ollama or an OpenAI-compatible endpoint).", "error");
     return;
   }
   await busy($("embed-form"), async () => {
@@ -725,7 +736,7 @@ function wire() {
     const kind = $("embedder").value;
     showEmbedderFields(kind);
     if (kind !== "none" && kind !== state.config.kind) {
-      $("embed-url").value = EMBEDDER_DEFAULTS[kind].url;
+      $("embed-url").value = EMBEDDER_DEFAULTS[kind].url ?? "";
       $("embed-model").value = EMBEDDER_DEFAULTS[kind].model;
     }
   });
