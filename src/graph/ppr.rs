@@ -12,10 +12,9 @@
 //!    relation the query names (the caller decides, reading `acquired_by` as "acquired by").
 //!    The restart distribution `s` shares the seeds' mass in inverse proportion to their total
 //!    strength, as IDF weighs words: an entity with many edges (a person the store mentions
-//!    everywhere) says less about the question than a rarer one beside it (the labelled set's
-//!    "remind me about squad Harbor entered Ana": uniform shares let Ana's many edges lend
-//!    their memories graph evidence, paraphrase nDCG@10 0.780 → 0.776). A seed with no edge
-//!    to walk gets none. With one seed, `s` is that seed.
+//!    everywhere) says less about the question than a rarer one beside it, and would
+//!    otherwise spread the walk over its whole neighbourhood. A seed with no edge to walk gets
+//!    none. With one seed, `s` is that seed.
 //! 2. **PageRank** from `s` over the visible edges, walked both ways, an edge's strength its
 //!    weight: `p = α·s + (1 − α)·p·W`, where `W[u][v] = strength(u, v) / Σ strength(u, ·)`
 //!    and α = [`RESTART`]. It is computed by forward push (Andersen, Chung & Lang, "Local graph
