@@ -74,7 +74,7 @@ export interface RecallOptionsJs {
     activePath?: string; tags?: string[]; types?: string[];
   };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
-  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean;
+  queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean; entityHints?: string[];
   expandEntities?: boolean; relationLimit?: number; expansionLimit?: number; expandMinStrength?: number;
   expandMinImportance?: number; resolveTime?: boolean;
 }
@@ -115,7 +115,7 @@ export interface EntityRecord { name: string; type?: string; aliases?: string[];
 /** A directed, labelled edge between two entities (names are normalised). */
 export interface EdgeRecord {
   id: string; from: string; relation: string; to: string; strength: number; createdAt: number; lastSeenAt: number;
-  memoryIds?: string[]; userId?: string; classification?: number;
+  memoryIds?: string[]; userId?: string; classification?: number; validFrom?: number; validTo?: number;
 }
 /** Store statistics. */
 export interface EngineStatsJs { memories: number; porterTerms: number; fuzzyTerms: number }
@@ -515,6 +515,8 @@ impl Engine {
             user_id: e.user_id,
             // An integer the wrapper checked.
             classification: classification.map(|c| c as i64),
+            valid_from: e.valid_from,
+            valid_to: e.valid_to,
         };
         let edge = self.inner.relate(&relation, now).map_err(to_js)?;
         Ok(write(|w| shapes::write_edge(w, &edge)))

@@ -103,6 +103,7 @@ const COMPONENTS = {
   cosine: ["unit", "cosine similarity to the query embedding"],
   signatureSimilarity: ["unit", "Hamming similarity of 256-bit signatures"],
   strength: ["unit", "relation strength"],
+  ppr: ["unit", "Personalized PageRank mass of the edge's entity"],
   matchedTerms: ["count", "query words found in the paragraph"],
   raw: ["score", "the stage's raw score"],
   calibrated: ["unit", "raw score mapped to 0..1"],

@@ -180,12 +180,18 @@ interface Line {
   stage: string;
 }
 
+/** ` (valid 2021-03-01 – )`: a memory's or an edge's event-time validity, open ends blank. */
+function validity(v: { validFrom?: number; validTo?: number }): string {
+  return ` (valid ${v.validFrom === undefined ? "" : day(v.validFrom)} – ${v.validTo === undefined ? "" : day(v.validTo)})`;
+}
+
 function toLine(hit: RecallHit, rank: number): Line {
   const base = { id: hit.id, rank, body: hit.text, conflicts: hit.conflicts ?? [], stage: hit.stage };
   if (hit.kind === "edge") {
+    const e = hit.edge;
     return {
-      ...base, label: "relation", group: [3, ""], quoted: false, date: day(hit.edge.lastSeenAt),
-      suffix: ` (since ${day(hit.edge.createdAt)}, last seen ${day(hit.edge.lastSeenAt)})`,
+      ...base, label: "relation", group: [3, ""], quoted: false, date: day(e.lastSeenAt),
+      suffix: e.validFrom !== undefined || e.validTo !== undefined ? validity(e) : ` (since ${day(e.createdAt)}, last seen ${day(e.lastSeenAt)})`,
     };
   }
   if (hit.kind === "note") {
@@ -197,10 +203,7 @@ function toLine(hit: RecallHit, rank: number): Line {
   const label = typeLabel(type);
   const known = CONTEXT_TYPE_ORDER.indexOf(label);
   const group: [number, string] = type === undefined || label === "memory" ? [2, ""] : known >= 0 ? [0, String(known).padStart(3, "0")] : [1, label];
-  let suffix = "";
-  if (memory?.validFrom !== undefined || memory?.validTo !== undefined) {
-    suffix = ` (valid ${memory.validFrom === undefined ? "" : day(memory.validFrom)} – ${memory.validTo === undefined ? "" : day(memory.validTo)})`;
-  }
+  const suffix = memory?.validFrom !== undefined || memory?.validTo !== undefined ? validity(memory) : "";
   return { ...base, label, group, quoted: true, date: day(memory?.createdAt ?? hit.metadata?.createdAt), suffix };
 }
 

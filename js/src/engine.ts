@@ -63,6 +63,8 @@ export interface Relation {
   memoryIds?: string[];
   userId?: string;
   classification?: number;
+  validFrom?: number;
+  validTo?: number;
 }
 
 /** Whether `query` is a trivial message (the engine's rule, `src/recall/trivial.rs`). */

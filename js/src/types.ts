@@ -127,12 +127,13 @@ export interface RecallOptions {
   /** Also return expired memories. */
   includeExpired?: boolean;
   /**
-   * Memoria's bi-temporal reading: only memories whose fact held at this time
+   * Memoria's bi-temporal reading: only memories and edges whose fact held at this time
    * (`validFrom ≤ asOf < validTo`, open ends allowed) and that were already recorded then
-   * (`createdAt ≤ asOf`). Without it, validity is judged at `now`.
+   * (`createdAt ≤ asOf`). Without it, validity is judged at `now`. Stage S8, `expandRelations`
+   * and `expandEntities` walk only the edges it keeps.
    */
   asOf?: TimeInput;
-  /** Without `asOf`, also return memories whose `validTo` has passed (hidden by default). */
+  /** Without `asOf`, also return memories and edges whose `validTo` has passed (hidden by default). */
   includeInvalid?: boolean;
   /** The time recency and expiry are judged against (default: the store's clock). */
   now?: TimeInput;
@@ -232,6 +233,13 @@ export interface RecallOptions {
   expandMinStrength?: number;
   /** Least `importance` of an expanded memory (absent counts as 0), 0–1 (default 0). Never filters the seeds. */
   expandMinImportance?: number;
+  /**
+   * Entities (names or aliases, at most 16) stage S8's Personalized PageRank starts from besides
+   * those the query names, when the caller already knows what the question is about (Memoria's
+   * `entityHints`); an edge's coverage reads them as words of the question. Unknown names are
+   * ignored. Not read by `ranking: "abmind"`, whose S8 matches the query's first entity only.
+   */
+  entityHints?: string[];
 }
 
 /** How several recall `tags` combine. */
@@ -541,6 +549,14 @@ export interface RelationInput {
   userId?: string;
   /** Classification of a new edge and the entities it creates (default 0); of an existing edge, its new level (default: unchanged). */
   classification?: number;
+  /**
+   * When the relation started to hold (event time; absent: always did). Relating an existing
+   * edge again with `validFrom` or `validTo` replaces that end; `validTo` must be after
+   * `validFrom` (else `invalid_argument`, and nothing is stored).
+   */
+  validFrom?: TimeInput;
+  /** When it stopped holding, exclusive (absent: it still holds); see {@link RecallOptions.asOf}. */
+  validTo?: TimeInput;
 }
 
 /** A stored edge; `from` and `to` are normalised entity names. */
@@ -560,4 +576,8 @@ export interface Edge {
   memoryIds?: string[];
   userId?: string;
   classification?: number;
+  /** When the relation started to hold (ms); absent: always did. */
+  validFrom?: number;
+  /** When it stopped holding (ms, exclusive); absent: it still holds. Recall hides it after then unless `includeInvalid`. */
+  validTo?: number;
 }

@@ -82,7 +82,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
   ranking: "ranking", minScore: "number", weights: "weights", rerank: "reranker",
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
-  queries: "strings", autoDecompose: "boolean", priorityIds: "names", expandRelations: "boolean",
+  queries: "strings", autoDecompose: "boolean", priorityIds: "names", expandRelations: "boolean", entityHints: "names",
   expandEntities: "boolean", relationLimit: "integer", expansionLimit: "integer", expandMinStrength: "number",
   expandMinImportance: "number", skipTrivial: "boolean", resolveTime: "boolean",
 });
@@ -494,7 +494,7 @@ const ENTITY_FIELDS = fieldTable<EntityRecord>({
 });
 const RELATION_FIELDS = fieldTable<Relation>({
   from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names", userId: "name",
-  classification: "integer",
+  classification: "integer", validFrom: "time", validTo: "time",
 });
 const UNRELATION_FIELDS = fieldTable<Unrelation>({ from: "name", relation: "name", to: "name", userId: "name" });
 const SCOPE_FIELDS = fieldTable<Scope>({ userId: "name", maxClassification: "integer" });

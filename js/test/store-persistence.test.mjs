@@ -123,6 +123,9 @@ async function writeEverything(store) {
   await store.relate({ from: "Bob", relation: "knows", to: "Alice" });
   await store.relate({ from: "Carol", relation: "knows", to: "Bob" });
   await store.unrelate({ from: "Carol", to: "Bob" });
+  // Edges that hold for a time (Memoria's bi-temporal facts).
+  await store.relate({ from: "Alice", relation: "lives in", to: "Berlin", validFrom: "2019-05-01", validTo: "2021-03-01" });
+  await store.relate({ from: "Alice", relation: "lives in", to: "Stockholm", validFrom: "2021-03-01" });
   await store.addEntity({ name: "Temp" });
   await store.relate({ from: "Temp", relation: "likes", to: "Alice" });
   await store.forgetEntity("Temp");
@@ -148,7 +151,7 @@ async function stateOf(store) {
 async function answers(store) {
   const out = [];
   for (const [query, extra] of [["garden", { embedding: vec(3) }], ["database meeting", {}], ["alice", {}], ["budget week", {}],
-    ["note", { limit: 50 }]]) {
+    ["note", { limit: 50 }], ["where does alice live", { asOf: "2020-06-01" }], ["where does alice live", { includeInvalid: true }]]) {
     const res = await store.recall(query, { now: NOW, trackRecalls: false, ...extra });
     out.push(res.results);
   }
@@ -171,6 +174,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       const recalls = await answers(a);
       assert.equal(before.memories.find((m) => m.memory.id === "m3").memory.recallCount >= 1, true, "recall tracking happened");
       assert.equal(before.size, 30);
+      assert.deepEqual(before.edges.filter((e) => e.validTo !== undefined).map((e) => e.id), ["alice|lives_in|berlin"]);
       await a.close();
 
       const b = await open(backend);
@@ -304,6 +308,8 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         [(e) => { e[0] ^= 1; }, /not an engine image/],
         [(e) => e.subarray(0, e.length - 9), /ends early/],
         [(e) => { e[4] = 7; }, /another format version/],
+        // Version 1, written before edges held a validity: rebuilt from the records, never read.
+        [(e) => { e[4] = 1; }, /another format version/],
       ]) {
         const engine = new Uint8Array(Buffer.concat(image.engine)); // a copy, joined from its pieces
         const damaged = damage(engine) ?? engine;
@@ -524,6 +530,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       assert.equal(JSON.parse(lines[0]).kind, "meta");
       assert.ok(lines.some((l) => /"recallCount":[1-9]/.test(l)), "tracking fields are exported");
       assert.ok(lines.some((l) => l.includes('"signature":"')), "signatures are exported");
+      assert.ok(lines.some((l) => l.includes('"validTo":')), "an edge's validity is exported");
 
       const target = makeBackend();
       const b = await open(target);

@@ -65,7 +65,10 @@ test("engine outputs have exactly the fields the public types declare", async ()
     await store.addEntity({ name: "Bo" });
     await store.relate({ from: "Ana", relation: "maintains", to: "Postgres", memoryIds: ["full"], userId: "ana", classification: 1 });
     await store.relate({ from: "Bo", relation: "knows", to: "Ana" });
-    await store.relate({ from: "Ana", relation: "uses", to: "Postgres", memoryIds: ["full", "minimal"], userId: "ana" });
+    await store.relate({
+      from: "Ana", relation: "uses", to: "Postgres", memoryIds: ["full", "minimal"], userId: "ana",
+      validFrom: now - 10 * 86_400_000, validTo: now + 86_400_000,
+    });
 
     const seen = {
       memory: new Set(), note: new Set(), entity: new Set(), edge: new Set(), memoryHit: new Set(), noteHit: new Set(),

@@ -258,7 +258,11 @@ mod tests {
         e.add_entity(Entity::new("Ana", NOW)).unwrap();
         let mut r = Relation::new("Ana", "lives in", "Berlin");
         r.memory_ids = vec!["m1".into(), "m2".into()];
+        r.valid_from = Some(NOW - 1_000.0);
         e.relate(&r, NOW).unwrap();
+        let mut ended = Relation::new("Ana", "lived in", "Bonn");
+        ended.valid_to = Some(NOW - 1_000.0);
+        e.relate(&ended, NOW - 2_000.0).unwrap();
         e
     }
 
@@ -322,6 +326,11 @@ mod tests {
             assert_eq!(read.get(id), original.get(id));
             assert_eq!(read.embedding(id), original.embedding(id));
         }
+        let edges = |e: &Engine| e.graph().edges().cloned().collect::<Vec<_>>();
+        assert_eq!(edges(&read), edges(&original));
+        assert!(edges(&read)
+            .iter()
+            .any(|e| e.valid_to == Some(NOW - 1_000.0)));
         assert_eq!(
             format!("{:?}", read.stats()),
             format!("{:?}", original.stats())
@@ -376,6 +385,12 @@ mod tests {
         let mut version = bytes.clone();
         version[4] = 9;
         assert_eq!(read(&version).unwrap_err().code(), "corrupt");
+        // Version 1 images were written before edges held a validity: never read.
+        version[4] = 1;
+        assert_eq!(
+            read(&version).unwrap_err().to_string(),
+            "corrupt: image: an image of another format version"
+        );
         let other_seed = EngineConfig {
             signature_seed: 42,
             ..EngineConfig::default()

@@ -786,6 +786,9 @@ fn not_found(id: &str) -> Error {
 mod fused_tests;
 
 #[cfg(test)]
+mod graph_tests;
+
+#[cfg(test)]
 mod isolation_tests;
 
 #[cfg(test)]

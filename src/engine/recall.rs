@@ -115,6 +115,10 @@ pub struct RecallOptions {
     pub expand_min_strength: f64,
     /// Least importance of an expanded memory (absent: 0), 0..=1 (default 0).
     pub expand_min_importance: f64,
+    /// Entities stage S8's PageRank starts from besides those the query names (Memoria's
+    /// `entityHints`; names or aliases, at most [`crate::graph::ppr::MAX_SEEDS`], unknown ones
+    /// ignored; not read by the `abmind` ranking, whose S8 matches the query only).
+    pub entity_hints: Vec<String>,
 }
 
 impl Default for RecallOptions {
@@ -141,6 +145,7 @@ impl Default for RecallOptions {
             expansion_limit: super::expand::DEFAULT_EXPANSION_LIMIT,
             expand_min_strength: 0.0,
             expand_min_importance: 0.0,
+            entity_hints: Vec::new(),
         }
     }
 }
@@ -312,6 +317,7 @@ impl Engine {
         if let Some(l) = options.mmr_lambda {
             check_lambda(l)?;
         }
+        check_entity_hints(&options.entity_hints)?;
         let ranking = options.ranking.unwrap_or(self.config.ranking);
         let mut weights = self.config.weights;
         for (name, value) in &options.weights {
@@ -887,6 +893,21 @@ impl Components {
 /// Checks an MMR λ: a number in `0..=1`.
 pub fn check_lambda(lambda: f64) -> Result<()> {
     check_unit("mmrLambda", lambda)
+}
+
+/// Checks `entityHints`: at most [`MAX_SEEDS`](crate::graph::ppr::MAX_SEEDS) entity names,
+/// each with letters or digits and at most 1 KiB. Errors: `invalid_argument` or `too_large`.
+fn check_entity_hints(hints: &[String]) -> Result<()> {
+    use crate::graph::ppr::MAX_SEEDS;
+    if hints.len() > MAX_SEEDS {
+        return Err(Error::InvalidArgument(format!(
+            "entityHints must hold at most {MAX_SEEDS} names, got {}",
+            hints.len()
+        )));
+    }
+    hints
+        .iter()
+        .try_for_each(|h| crate::graph::graph_records::check_name("entityHints", h))
 }
 
 fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> RecallHit {

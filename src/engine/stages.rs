@@ -33,6 +33,8 @@ pub(super) struct StageQuery<'a> {
     pub(super) mode: SearchMode,
     /// The recall's limit (already clamped).
     pub(super) limit: usize,
+    /// `entityHints`: seeds of stage S8's PageRank besides the entities the query names.
+    pub(super) entity_hints: &'a [String],
     clock: &'a dyn Fn() -> f64,
 }
 
@@ -49,6 +51,7 @@ impl<'a> StageQuery<'a> {
             filter: &options.filter,
             mode: options.mode,
             limit,
+            entity_hints: &options.entity_hints,
             clock,
         }
     }
@@ -180,13 +183,30 @@ impl Engine {
         self.notes.search(q.text, window, q.filter.scope(), q.limit)
     }
 
-    /// Stage S8's search (nothing for a conversation's recall): the first entity the query names and its edges the reader sees, at
+    /// Stage S8's search for `abmind` (nothing for a conversation's recall): the first entity the query names and its edges the reader sees, at
     /// most `limit` ([`crate::graph::Graph::search`]).
     pub(super) fn s8_search(&self, q: &StageQuery) -> GraphMatch {
         if q.filter.reads_conversation() {
             return GraphMatch::default();
         }
         self.graph.search(q.text, q.filter.scope(), q.limit)
+    }
+
+    /// Stage S8's search for the other rankings (nothing for a conversation's recall): the
+    /// edges Personalized PageRank ranks from the entities the query names and the
+    /// `entityHints`, at most `limit` ([`crate::graph::Graph::personalized`]). A relation is
+    /// named when the query holds every content word of it (`terms`, stemmed: "acquired by"
+    /// names `acquired_by`).
+    pub(super) fn s8_personalized(&self, q: &StageQuery, terms: &[String]) -> GraphMatch {
+        if q.filter.reads_conversation() {
+            return GraphMatch::default();
+        }
+        let names_relation = |relation: &str| {
+            let words = crate::rank::evidence::query_terms(relation);
+            !words.is_empty() && words.iter().all(|w| terms.contains(w))
+        };
+        let scope = q.filter.scope();
+        (self.graph).personalized(q.text, q.entity_hints, &names_relation, scope, q.limit)
     }
 }
 

@@ -8,7 +8,9 @@
 //!
 //! Visibility (stage S8 and the listings): [`Scope::sees`](crate::store::Scope::sees). A record
 //! with `userId` set is seen only by its user (and by reads for no user); a record without one
-//! is shared. A record classified above the reader's `maxClassification` is hidden.
+//! is shared. A record classified above the reader's `maxClassification` is hidden. An edge
+//! may hold for a time (`validFrom`, `validTo`, Memoria's bi-temporal facts): a recall keeps
+//! it by the memories' rule ([`Moment`](crate::store::Moment)).
 
 use crate::error::{check_unit, Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
@@ -94,12 +96,16 @@ pub struct Edge {
     pub user_id: Option<String>,
     /// Classification level.
     pub classification: i64,
+    /// When the relation started to hold (event time, ms); `None`: always did.
+    pub valid_from: Option<f64>,
+    /// When it stopped holding (ms, exclusive); `None`: it still holds.
+    pub valid_to: Option<f64>,
 }
 
 impl Edge {
     /// Checks the record: endpoint names and relation with letters or digits, strength in
-    /// 0..=1, finite times, non-empty memory ids, sizes within 1 KiB. Errors:
-    /// `invalid_argument` or `too_large`, naming the value.
+    /// 0..=1, finite times, `validFrom < validTo`, non-empty memory ids, sizes within 1 KiB.
+    /// Errors: `invalid_argument` or `too_large`, naming the value.
     pub fn validate(&self) -> Result<()> {
         check_name("entity name", &self.from)?;
         check_name("entity name", &self.to)?;
@@ -107,8 +113,25 @@ impl Edge {
         check_strength(self.strength)?;
         check_finite("createdAt", self.created_at)?;
         check_finite("lastSeenAt", self.last_seen_at)?;
+        check_validity(self.valid_from, self.valid_to)?;
         check_memory_ids(&self.memory_ids)?;
         check_optional_bytes("userId", self.user_id.as_deref())
+    }
+}
+
+/// Checks a validity: finite ends, `validFrom < validTo` when both are given. Errors:
+/// `invalid_argument`, naming the values.
+pub(crate) fn check_validity(valid_from: Option<f64>, valid_to: Option<f64>) -> Result<()> {
+    for (field, t) in [("validFrom", valid_from), ("validTo", valid_to)] {
+        t.map_or(Ok(()), |t| check_finite(field, t))?;
+    }
+    match (valid_from, valid_to) {
+        (Some(from), Some(to)) if to <= from => Err(Error::InvalidArgument(format!(
+            "validTo ({}) must be after validFrom ({})",
+            Num(to),
+            Num(from)
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -185,6 +208,8 @@ mod tests {
             memory_ids: vec!["m1".into()],
             user_id: None,
             classification: 0,
+            valid_from: None,
+            valid_to: None,
         }
     }
 
@@ -253,5 +278,40 @@ mod tests {
             ..edge()
         };
         assert_eq!(e.validate().unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn a_validity_must_end_after_it_starts() {
+        let valid = |from: Option<f64>, to: Option<f64>| Edge {
+            valid_from: from,
+            valid_to: to,
+            ..edge()
+        };
+        for (from, to) in [
+            (None, None),
+            (Some(1.0), None),
+            (None, Some(1.0)),
+            (Some(1.0), Some(2.0)),
+        ] {
+            assert_eq!(valid(from, to).validate(), Ok(()), "{from:?} {to:?}");
+        }
+        assert_eq!(
+            valid(Some(2.0), Some(2.0))
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "invalid_argument: validTo (2) must be after validFrom (2)"
+        );
+        assert_eq!(
+            valid(Some(3.0), Some(2.0)).validate().unwrap_err().code(),
+            "invalid_argument"
+        );
+        assert_eq!(
+            valid(Some(f64::NAN), None)
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "invalid_argument: validFrom must be a finite number, got NaN"
+        );
     }
 }

@@ -8,10 +8,12 @@
 //! | `lookup` | normal form of every name and alias → the entity's key | resolving names, S8 |
 //! | `words` | word count (index) → how many `lookup` keys have it | the S8 scan bound |
 //! | `edges` | edge id → edge | everything |
+//! | `relations` | every relation normal form an edge had (the value is unused) | S8's relation names |
 //!
 //! Invariants: every `lookup` value is a key of `entities`; every edge's `from` and `to` are
 //! keys of `entities`, and an edge id is in the edge set of exactly its endpoints; `words`
-//! counts exactly the `lookup` keys and has no trailing zero. Listings sort by key, so they are
+//! counts exactly the `lookup` keys and has no trailing zero; `relations` holds every edge's
+//! relation. Listings sort by key, so they are
 //! deterministic.
 //!
 //! Writes validate everything first and change nothing on error. Names passed to any method
@@ -35,7 +37,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
-use crate::graph::graph_records::{check_finite, Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES};
+use crate::graph::graph_records::{
+    check_finite, check_validity, Edge, Entity, DEFAULT_STRENGTH, MAX_ALIASES,
+};
 use crate::graph::keyed::Keyed;
 use crate::graph::names::{edge_id, normalize_name, normalize_relation, word_count};
 use crate::graph::relation::Relation;
@@ -57,6 +61,7 @@ pub struct Graph {
     pub(super) lookup: HashMap<String, String>,
     pub(super) words: Vec<usize>,
     pub(super) edges: Keyed<Edge>,
+    pub(super) relations: HashMap<String, u32>,
 }
 
 impl Graph {
@@ -170,14 +175,15 @@ impl Graph {
     }
 
     /// Records `from —[relation]→ to`. A new edge gets the relation's strength (default
-    /// [`DEFAULT_STRENGTH`]), `createdAt = lastSeenAt = now`, its memory ids, owner and
-    /// classification (default 0). Relating an existing edge again sets its strength and
-    /// classification when given, moves `lastSeenAt` to `now` (never backwards) and unions
-    /// the memory ids; its owner stays. The relation is normalised to lower snake_case;
+    /// [`DEFAULT_STRENGTH`]), `createdAt = lastSeenAt = now`, its memory ids, owner,
+    /// classification (default 0) and validity. Relating an existing edge again sets its
+    /// strength, classification and each end of its validity when given, moves `lastSeenAt`
+    /// to `now` (never backwards) and unions the memory ids; its owner stays. The relation is normalised to lower snake_case;
     /// missing endpoints are created (module doc). A relation with `userId = u` is a write as
     /// `u` (module doc). Errors: `invalid_argument` or `too_large` for a bad name, relation,
-    /// strength, memory id or `now`; `already_exists` for a write as a user through an entity
-    /// or onto an edge it may not change.
+    /// strength, memory id or `now`, or a validity that would not end after it starts;
+    /// `already_exists` for a write as a user through an entity or onto an edge it may not
+    /// change.
     pub fn relate(&mut self, r: &Relation, now: f64) -> Result<&Edge> {
         r.validate()?;
         check_finite("now", now)?;
@@ -185,10 +191,16 @@ impl Graph {
         let from = self.resolve_as(&r.from, writer)?;
         let to = self.resolve_as(&r.to, writer)?;
         let relation = normalize_relation(&r.relation);
-        if let (Some(user), Some(from), Some(to)) = (writer, &from, &to) {
+        if let (Some(from), Some(to)) = (&from, &to) {
             if let Some(edge) = self.edges.get(&edge_id(from, &relation, to)) {
-                let what = format!("the relation \"{}\" —[{relation}]→ \"{}\"", r.from, r.to);
-                check_owner(edge.user_id.as_deref(), user, what)?;
+                if let Some(user) = writer {
+                    let what = format!("the relation \"{}\" —[{relation}]→ \"{}\"", r.from, r.to);
+                    check_owner(edge.user_id.as_deref(), user, what)?;
+                }
+                check_validity(
+                    r.valid_from.or(edge.valid_from),
+                    r.valid_to.or(edge.valid_to),
+                )?;
             }
         }
         let classification = r.classification.unwrap_or(0);
@@ -196,6 +208,7 @@ impl Graph {
         let to_key = self.resolve_or_create(&r.to, now, writer, classification);
         let id = edge_id(&from_key, &relation, &to_key);
         self.link(&id, &from_key, &to_key);
+        self.count_relation(&relation);
         let edge = self.edges.get_or_insert_with(id, |id| Edge {
             id: id.to_owned(),
             from: from_key,
@@ -207,10 +220,14 @@ impl Graph {
             memory_ids: Vec::new(),
             user_id: r.user_id.clone(),
             classification,
+            valid_from: None,
+            valid_to: None,
         });
         if let Some(s) = r.strength {
             edge.strength = s;
         }
+        edge.valid_from = r.valid_from.or(edge.valid_from);
+        edge.valid_to = r.valid_to.or(edge.valid_to);
         if let Some(c) = r.classification {
             edge.classification = c;
         }
@@ -239,6 +256,7 @@ impl Graph {
         let mut memory_ids = Vec::new();
         union_into(&mut memory_ids, &edge.memory_ids);
         self.link(&id, &from, &to);
+        self.count_relation(&relation);
         let edge = Edge {
             id: id.clone(),
             from,
@@ -300,14 +318,17 @@ impl Graph {
             .filter(move |e| scope.sees(e.user_id.as_deref(), e.classification))
     }
 
-    /// The edges `scope` sees, with both endpoints (whose names they hold), ordered by id.
+    /// The edges `scope` sees, with both endpoints (whose names they hold), ordered by id
+    /// (with [`Scope::new`], whatever their validity).
     pub fn visible_edges<'a>(&'a self, scope: Scope<'a>) -> impl Iterator<Item = &'a Edge> {
         self.edges().filter(move |e| self.is_visible(e, scope))
     }
 
-    /// Whether `scope` sees the edge and both its endpoints (stage S8's rule).
+    /// Whether `scope` sees the edge and both its endpoints (stage S8's rule), and its
+    /// moment keeps the edge's validity ([`Moment`](crate::store::Moment)).
     pub fn is_visible(&self, e: &Edge, scope: Scope<'_>) -> bool {
         scope.sees(e.user_id.as_deref(), e.classification)
+            && (scope.moment).keeps(e.created_at, e.valid_from, e.valid_to)
             && [&e.from, &e.to].iter().all(|end| {
                 self.entities.get(end).is_some_and(|n| {
                     scope.sees(n.entity.user_id.as_deref(), n.entity.classification)
@@ -414,6 +435,14 @@ impl Graph {
         match self.entities.get(key) {
             Some(n) if self.usable_by(key, writer) => format!("entity \"{}\"", n.entity.name),
             _ => "another user's entity".to_owned(),
+        }
+    }
+
+    /// Records a relation name (never forgotten: a name with no edge left costs an S8 that
+    /// names it one scan of the edges, and nothing else).
+    fn count_relation(&mut self, relation: &str) {
+        if !self.relations.contains_key(relation) {
+            self.relations.insert(relation.to_owned(), 0);
         }
     }
 
@@ -564,6 +593,9 @@ mod tests {
                 let e = g.edges.get(id).unwrap();
                 assert!(e.from == key || e.to == key);
             }
+        }
+        for e in g.edges.values() {
+            assert!(g.relations.contains_key(&e.relation));
         }
         for e in g.edges.values() {
             assert_eq!(e.id, edge_id(&e.from, &e.relation, &e.to));
@@ -759,6 +791,8 @@ mod tests {
             memory_ids: ids(&["m1", "m1"]),
             user_id: Some("u1".into()),
             classification: 3,
+            valid_from: None,
+            valid_to: None,
         };
         let e = g.upsert_edge(record.clone()).unwrap();
         assert_eq!(e.id, "alice|manager_of|bob");

@@ -29,25 +29,36 @@ impl<V> Default for Keyed<V> {
 impl<V> Keyed<V> {
     /// The record with this key.
     pub fn get(&self, key: &str) -> Option<&V> {
-        let &i = self.index.get(key)?;
+        let i = slot(&self.index, key)?;
         Some(&self.items[i as usize].1)
     }
 
     /// The record with this key, mutably.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        let &i = self.index.get(key)?;
+        let i = slot(&self.index, key)?;
         Some(&mut self.items[i as usize].1)
+    }
+
+    /// The position of the record with this key, in `0..len()` (valid until a removal).
+    pub fn position(&self, key: &str) -> Option<usize> {
+        slot(&self.index, key).map(|i| i as usize)
+    }
+
+    /// The key and record at a [`position`](Self::position).
+    pub fn at(&self, position: usize) -> (&str, &V) {
+        let (key, value) = &self.items[position];
+        (key, value)
     }
 
     /// Whether a record has this key.
     pub fn contains_key(&self, key: &str) -> bool {
-        self.index.contains_key(key)
+        slot(&self.index, key).is_some()
     }
 
     /// Stores `value` under `key`, replacing (and returning) the record there.
     pub fn insert(&mut self, key: String, value: V) -> Option<V> {
-        match self.index.get(key.as_str()) {
-            Some(&i) => Some(std::mem::replace(&mut self.items[i as usize].1, value)),
+        match slot(&self.index, &key) {
+            Some(i) => Some(std::mem::replace(&mut self.items[i as usize].1, value)),
             None => {
                 self.push(key, value);
                 None
@@ -57,8 +68,8 @@ impl<V> Keyed<V> {
 
     /// The record under `key`, inserting `make(key)` first when there is none.
     pub fn get_or_insert_with(&mut self, key: String, make: impl FnOnce(&str) -> V) -> &mut V {
-        let i = match self.index.get(key.as_str()) {
-            Some(&i) => i as usize,
+        let i = match slot(&self.index, &key) {
+            Some(i) => i as usize,
             None => {
                 let value = make(&key);
                 self.push(key, value)
@@ -69,8 +80,8 @@ impl<V> Keyed<V> {
 
     /// Stores `value` under `key`, replacing the record there, and returns it.
     pub fn put(&mut self, key: String, value: V) -> &mut V {
-        let i = match self.index.get(key.as_str()) {
-            Some(&i) => {
+        let i = match slot(&self.index, &key) {
+            Some(i) => {
                 let i = i as usize;
                 self.items[i].1 = value;
                 i
@@ -130,6 +141,13 @@ impl<V> Keyed<V> {
     pub fn values_sorted(&self) -> impl Iterator<Item = &V> {
         self.iter_sorted().map(|(_, v)| v)
     }
+}
+
+/// The position under `key`: one out-of-line copy of the hash and probe for every lookup of
+/// every `Keyed` (the graph's and the notes' reads call it from many places).
+#[inline(never)]
+fn slot(index: &HashMap<String, u32>, key: &str) -> Option<u32> {
+    index.get(key).copied()
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The entity graph: named entities with aliases, directed labelled edges between them, and
 //! stage S8, which answers a query with the relations of the first entity it mentions
-//! (abmind's recall pipeline, `docs/design-sources.md` §1).
+//! (abmind's recall pipeline, `docs/design-sources.md` §1) for the `abmind` ranking, and with
+//! the edges Personalized PageRank ranks from every entity it names for the others (Memoria's
+//! design).
 //!
 //! | file | role |
 //! |---|---|
@@ -9,7 +11,8 @@
 //! | [`graph_records`] | the persisted [`Entity`] and [`Edge`] records and their validation |
 //! | [`relation`] | [`Relation`]: what [`Graph::relate`] records, and who records it |
 //! | [`graph_store`] | [`Graph`]: entities, edges, the name index, and the writes |
-//! | [`search`] | stage S8: [`Graph::search`], [`GraphMatch`], [`EdgeHit`] |
+//! | [`search`] | stage S8 for `abmind`: [`Graph::search`], [`GraphMatch`], [`EdgeHit`] |
+//! | [`ppr`] | stage S8 for the other rankings: [`Graph::personalized`], Personalized PageRank (Memoria's design) |
 //!
 //! ```
 //! use recallkit::graph::{Entity, Graph, Relation};
@@ -31,6 +34,7 @@ pub mod graph_records;
 pub mod graph_store;
 pub mod keyed;
 pub mod names;
+pub mod ppr;
 pub mod relation;
 pub mod search;
 

@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::graph::graph_records::{
     check_memory_ids, check_name, check_optional_bytes, check_relation, check_strength,
+    check_validity,
 };
 
 /// `from —[relation]→ to`, recorded by [`Graph::relate`](super::Graph::relate).
@@ -27,6 +28,11 @@ pub struct Relation {
     /// Classification of a new edge and of the entities it creates (`None`: 0); for an
     /// existing edge, its new classification (`None`: unchanged).
     pub classification: Option<i64>,
+    /// When the relation started to hold (ms); for an existing edge, given ends replace its
+    /// own (`None`: unchanged).
+    pub valid_from: Option<f64>,
+    /// When it stopped holding (ms, exclusive; `None`: unchanged, open for a new edge).
+    pub valid_to: Option<f64>,
 }
 
 impl Relation {
@@ -44,13 +50,14 @@ impl Relation {
         }
     }
 
-    /// Checks names, relation, strength and memory ids. Errors: `invalid_argument` or
-    /// `too_large`, naming the value.
+    /// Checks names, relation, strength, validity and memory ids. Errors: `invalid_argument`
+    /// or `too_large`, naming the value.
     pub fn validate(&self) -> Result<()> {
         check_name("entity name", &self.from)?;
         check_name("entity name", &self.to)?;
         check_relation(&self.relation)?;
         self.strength.map_or(Ok(()), check_strength)?;
+        check_validity(self.valid_from, self.valid_to)?;
         check_memory_ids(&self.memory_ids)?;
         check_optional_bytes("userId", self.user_id.as_deref())
     }

@@ -46,6 +46,9 @@ pub struct GraphMatch {
     /// Display name of the entity the query mentions first; `None` when no visible entity is
     /// mentioned. It may be `Some` with no hits when none of its edges is visible.
     pub entity: Option<String>,
+    /// With [`Graph::personalized`], the display names of every seed the query named or the
+    /// hints gave (empty for [`Graph::search`]).
+    pub seeds: Vec<String>,
     /// Its edges, best first.
     pub hits: Vec<EdgeHit>,
 }
@@ -62,6 +65,9 @@ pub struct EdgeHit {
     pub score: f64,
     /// The edge's strength.
     pub strength: f64,
+    /// With [`Graph::personalized`], the PageRank mass of its endpoints (0 for
+    /// [`Graph::search`]).
+    pub ppr: f64,
 }
 
 impl Graph {
@@ -97,6 +103,7 @@ impl Graph {
         let hits = edges.into_iter().take(max).map(|e| self.hit(e)).collect();
         GraphMatch {
             entity: Some(node.entity.name.clone()),
+            seeds: Vec::new(),
             hits,
         }
     }
@@ -125,7 +132,7 @@ impl Graph {
     }
 
     /// The keys of the entities `scope` sees mentioned in `query` ([`Graph::mentioned`]).
-    fn mentions(&self, query: &str, scope: Scope<'_>, max: usize) -> Vec<&str> {
+    pub(super) fn mentions(&self, query: &str, scope: Scope<'_>, max: usize) -> Vec<&str> {
         let max_words = self.words.len().saturating_sub(1);
         let tokens = text::tokens(query);
         let mut span = String::new();
@@ -160,7 +167,7 @@ impl Graph {
         found
     }
 
-    fn hit(&self, e: &Edge) -> EdgeHit {
+    pub(super) fn hit(&self, e: &Edge) -> EdgeHit {
         let name = |key: &str| {
             self.entities
                 .get(key)
@@ -172,12 +179,13 @@ impl Graph {
             text: format!("{} —[{}]→ {}", name(&e.from), e.relation, name(&e.to)),
             score: S8_SCORE,
             strength: e.strength,
+            ppr: 0.0,
         }
     }
 }
 
 /// Strength descending, then last seen descending, then id ascending.
-fn rank(a: &Edge, b: &Edge) -> Ordering {
+pub(super) fn rank(a: &Edge, b: &Edge) -> Ordering {
     b.strength
         .total_cmp(&a.strength)
         .then(b.last_seen_at.total_cmp(&a.last_seen_at))
@@ -333,6 +341,8 @@ mod tests {
             memory_ids: vec![],
             user_id: Some("u1".into()),
             classification: 0,
+            valid_from: None,
+            valid_to: None,
         };
         g.upsert_edge(scoped).unwrap();
         assert_eq!(g.search("alice", Scope::ALL, 10).hits.len(), 2);

@@ -33,8 +33,10 @@ use crate::error::{Error, Result};
 
 /// First bytes of every image.
 pub const MAGIC: [u8; 4] = *b"RKEI";
-/// Format version; an image of another version is not read (`Error::Corrupt`).
-pub const VERSION: u32 = 1;
+/// Format version; an image of another version is not read (`Error::Corrupt`), and the store
+/// rebuilds from its records. 2: edges hold a validity (`validFrom`, `validTo`); a version 1
+/// image was written by an engine that dropped them, so it is never read.
+pub const VERSION: u32 = 2;
 /// Last bytes of every image: a reader that stops early or reads past its parts notices.
 pub const END: [u8; 4] = *b"RKE.";
 /// Bytes a [`Writer`] gathers before handing them to its sink.

@@ -9,7 +9,7 @@
 //! | time words in the question (a window with `source: "query"`) | as `start` / `end`, or, when the question has words left to search, its text states a time inside the window ([`time::states_within`]) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
-//! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading |
+//! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading ([`Moment`]) |
 //! | `includeInvalid` | without `asOf`, false (default) hides a fact whose `validTo` has passed (`validTo ≤ now`) |
 //! | `tags`, `tagMode`, `tagMatch`, `excludeTags` | its tags pass the tag rule ([`super::tags`]) |
 //!
@@ -21,13 +21,14 @@
 //! recalls exactly as before.
 //!
 //! Notes, entities and edges are filtered by [`Filter::scope`] (`userId` and
-//! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); an
-//! edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
+//! `maxClassification` only, and a record without `userId` is shared: see [`Scope`]); edges
+//! also by its [`Moment`] (`asOf`, `includeInvalid`: the memories' rule, one implementation);
+//! an edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
 
 use super::tags::TagFilter;
 use super::time;
 use crate::error::{Error, Num, Result};
-use crate::store::{Scope, StoredMemory};
+use crate::store::{Moment, Scope, StoredMemory};
 
 /// The topic prefix of conversation turns (`recallkit:conversation:<conversation id>`),
 /// hidden from every recall whose `topic` does not name their conversation.
@@ -110,13 +111,29 @@ impl Filter {
             user_id: scope.user_id.map(str::to_owned),
             max_classification: scope.max_classification,
             include_expired: true,
+            as_of: scope.moment.as_of,
+            include_invalid: scope.moment.include_invalid,
+            now: scope.moment.now,
             ..Filter::default()
         }
     }
 
-    /// The user and classification part, which notes, entities and edges are filtered by.
+    /// The user, classification and validity part, which notes, entities and edges are
+    /// filtered by.
     pub fn scope(&self) -> Scope<'_> {
-        Scope::new(self.user_id.as_deref(), self.max_classification)
+        Scope {
+            moment: self.moment(),
+            ..Scope::new(self.user_id.as_deref(), self.max_classification)
+        }
+    }
+
+    /// The time facts are judged at: `asOf`, `includeInvalid` and `now`.
+    pub fn moment(&self) -> Moment {
+        Moment {
+            as_of: self.as_of,
+            include_invalid: self.include_invalid,
+            now: self.now,
+        }
     }
 
     /// Whether this recall reads a conversation's turns (its `topic` names one): stages S6
@@ -165,10 +182,9 @@ impl Filter {
         if self.tier.is_some() && m.tier() != self.tier.as_deref() {
             return false;
         }
-        match self.as_of {
-            Some(t) if m.created_at() > t || !m.is_valid_at(t) => return false,
-            None if !self.include_invalid && m.has_ended(self.now) => return false,
-            _ => {}
+        let (valid_from, valid_to) = m.validity();
+        if !self.moment().keeps(m.created_at(), valid_from, valid_to) {
+            return false;
         }
         if !self.tags.is_empty() && !self.tags.accepts(&m.tag_list()) {
             return false;

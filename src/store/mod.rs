@@ -7,7 +7,7 @@ pub mod stored;
 
 pub use chunked::Chunked;
 pub use records::{DocId, Memory};
-pub use scope::Scope;
+pub use scope::{Moment, Scope};
 pub use stored::StoredMemory;
 
 /// The engine's records by `DocId`: `None` once removed.

@@ -97,16 +97,6 @@ impl Memory {
         self.expires_at.is_some_and(|t| t <= now)
     }
 
-    /// Whether the fact holds at `t` (event time): `validFrom ≤ t < validTo`, either end open.
-    pub fn is_valid_at(&self, t: f64) -> bool {
-        !self.valid_from.is_some_and(|from| from > t) && !self.valid_to.is_some_and(|to| t >= to)
-    }
-
-    /// Whether the fact stopped holding at or before `now` (its `validTo` has passed).
-    pub fn has_ended(&self, now: f64) -> bool {
-        self.valid_to.is_some_and(|to| to <= now)
-    }
-
     /// Checks every field's range and size. Returns `invalid_argument` or `too_large`
     /// naming the field and the bad value.
     pub fn validate(&self) -> Result<()> {

@@ -362,14 +362,10 @@ impl StoredMemory {
         self.rest().is_expired(now)
     }
 
-    /// [`Memory::is_valid_at`].
-    pub fn is_valid_at(&self, t: f64) -> bool {
-        self.rest().is_valid_at(t)
-    }
-
-    /// [`Memory::has_ended`].
-    pub fn has_ended(&self, now: f64) -> bool {
-        self.rest().has_ended(now)
+    /// Event-time validity: `validFrom` and `validTo` (ms), each open when `None`.
+    pub fn validity(&self) -> (Option<f64>, Option<f64>) {
+        let rest = self.rest();
+        (rest.valid_from, rest.valid_to)
     }
 
     /// How many times recall returned this memory.

@@ -418,6 +418,7 @@ pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
     let (mut id, mut from, mut relation, mut to, mut strength) = (None, None, None, None, None);
     let (mut created_at, mut last_seen_at, mut memory_ids) = (None, None, Vec::new());
     let (mut user_id, mut classification) = (None, None);
+    let (mut valid_from, mut valid_to) = (None, None);
     while let Some(key) = r.next_key()? {
         match key {
             "id" => id = r.opt_str(W, key)?,
@@ -430,6 +431,8 @@ pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
             "memoryIds" => memory_ids = r.strs(W, key)?,
             "userId" => user_id = r.opt_str(W, key)?,
             "classification" => classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?,
+            "validFrom" => valid_from = r.opt_num(W, key)?,
+            "validTo" => valid_to = r.opt_num(W, key)?,
             _ => r.skip()?,
         }
     }
@@ -445,6 +448,8 @@ pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
         memory_ids,
         user_id,
         classification: classification.unwrap_or(0),
+        valid_from,
+        valid_to,
     })
 }
 
@@ -461,6 +466,8 @@ pub fn write_edge(w: &mut Writer, e: &Edge) {
     w.opt_strs("memoryIds", &e.memory_ids);
     w.opt_str("userId", e.user_id.as_deref());
     w.field_num("classification", e.classification as f64);
+    w.opt_num("validFrom", e.valid_from);
+    w.opt_num("validTo", e.valid_to);
     w.end();
 }
 
@@ -678,6 +685,7 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             "priorityIds" => o.priority_ids = r.strs(W, key)?,
             "expandRelations" => o.expand_relations = r.opt_bool(W, key)?.unwrap_or(false),
             "expandEntities" => o.expand_entities = r.opt_bool(W, key)?.unwrap_or(false),
+            "entityHints" => o.entity_hints = r.strs(W, key)?,
             "relationLimit" => {
                 if let Some(n) = r.opt_int(W, key, 1, 200)? {
                     o.relation_limit = n as usize;
@@ -1251,8 +1259,18 @@ mod tests {
             memory_ids: vec!["m1".into()],
             user_id: Some("u".into()),
             classification: 0,
+            valid_from: None,
+            valid_to: None,
         };
         assert_eq!(edge_from(&raw(|w| write_edge(w, &edge))).unwrap(), edge);
+        let valid = Edge {
+            valid_from: Some(-5.0),
+            valid_to: Some(1e12),
+            ..edge.clone()
+        };
+        assert_eq!(edge_from(&raw(|w| write_edge(w, &valid))).unwrap(), valid);
+        // An edge without a validity is written as before edges had one.
+        assert!(!String::from_utf8_lossy(&raw(|w| write_edge(w, &edge))).contains("valid"));
     }
 
     #[test]

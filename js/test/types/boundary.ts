@@ -106,7 +106,7 @@ export const ENTITY: Fields<Entity> = {
 export const EDGE: Fields<Edge> = {
   id: "required", from: "required", relation: "required", to: "required", strength: "required",
   createdAt: "required", lastSeenAt: "required", memoryIds: "optional", userId: "optional",
-  classification: "optional",
+  classification: "optional", validFrom: "optional", validTo: "optional",
 };
 const HIT_BASE = {
   id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
