@@ -3,7 +3,7 @@
 // content-hash dedup, and the time window dropped in the engine when it holds nothing.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore } from "../dist/index.js";
+import { MemoryStore, describeQuery } from "../dist/index.js";
 import { rejectsWith } from "./support/errors.mjs";
 
 const now = Date.UTC(2024, 2, 15, 12); // Friday 2024-03-15
@@ -54,6 +54,8 @@ describe("pronouns (Engram's query pipeline)", () => {
     assert.equal(r.query.searchText, "what did Alice decide");
     assert.equal(r.stages.find((s) => s.name === "Se").skipped, undefined, "Se ran");
     assert.equal(seen.at(-1), "what did Alice decide yesterday?");
+    assert.equal(describeQuery(r), '"what did Alice decide" (she → Alice; "yesterday?" → 2024-03-14)');
+    assert.equal(describeQuery(r, 14 * 60), '"what did Alice decide" (she → Alice; "yesterday?" → 2024-03-14 to 2024-03-15)', "days read at the offset");
     await store.recall("what did Alice decide?", quiet);
     assert.equal(seen.at(-1), "what did Alice decide?", "a question with nothing resolved is embedded as asked");
     await store.close();
@@ -76,6 +78,9 @@ describe("pronouns (Engram's query pipeline)", () => {
     // Ben's memory is the store's newest: it never reaches Carl, who has none.
     assert.equal(await ask("what did he say?", "carl"), undefined);
     assert.deepEqual((await ask("what did she order?", "dee")).pronouns, [{ pronoun: "she", ambiguous: ["Carol", "Dan"] }]);
+    const tie = await store.recall("what did she order?", { ...quiet, userId: "dee" });
+    assert.equal(describeQuery(tie), '"what did she order?" (she: ambiguous, Carol or Dan)');
+    assert.equal(describeQuery(await store.recall("lunch", { ...quiet, userId: "dee" })), undefined);
     await store.close();
   });
 });
@@ -125,6 +130,7 @@ describe("a time window that holds nothing", () => {
     assert.equal(r.timeWindow, undefined);
     assert.equal(r.query.windowDropped, true);
     assert.equal(r.query.resolvedFrom, "on Saturday?");
+    assert.equal(describeQuery(r), '"is the office open on Saturday?" ("on Saturday?": no window, it held nothing)');
     await store.close();
   });
 });
