@@ -107,21 +107,32 @@ impl Engine {
     }
 
     /// The normal forms of the entities `query` names that some memory names in its
-    /// `entities` (spans of up to [`MAX_NAME_WORDS`] of its words), at most
-    /// [`MAX_QUERY_ENTITIES`], longest first at each word.
+    /// `entities` (spans of up to [`MAX_NAME_WORDS`] of its words; at each word the longest),
+    /// at most [`MAX_QUERY_ENTITIES`]. Nothing is read when no memory names an entity.
     fn query_mentions(&self, query: &str) -> Vec<String> {
-        let tokens = crate::text::tokens(query);
         let mut out: Vec<String> = Vec::new();
+        if self.mentions.is_empty() {
+            return out;
+        }
+        let tokens = crate::text::tokens(query);
+        let mut key = String::new();
         for start in 0..tokens.len() {
-            for len in (1..=MAX_NAME_WORDS.min(tokens.len() - start)).rev() {
-                let key = tokens[start..start + len].join(" ");
-                if out.len() < MAX_QUERY_ENTITIES
-                    && !self.mentions.naming(&key).is_empty()
-                    && !out.contains(&key)
-                {
-                    out.push(key);
+            if out.len() == MAX_QUERY_ENTITIES {
+                break;
+            }
+            // The longest name starting at this word that memories hold.
+            key.clear();
+            let mut found = None;
+            for token in tokens[start..].iter().take(MAX_NAME_WORDS) {
+                if !key.is_empty() {
+                    key.push(' ');
+                }
+                key.push_str(token);
+                if !self.mentions.naming(&key).is_empty() {
+                    found = Some(key.clone());
                 }
             }
+            out.extend(found.filter(|k| !out.contains(k)));
         }
         out
     }

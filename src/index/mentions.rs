@@ -88,6 +88,11 @@ impl MentionIndex {
         }
     }
 
+    /// Whether no memory names an entity.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
     /// The documents listed under normal form `name`, ascending.
     pub fn naming(&self, name: &str) -> &[u32] {
         self.find(name).map_or(&[], |at| &self.by_name[at].1)

@@ -135,7 +135,8 @@ pub fn find(text: &str) -> Vec<Pronoun> {
 }
 
 /// `text` with each pronoun replaced by its referent's name (module doc), and what became of
-/// each pronoun that had a candidate; `None` when no pronoun had one.
+/// each pronoun that had a candidate; `None` when no pronoun had one. `referent` is asked
+/// once per [`Fit`].
 pub fn resolve(
     text: &str,
     mut referent: impl FnMut(Fit) -> Referent,
@@ -143,9 +144,12 @@ pub fn resolve(
     let mut out = String::with_capacity(text.len());
     let mut resolved = Vec::new();
     let mut at = 0;
+    // Asked once per kind of pronoun, however many the question holds.
+    let mut known: [Option<Referent>; 2] = [None, None];
     for p in find(text) {
         let pronoun = text[p.start..p.end].to_owned();
-        match referent(p.fit) {
+        let slot = &mut known[usize::from(p.fit == Fit::Any)];
+        match slot.get_or_insert_with(|| referent(p.fit)).clone() {
             Referent::Nobody => continue,
             Referent::One(name) => {
                 out.push_str(&text[at..p.start]);
@@ -225,5 +229,18 @@ mod tests {
         assert_eq!(resolve("is it raining?", |_| Referent::Nobody), None);
         assert_eq!(resolve("no pronoun here", person), None);
         assert!(is_person(Some(" Person ")) && !is_person(Some("project")) && !is_person(None));
+    }
+
+    #[test]
+    fn the_referent_is_asked_once_per_kind_of_pronoun() {
+        let mut asked = Vec::new();
+        let (text, report) = resolve("he, him, it, his, they", |fit| {
+            asked.push(fit);
+            Referent::One(format!("{fit:?}"))
+        })
+        .unwrap();
+        assert_eq!(asked, [Fit::Person, Fit::Any]);
+        assert_eq!(text, "Person, Person, Any, Person, Any");
+        assert_eq!(report.len(), 5);
     }
 }
