@@ -12,7 +12,7 @@ import { createReadStream, existsSync, readdirSync, realpathSync, statSync } fro
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MemoryStore, RecallError } from "../js/dist/index.js";
+import { MemoryStore, RecallError, describeQuery } from "../js/dist/index.js";
 import { ollamaEmbedder, openaiEmbedder } from "../js/dist/embedders.js";
 import { readLines } from "../js/dist/storage/codec.js";
 
@@ -490,6 +490,9 @@ const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 /** abmind's recall print-out: each stage, then the ranked results. */
 export function formatRecall(query, result, limit) {
   const lines = [`Query: ${JSON.stringify(query)}`];
+  // What the question became (time words, pronouns), before the stages that searched it.
+  const resolved = describeQuery(result);
+  if (resolved !== undefined) lines.push(`query: ${resolved}`);
   let candidates = 0;
   for (const s of result.stages) {
     if (s.skipped) {

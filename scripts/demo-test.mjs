@@ -159,6 +159,15 @@ try {
     await page.$eval("#ctx-budget", (el) => { el.value = "300"; el.dispatchEvent(new Event("input")); });
   });
 
+  await check("the resolved question shows above the results: time words with their window, and nothing for a plain query", async () => {
+    await search(page, "database decisions last month");
+    const line = await page.textContent("#resolved-query");
+    assert(!(await page.$eval("#resolved-query", (p) => p.hidden)), "shown");
+    assert(line === 'Searched as "database decisions" ("last month" → 2026-10-01 to 2026-10-31)', line);
+    await search(page, "database");
+    assert(await page.$eval("#resolved-query", (p) => p.hidden), "hidden for a query with nothing read out of it");
+  });
+
   await check("a tag chip filters by its tag; time words and the sort selector apply (AutoMem's options)", async () => {
     await search(page, "database");
     const chip = await page.$("#results > li .tags .tag-chip");

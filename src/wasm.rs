@@ -71,12 +71,12 @@ export interface RecallOptionsJs {
   ranking?: "recallkit" | "abmind" | "rrf" | "composite" | "weighted"; minScore?: number; weights?: Record<string, number>;
   context?: {
     hour?: number; dayOfWeek?: number; topic?: string; utcOffsetMinutes?: number; label?: string; language?: string;
-    activePath?: string; tags?: string[]; types?: string[];
+    activePath?: string; tags?: string[]; types?: string[]; entities?: { name: string; type?: string }[];
   };
   tags?: string[]; tagMode?: string; tagMatch?: string; excludeTags?: string[]; timeQuery?: string; sort?: string;
   queries?: string[]; autoDecompose?: boolean; priorityIds?: string[]; expandRelations?: boolean; entityHints?: string[];
   expandEntities?: boolean; relationLimit?: number; expansionLimit?: number; expandMinStrength?: number;
-  expandMinImportance?: number; resolveTime?: boolean;
+  expandMinImportance?: number; resolveTime?: boolean; resolvePronouns?: boolean;
 }
 /** Every factor of a stage Sf score. */
 export interface SfComponentsJs {
@@ -90,7 +90,7 @@ export interface RecallHitJs {
   metadata?: { topic?: string; type?: string; tags: string[]; emotionTags: string[]; importance?: number; confidence?: number; createdAt: number };
   note?: { id: string; period: "daily" | "weekly" | "quarterly"; start: number; paragraph: number };
   edge?: EdgeRecord; timeline?: { id: string; createdAt: number; date: string }[]; conflicts?: string[]; warning?: string;
-  dedupedFrom?: string[]; expandedFrom?: { id: string; edge: string }; expandedFromEntity?: string; relations?: string[];
+  dedupedFrom?: string[]; duplicateIds?: string[]; expandedFrom?: { id: string; edge: string }; expandedFromEntity?: string; relations?: string[];
 }
 /** What one stage did. */
 export interface StageReportJs { name: string; hits: number; ms: number; skipped?: boolean; reason?: string }
@@ -100,7 +100,10 @@ export interface RecallOutputJs {
   expansion?: { seedCount: number; expandedCount: number };
   entityExpansion?: { entitiesFound: string[]; expandedCount: number };
   timeWindow?: { start?: number; end?: number; source: "timeQuery" | "query" | "options" }; tags?: string[];
-  query?: { text: string; searchText: string; resolvedFrom: string };
+  query?: {
+    text: string; searchText: string; resolvedFrom?: string; windowDropped?: true;
+    pronouns?: { pronoun: string; entity?: string; ambiguous?: string[] }[];
+  };
 }
 /**
  * A consolidation note; `end` defaults from the period (daily 1 day, weekly 7, quarterly 3 months).

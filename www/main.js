@@ -5,7 +5,7 @@
 import { clearStore, deleteDatabase, exportText, importText, loadSample, needsSample, openStore } from "./data.js";
 import { EMBEDDER_DEFAULTS, describeEmbedder, makeEmbedder, onModelProgress } from "./embedders.js";
 import { SKIP_REASONS, h, renderHit, renderStages, say } from "./ui.js";
-import { formatContext, renderRecall } from "/js/dist/index.js";
+import { describeQuery, formatContext, renderRecall } from "/js/dist/index.js";
 
 const $ = (id) => document.getElementById(id);
 const DAY_MS = 86_400_000;
@@ -259,6 +259,10 @@ async function runRecall() {
       return renderHit(hit, i, memoryActions, first, filterByTag);
     }));
     $("stages").replaceChildren(renderStages(res.stages));
+    // What the question became (time window and its words, pronouns, a dropped window).
+    const resolved = describeQuery(res, options.context?.utcOffsetMinutes ?? 0);
+    $("resolved-query").hidden = resolved === undefined;
+    $("resolved-query").textContent = resolved === undefined ? "" : `Searched as ${resolved}`;
     state.lastResult = res;
     showContext();
     const n = res.results.length;

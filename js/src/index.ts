@@ -16,6 +16,7 @@ export {
   formatContext, estimateTokens, DEFAULT_CONTEXT_BUDGET_TOKENS, DEFAULT_CONTEXT_HEADER, CONTEXT_TYPE_ORDER, MIN_CONTEXT_BUDGET_TOKENS,
 } from "./context.js";
 export type { ContextBlock, ContextOptions } from "./context.js";
+export { describeQuery } from "./describe.js";
 export { ConversationLane, renderRecall, RECALL_HEADER } from "./conversation.js";
 export type { ConversationOptions, LaneHost, RelevantOptions, TurnHit, TurnInput, TurnRole } from "./conversation.js";
 export { detectMemory, guardMemory, GUARD_RULES, MIN_MEMORY_CHARS, MIN_PAYLOAD_CHARS } from "./observe.js";
@@ -26,7 +27,7 @@ export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
   Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallHitBase, MemoryHit, NoteHit, EdgeHit,
-  RecallOptions, RecallResult, ScoreComponents, TagMode, TagMatch, RecallSort, MatchType, TimeWindow, QueryReport,
+  RecallOptions, RecallResult, ScoreComponents, TagMode, TagMatch, RecallSort, MatchType, TimeWindow, QueryReport, PronounResolution, ContextEntity,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,
   SearchMode, RecallContext, TimelineItem, StorageOption, StorageInfo, ExportedRecord, ImportOptions, ImportProgress, ImportSource,

@@ -97,6 +97,8 @@ export async function runRecall(
   // The engine's texts are the ones it wants vectors for: none for a recall with no query.
   if (texts.length === 0) pendingEmbed = undefined;
   else if (several && vector === undefined && pending.wantsEmbedding) pendingEmbed = embedTexts(settings, texts);
+  // Pronouns resolved ("what did she decide?" → "…Alice…"): the vector is made from that text.
+  else if (texts[0] !== text && pendingEmbed !== undefined && pending.wantsEmbedding) pendingEmbed = embedTexts(settings, texts);
   let reason: string | undefined;
   if (!pending.wantsEmbedding) {
     vector = undefined;
@@ -134,12 +136,6 @@ export async function runRecall(
     }
     const ms = performance.now() - started;
     out = callEngine(() => engine.finishRerank(ranked, answer.scores, answer.reason, ms));
-  }
-  if (out.query !== undefined && out.results.length === 0) {
-    // Words read as a time whose window holds nothing may not have meant a time ("is the
-    // office open on Saturday?"): the question is searched as a whole instead, with the
-    // same query vector.
-    return runRecall(slot, writes, settings, query, { ...options, resolveTime: false, ...(vector === undefined ? {} : { embedding: vector }) });
   }
   const result: RecallResult = { ...out, tier: settings.health.tier };
   // The engine has updated the tracking; a "memory" store has nothing more to persist.

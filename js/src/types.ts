@@ -212,6 +212,17 @@ export interface RecallOptions {
    */
   resolveTime?: boolean;
   /**
+   * Resolve the question's pronouns to entities before searching ("what did she decide?" →
+   * "what did Alice decide?"; Engram's query pipeline): "he", "she", "him", "her", "his"
+   * and the Vietnamese "anh ấy", "cô ấy", "chị ấy", "ông ấy", "bà ấy" name the most recent
+   * person (an entity of type `person`); "it", "they", "them", "nó" the most recent entity.
+   * Recent means last in `context.entities`, else named by the newest memory of this
+   * `userId` that names one. A possessive becomes the name ("his plan" → "Alice plan"). A
+   * pronoun with no candidate stays; one with two equally recent candidates stays and is
+   * reported as ambiguous. The answer's `query.pronouns` says what happened. Default true.
+   */
+  resolvePronouns?: boolean;
+  /**
    * After the results (the seeds), follow the entity graph from each memory (the edges citing it
    * and those of the entities its `entities` names, strongest first) to the other memories those
    * edges cite; they are added after the seeds with `expandedFrom` and `matchType: "relation"`,
@@ -280,6 +291,20 @@ export interface RecallContext {
   tags?: string[];
   /** Memory types to favour ("decision", "style", …). */
   types?: string[];
+  /**
+   * The session's recently mentioned entities, most recent last (at most 100), for the
+   * question's pronouns (`resolvePronouns`): `type: "person"` (any case) makes an entity a
+   * candidate for "he" / "she"; every entity is one for "it" / "they".
+   */
+  entities?: ContextEntity[];
+}
+
+/** An entity the session mentioned ({@link RecallContext.entities}). */
+export interface ContextEntity {
+  /** Its name, as the stages should search it. */
+  name: string;
+  /** Its type: `"person"` for he / she; any other, or none, for it / they only. */
+  type?: string;
 }
 
 /** Every factor of a lexical (Sf) score (abmind's formula). */
@@ -305,7 +330,7 @@ export interface ScoreComponents {
 /** The stage that found a result. */
 export type Stage =
   | "Sf:porter" | "Sf:trigram_en" | "Sf:trigram_orig" | "Se" | "Ss" | "S6:daily" | "S6:weekly" | "S6:quarterly" | "S8"
-  | "trending" | "priority" | "expand:relation" | "expand:entity";
+  | "S8:entity" | "trending" | "priority" | "expand:relation" | "expand:entity";
 
 /** One entry of a topic timeline. */
 export interface TimelineItem {
@@ -342,6 +367,12 @@ export interface RecallHitBase {
   warning?: string;
   /** The query texts that found this memory, when several of a recall's `queries` did. */
   dedupedFrom?: string[];
+  /**
+   * The ids of other memories with the same normalised text (case, diacritics, punctuation and
+   * spacing aside), which this better-ranked result stands for and the answer leaves out
+   * (Engram's content-hash dedup; counted in `dedupRemoved`). Not with `ranking: "abmind"`.
+   */
+  duplicateIds?: string[];
   /** For a memory `expandRelations` added: the seed it came from and the edge followed. */
   expandedFrom?: { id: string; edge: string };
   /** For a memory `expandEntities` added: the entity it came through (display name). */
@@ -426,13 +457,17 @@ export interface RecallResult {
   /** The time window applied (`timeQuery`, time words of the question, or `start` / `end`), when there was one. */
   timeWindow?: TimeWindow;
   /**
-   * What the question became, when time words were read out of it (Engram's time words):
-   * the question as asked, the text the stages searched, and the words read as `timeWindow`.
+   * What the question became, when time words were read out of it or pronouns resolved
+   * (Engram's query pipeline): the question as asked, the text the stages searched, the words
+   * read as `timeWindow` (or dropped with it), and the pronouns.
    */
   query?: QueryReport;
   /** The tag filter applied (`tags`, lowercased), when there was one. */
   tags?: string[];
-  /** Results dropped as duplicates when the results of several `queries` were merged. */
+  /**
+   * Results dropped as duplicates: of the same record when the results of several `queries`
+   * were merged, and of the same text (the results' `duplicateIds`).
+   */
   dedupRemoved: number;
   /** With `expandRelations`: the seed results, and the memories the relations added. */
   expansion?: { seedCount: number; expandedCount: number };
@@ -444,10 +479,32 @@ export interface RecallResult {
 export interface QueryReport {
   /** The question as asked. */
   text: string;
-  /** What the stages searched: the question without its time words (empty when nothing else was left: the window's memories, newest first). */
+  /**
+   * What the stages searched: the question without its time words and with its pronouns
+   * resolved (empty when only time words and stopwords were left: the window's memories,
+   * newest first).
+   */
   searchText: string;
-  /** The words read as the time window ("last week", "hôm qua"). */
-  resolvedFrom: string;
+  /** The words read as the time window ("last week", "hôm qua"), when there were some. */
+  resolvedFrom?: string;
+  /**
+   * `true` when the window read from `resolvedFrom` held nothing and was dropped: the whole
+   * question was searched with no window (the words may not have meant a time: "is the office
+   * open on Saturday?"), and the answer has no `timeWindow`.
+   */
+  windowDropped?: true;
+  /** The pronouns resolved, or left alone as ambiguous, in the question's order. */
+  pronouns?: PronounResolution[];
+}
+
+/** One pronoun of the question ({@link QueryReport.pronouns}). */
+export interface PronounResolution {
+  /** The pronoun as written ("she", "anh ấy"). */
+  pronoun: string;
+  /** The entity written in its place. */
+  entity?: string;
+  /** When ambiguous: the equally recent candidates; the pronoun was left as written. */
+  ambiguous?: string[];
 }
 
 /** The time window a recall applied. */

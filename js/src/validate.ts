@@ -6,16 +6,17 @@
  */
 import { RecallError } from "./errors.js";
 import { isWellFormed } from "./storage/ops.js";
-import type { MemoryPatch, RankingWeights, RecallContext, RerankFunction, SearchMode, TimeInput } from "./types.js";
+import type { ContextEntity, MemoryPatch, RankingWeights, RecallContext, RerankFunction, SearchMode, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs, Relation, Scope } from "./engine.js";
 
-type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker";
+type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker" | "entities";
 
 /** What {@link convert} makes of a value of each kind. */
 interface KindValue {
   string: string; strings: string[]; name: string; names: string[]; keywords: string[]; number: number;
   integer: number; time: number; boolean: boolean; vector: Float32Array; mode: SearchMode; context: RecallContext;
   ranking: NonNullable<RecallOptionsJs["ranking"]>; weights: Record<string, number>; reranker: RerankFunction | false;
+  entities: ContextEntity[];
 }
 
 /** The kinds whose converted value fits a field of type `V`. */
@@ -84,7 +85,7 @@ const RECALL_FIELDS = fieldTable<RecallDraft>({
   tags: "names", tagMode: "string", tagMatch: "string", excludeTags: "names", timeQuery: "string", sort: "string",
   queries: "strings", autoDecompose: "boolean", priorityIds: "names", expandRelations: "boolean", entityHints: "names",
   expandEntities: "boolean", relationLimit: "integer", expansionLimit: "integer", expandMinStrength: "number",
-  expandMinImportance: "number", skipTrivial: "boolean", resolveTime: "boolean",
+  expandMinImportance: "number", skipTrivial: "boolean", resolveTime: "boolean", resolvePronouns: "boolean",
 });
 
 /** The ranking models (`src/rank/model.rs`). */
@@ -98,8 +99,10 @@ const WEIGHT_FIELDS = fieldTable<RankingWeights>({
 
 const CONTEXT_FIELDS = fieldTable<RecallContext>({
   hour: "integer", dayOfWeek: "integer", topic: "name", utcOffsetMinutes: "integer", label: "string",
-  language: "string", activePath: "string", tags: "names", types: "names",
+  language: "string", activePath: "string", tags: "names", types: "names", entities: "entities",
 });
+
+const CONTEXT_ENTITY_FIELDS = fieldTable<ContextEntity>({ name: "name", type: "name" });
 
 /** Search modes (abmind's `MEMORY_SEARCH_MODE`). */
 export const SEARCH_MODES: ReadonlySet<string> = new Set(["hybrid", "lexical", "semantic"]);
@@ -209,6 +212,20 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
     case "reranker":
       if (typeof value !== "function" && value !== false) throw invalid(where, field, "a function or false", value);
       return value;
+    case "entities": {
+      // `{ name, type? }` objects, most recent last; the engine checks the names and the count.
+      if (!Array.isArray(value)) throw invalid(where, field, "an array of { name, type? } objects", value);
+      const out: ContextEntity[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        checkObject(item, `${field}[${i}]`, where);
+        const entity: Partial<ContextEntity> = {};
+        convertFields(item, CONTEXT_ENTITY_FIELDS, `${prefixOf(where)}${field}[${i}].`, entity);
+        if (entity.name === undefined) throw invalid(where, `${field}[${i}].name`, "a string", item.name);
+        out.push(entity as ContextEntity);
+      }
+      return out;
+    }
     case "weights": {
       checkObject(value, field, where);
       const out: Partial<RankingWeights> = {};

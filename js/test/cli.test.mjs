@@ -167,6 +167,16 @@ describe("remember, recall, forget", () => {
     assert.match(r.stdout, new RegExp(`id ${id} · work · fact · core · \\d{4}-\\d{2}-\\d{2} · emotion \\+2`));
   });
 
+  test("recall prints what the question became before the stages: the time words and their window", async () => {
+    const r = await ok(["--db", db, "recall", "deployment pipeline today?"]);
+    const lines = r.stdout.split("\n");
+    assert.equal(lines[0], 'Query: "deployment pipeline today?"');
+    assert.match(lines[1], /^query: "deployment pipeline" \("today\?" → \d{4}-\d{2}-\d{2}\)$/);
+    assert.match(lines[2], /^Stage Sf: /);
+    const plain = await ok(["--db", db, "recall", "deployment pipeline"]);
+    assert.match(plain.stdout.split("\n")[1], /^Stage Sf: /, "no line when nothing was read out of the question");
+  });
+
   test("--json prints the whole result object", async () => {
     const r = await ok(["--db", db, "recall", "deployment pipeline", "--json", "--topic", "work"]);
     const json = JSON.parse(r.stdout);

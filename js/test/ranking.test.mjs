@@ -82,7 +82,7 @@ describe("the designs' models", () => {
   test("composite weighs importance and recency beside the match", async () => {
     const store = await openMemoryStore({ ranking: "composite" });
     await store.rememberMany([
-      { id: "old", text: "pipeline notes", importance: 0.1, createdAt: NOW - 300 * DAY },
+      { id: "old", text: "notes, pipeline", importance: 0.1, createdAt: NOW - 300 * DAY },
       { id: "key", text: "pipeline notes", importance: 1, createdAt: NOW },
     ]);
     const res = await store.recall("pipeline notes", { trackRecalls: false });

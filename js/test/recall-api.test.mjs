@@ -344,12 +344,13 @@ describe("graph expansion", () => {
 describe("context hints", () => {
   test("label, language, activePath, tags and types boost and never filter", async () => {
     const store = await openMemoryStore();
-    const text = "error handling: wrap the failing call and log the cause";
+    // Texts equal but for one word the query lacks (the same text would be returned once).
+    const text = (n) => `error handling: wrap the failing call and log the cause, note ${n}`;
     await store.rememberMany([
-      { id: "plain", text },
-      { id: "py", text, type: "style", tags: ["python"] },
-      { id: "ts", text, type: "Style", tags: ["typescript"] },
-      { id: "decision", text, type: "decision", tags: ["project:alpha"] },
+      { id: "plain", text: text("one") },
+      { id: "py", text: text("two"), type: "style", tags: ["python"] },
+      { id: "ts", text: text("three"), type: "Style", tags: ["typescript"] },
+      { id: "decision", text: text("four"), type: "decision", tags: ["project:alpha"] },
     ]);
     const q = (context) => store.recall("error handling in the login flow", { context, trackRecalls: false }).then(ids);
     const none = await q(undefined);

@@ -58,6 +58,8 @@ test("engine outputs have exactly the fields the public types declare", async ()
         validTo: now + 86_400_000, expiresAt: now + 365 * 86_400_000, entities: ["Postgres"], embedding: [1, 0, 0],
       },
       { id: "minimal", text: "The project no longer uses Postgres", topic: "db", userId: "ana", embedding: [0.9, 0.1, 0] },
+      // The same text once more: returned once, with `duplicateIds`.
+      { id: "again", text: "the project no longer uses postgres.", topic: "db", userId: "ana", embedding: [0.9, 0.1, 0] },
     ]);
     await store.addNote({ period: "weekly", start: now - 86_400_000, text: "We talked about Postgres and the project.", userId: "ana", classification: 1 });
     await store.addNote({ period: "daily", start: now, text: "A shared note." });
@@ -80,6 +82,7 @@ test("engine outputs have exactly the fields the public types declare", async ()
       ["project", "lexical", { queries: ["Postgres"] }],
       ["project Postgres", "lexical", { expandRelations: true, limit: 1 }],
       ["who maintains Postgres Ana", "lexical", { expandEntities: true, limit: 1 }],
+      ["no longer uses Postgres", "lexical", { ranking: "recallkit" }],
     ];
     for (const [q, mode, more] of recalls) {
       const res = await store.recall(q, { userId: "ana", embedding: [1, 0, 0], limit: 20, ranking: "abmind", searchMode: mode, ...more });

@@ -3,6 +3,7 @@
 //! [`Engine::rank_trending`]), and how each result was matched ([`match_type`]). The order
 //! (`sort`) is [`crate::rank::order`]'s.
 
+use super::dedup::content_key;
 use super::output::{QueryReport, StageReport, TimeWindow};
 use super::recall::{Plan, Ranked, RecallOptions};
 use super::stages::{memory_candidate, Found};
@@ -31,10 +32,19 @@ impl Plan {
 }
 
 impl Engine {
-    /// Resolves `timeQuery` into `options.filter`'s `start` / `end` (an explicit bound wins)
-    /// and notes whether `query` is a trending one.
+    /// Resolves `timeQuery`, or the question's time words, into `options.filter`'s `start` /
+    /// `end` (an explicit bound wins), the question's pronouns into entity names
+    /// (`mentions.rs`), and notes whether `query` is a trending one.
     pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
         options.filter.validate()?;
+        // Pronouns first, over the whole question: the host's vector is made from this text.
+        let resolved = (options.resolve_pronouns)
+            .then(|| self.resolve_pronouns(query, options))
+            .flatten();
+        let (asked, pronouns) = match resolved {
+            Some((text, pronouns)) => (text, pronouns),
+            None => (query.to_owned(), Vec::new()),
+        };
         let filter = &mut options.filter;
         let explicit = (filter.start, filter.end);
         let mut question = None;
@@ -58,7 +68,7 @@ impl Engine {
             }),
             None if options.resolve_time => {
                 let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
-                let found = time::find_in(query)
+                let found = time::find_in(&asked)
                     .and_then(|f| Some((f.expr.window(filter.now, offset)?, f.words, f.rest)));
                 if let Some((w, words, rest)) = found {
                     filter.start = Some(w.start);
@@ -76,6 +86,7 @@ impl Engine {
                         text: query.to_owned(),
                         search_text: rest,
                         resolved_from: words,
+                        ..QueryReport::default()
                     });
                     Some(TimeWindow {
                         start: filter.start,
@@ -88,11 +99,20 @@ impl Engine {
             }
             None => None,
         };
+        if !pronouns.is_empty() {
+            let q = question.get_or_insert_with(|| QueryReport {
+                text: query.to_owned(),
+                search_text: asked.clone(),
+                ..QueryReport::default()
+            });
+            q.pronouns = pronouns;
+        }
         let searched = question.as_ref().map_or(query, |q| q.search_text.as_str());
         Ok(Plan {
             window,
             trending: is_trending(searched),
             question,
+            embed_text: Some(asked),
             ..Plan::default()
         })
     }
@@ -123,7 +143,17 @@ impl Engine {
             });
         }
         let order = trending_order(&facts, pending.plan.sort(&options));
-        let ranked = (order.into_iter().take(depth))
+        // The best `depth` distinct texts, with the repeats among them for the dedup.
+        let mut texts: Vec<u64> = Vec::new();
+        let ranked = (order.into_iter())
+            .take_while(|&i| {
+                let key = self.memory(kept[i as usize]).map(|m| content_key(m.text()));
+                if texts.len() >= depth {
+                    return false;
+                }
+                texts.extend(key.filter(|k| !texts.contains(k)));
+                true
+            })
             .filter_map(|i| {
                 let (doc, importance) = (kept[i as usize], facts[i as usize].importance);
                 let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);

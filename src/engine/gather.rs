@@ -18,7 +18,8 @@
 //!   ([`crate::graph::ppr`]), with their coverage and their mass (`ppr`); a memory an edge
 //!   cites in `memoryIds` gets the edge's `strength × coverage` as graph evidence (and becomes
 //!   a candidate) when the recall's filter accepts it, so an edge never brings in another
-//!   user's memory.
+//!   user's memory. A memory naming an entity of the query in its `entities` gets graph
+//!   evidence too (`mentions.rs`).
 
 use super::output::StageReport;
 use super::recall::{PendingRecall, Ranked, RecallOptions, SearchMode, SE_OVERFETCH};
@@ -81,6 +82,7 @@ impl Engine {
         stages.push(ss);
         stages.push(self.fused_s6(&q, &terms, &mut pool, &mut found));
         stages.push(self.fused_s8(&q, &terms, &mut pool, &mut found));
+        self.fused_mentions(&q, &terms, &mut pool);
         self.fused_facts(&mut pool, &covered, &terms, &options, ranking);
 
         // The stage lists that ran, for `rrf`'s scale: Sf, Se and Ss when they ran, S6 and S8
@@ -106,7 +108,8 @@ impl Engine {
             context: options.context.clone(),
             lambda: options.mmr_lambda,
             min_score,
-            limit: depth,
+            // Room for the repeats the content dedup drops (`dedup.rs`).
+            limit: depth + self.repeated_texts(&pool.cands),
         };
         self.apply_hints(&mut pool.cands, &options);
         let ranked = fused::rank(pool.cands, &fused_options);

@@ -106,6 +106,12 @@ impl Engine {
                 engine.tags.insert(DocId(doc as u32), m.tag_list());
             }
         }
+        for doc in 0..engine.records.len() {
+            if let Some(m) = engine.records[doc].take() {
+                engine.index_mentions(DocId(doc as u32), &m, true);
+                engine.records[doc] = Some(m);
+            }
+        }
         for _ in 0..r.len()? {
             let note = shapes::note_from(&r.blob()?).map_err(image::damaged)?;
             engine.add_note(note).map_err(image::damaged)?;

@@ -21,6 +21,7 @@ use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, Graph, Relation};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
+use crate::index::mentions::MentionIndex;
 use crate::index::porter_index::PorterIndex;
 use crate::index::postings::{TermId, MAX_DOC};
 use crate::index::tags::TagIndex;
@@ -34,10 +35,12 @@ use crate::vector::VectorStore;
 use ids::IdTable;
 
 mod answer;
+pub mod dedup;
 pub mod expand;
 mod gather;
 mod ids;
 mod image;
+pub mod mentions;
 mod multi;
 pub mod output;
 pub mod recall;
@@ -185,6 +188,9 @@ pub struct Engine {
     signatures: SignatureIndex,
     /// Folded tag prefixes → documents ([`TagIndex`]), for tag filters without a scan.
     tags: TagIndex,
+    /// Entities named by memories' `entities` field → documents, and those documents by
+    /// time ([`MentionIndex`]): entity → memories, and pronouns without session context.
+    mentions: MentionIndex,
     /// Whether a live memory may lack its signature ([`EngineConfig::lazy_signatures`]).
     unsigned: bool,
 }
@@ -208,6 +214,7 @@ impl Engine {
             graph: Graph::new(),
             signatures: SignatureIndex::new(),
             tags: TagIndex::new(),
+            mentions: MentionIndex::default(),
             unsigned: false,
         })
     }
@@ -555,9 +562,21 @@ impl Engine {
             self.unindex_with(&mut analysis, doc, m);
         } else {
             self.tags.insert(doc, m.tag_list());
+            self.index_mentions(doc, m, true);
         }
         self.analysis = analysis;
         result
+    }
+
+    /// Lists `m`'s `entities` in the mention index (`add`), or takes them out.
+    fn index_mentions(&mut self, doc: DocId, m: &StoredMemory, add: bool) {
+        if m.entities().is_empty() {
+            return;
+        }
+        let names: Vec<String> = (m.entities().iter())
+            .map(|n| crate::graph::names::normalize_name(n))
+            .collect();
+        (self.mentions).update(doc, m.created_at(), m.user_id(), &names, add);
     }
 
     /// Tokenises `m`'s `textEn` once and feeds every index and the signature from it: each
@@ -656,6 +675,7 @@ impl Engine {
         self.unindex_with(&mut analysis, doc, m);
         self.analysis = analysis;
         self.tags.remove(doc, m.tag_list());
+        self.index_mentions(doc, m, false);
     }
 
     fn unindex_with(&mut self, a: &mut Analysis, doc: DocId, m: &StoredMemory) {
@@ -790,6 +810,9 @@ mod graph_tests;
 
 #[cfg(test)]
 mod isolation_tests;
+
+#[cfg(test)]
+mod query_tests;
 
 #[cfg(test)]
 mod tests {

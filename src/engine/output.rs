@@ -111,6 +111,9 @@ pub struct RecallHit {
     pub match_type: &'static str,
     /// The query texts that found this memory, when several did (`queries`).
     pub deduped_from: Option<Vec<String>>,
+    /// The ids of memories with the same normalised text that this result stands for
+    /// (Engram's content-hash dedup, [`crate::engine::dedup`]); empty when none.
+    pub duplicate_ids: Vec<String>,
     /// Where an expanded memory came from (`expandRelations`, `expandEntities`).
     pub expanded_from: Option<super::expand::Origin>,
     /// With `expandRelations`, the ids of the memory's edges the reader sees.
@@ -118,15 +121,21 @@ pub struct RecallHit {
 }
 
 /// What a question became before the stages searched it (Engram's query pipeline): the time
-/// words read into the window ([`TimeWindow`] with source `query`) and taken out.
-#[derive(Debug, Clone, PartialEq)]
+/// words read into the window ([`TimeWindow`] with source `query`) and taken out, and the
+/// pronouns resolved to entities.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct QueryReport {
     /// The question as asked.
     pub text: String,
     /// What the stages searched.
     pub search_text: String,
-    /// The words read as the time window ("last week").
+    /// The words read as the time window ("last week"); empty when none were.
     pub resolved_from: String,
+    /// The window read from `resolved_from` held nothing, so it was dropped and the whole
+    /// question searched instead ("is the office open on Saturday?").
+    pub window_dropped: bool,
+    /// The pronouns resolved (or found ambiguous), in the question's order.
+    pub pronouns: Vec<crate::recall::pronoun::Resolution>,
 }
 
 /// The time window a recall applied (AutoMem's `time_window`).
@@ -192,7 +201,7 @@ pub struct RecallOutput {
     pub stages: Vec<StageReport>,
     /// The time window applied, if any.
     pub time_window: Option<TimeWindow>,
-    /// What the question became, when time words were read out of it.
+    /// What the question became, when time words were read out of it or pronouns resolved.
     pub query: Option<QueryReport>,
     /// The tag filter applied (`tags`, folded), empty when none.
     pub tags: Vec<String>,

@@ -15,8 +15,8 @@
 
 use crate::engine::answer::match_type;
 use crate::engine::output::{
-    Components, HitKind, Metadata, NoteRef, RecallHit, RecallOutput, StageReport, TimeWindow,
-    TimelineItem,
+    Components, HitKind, Metadata, NoteRef, QueryReport, RecallHit, RecallOutput, StageReport,
+    TimeWindow, TimelineItem,
 };
 use crate::engine::stages::{
     accepts, edge_candidate, meaning_skip, note_candidate, se_vector, Found, Pool, StageQuery,
@@ -94,6 +94,10 @@ pub struct RecallOptions {
     /// window and search the rest (Engram's time words, [`crate::recall::time::find_in`]);
     /// explicit `start` / `end` / `timeQuery` win. Default true.
     pub resolve_time: bool,
+    /// Resolve the question's pronouns to entities ("what did she decide?" → "what did Alice
+    /// decide?"; [`crate::recall::pronoun`], `engine/mentions.rs`): from `context.entities`,
+    /// else from the entities the reader's newest memories name. Default true.
+    pub resolve_pronouns: bool,
     /// How results are ordered (default: by score; `time_desc` for a recall with no query and
     /// a time window).
     pub sort: Option<Sort>,
@@ -135,6 +139,7 @@ impl Default for RecallOptions {
             weights: Vec::new(),
             time_query: None,
             resolve_time: true,
+            resolve_pronouns: true,
             sort: None,
             queries: Vec::new(),
             auto_decompose: false,
@@ -178,6 +183,11 @@ pub(super) struct Plan {
     pub(super) question: Option<super::output::QueryReport>,
     /// The (main) query text, for entity expansion.
     pub(super) query: String,
+    /// The text the host's query vector should be made from: the question as asked, with its
+    /// pronouns resolved (time words kept); `None` before [`Engine::plan`].
+    pub(super) embed_text: Option<String>,
+    /// Memories kept for their text, with the repeats dropped ([`super::dedup`]).
+    pub(super) same_text: Vec<(crate::store::DocId, Vec<crate::store::DocId>)>,
 }
 
 impl Ranked {
@@ -244,15 +254,15 @@ impl PendingRecall {
     }
 
     /// The query texts this recall runs that want a vector from the host, in the order their
-    /// vectors go to phase 2: the query (unless empty or `*`), `queries`, `autoDecompose`'s
-    /// sub-queries. Empty for a recall with no query (trending) or a lexical one.
+    /// vectors go to phase 2: the query (unless empty or `*`; as asked, with its pronouns
+    /// resolved), `queries`, `autoDecompose`'s sub-queries. Empty for a recall with no query (trending) or a lexical one.
     pub fn texts(&self) -> Vec<&str> {
         if self.options.mode == SearchMode::Lexical {
             return Vec::new();
         }
         match self.texts.len() {
             0 if self.plan.trending => Vec::new(),
-            0 => vec![self.query.as_str()],
+            0 => vec![self.plan.embed_text.as_deref().unwrap_or(&self.query)],
             _ => self.texts.iter().map(String::as_str).collect(),
         }
     }
@@ -453,9 +463,69 @@ impl Engine {
     ) -> Result<RecallOutput> {
         let depth = pending.limit;
         let mut ranked =
-            self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
+            self.rank_answer(pending, query_embedding, se_skip_reason, clock, depth)?;
         let plan = std::mem::take(&mut ranked.plan);
         Ok(self.deliver(ranked, &plan))
+    }
+
+    /// [`Engine::rank_recall`], then what the answer as a whole needs: a window read from the
+    /// question's words that holds nothing is dropped and the whole question searched again
+    /// (the words may not have meant a time: "is the office open on Saturday?"; the answer's
+    /// `query.windowDropped` says so), and memories of the same text are returned once
+    /// ([`super::dedup`]; not for the `abmind` ranking).
+    fn rank_answer(
+        &mut self,
+        pending: PendingRecall,
+        query_embedding: Option<&[f32]>,
+        se_skip_reason: Option<&str>,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Ranked> {
+        // What the ranking keeps: `depth`, and room for the `priorityIds` placed at delivery.
+        let keep = depth + pending.options.priority_ids.len();
+        let from_words = pending
+            .plan
+            .window
+            .as_ref()
+            .is_some_and(|w| w.source == "query");
+        let retry = (pending.plan.question.as_ref())
+            .filter(|_| from_words)
+            .map(|q| {
+                (
+                    q.text.clone(),
+                    q.resolved_from.clone(),
+                    pending.options.clone(),
+                )
+            });
+        let mut ranked =
+            self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
+        if let Some((text, words, mut options)) = retry.filter(|_| ranked.ranked.is_empty()) {
+            options.filter.start = None;
+            options.filter.end = None;
+            options.resolve_time = false;
+            let again = self.begin_recall(&text, options, clock)?;
+            ranked = self.rank_recall(again, query_embedding, se_skip_reason, clock, depth)?;
+            let q = ranked
+                .plan
+                .question
+                .get_or_insert_with(QueryReport::default);
+            if q.text.is_empty() {
+                q.search_text.clone_from(&text);
+                q.text = text;
+            }
+            q.resolved_from = words;
+            q.window_dropped = true;
+            ranked.plan.window = None;
+        }
+        let ranking = ranked.options.ranking.unwrap_or(self.config.ranking);
+        if ranking != Ranking::Abmind {
+            let same = self.dedupe_texts(&mut ranked.ranked, keep);
+            ranked.plan.dedup_removed += same.iter().map(|(_, d)| d.len()).sum::<usize>();
+            ranked.plan.same_text = same;
+        } else {
+            ranked.ranked.truncate(keep);
+        }
+        Ok(ranked)
     }
 
     /// Phase 2 for a host with a reranker: like [`Engine::finish_recall`] but keeps the best
@@ -469,7 +539,7 @@ impl Engine {
         clock: &dyn Fn() -> f64,
     ) -> Result<Ranked> {
         let depth = pending.limit.max(RERANK_DEPTH);
-        self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)
+        self.rank_answer(pending, query_embedding, se_skip_reason, clock, depth)
     }
 
     /// Phase 3 with a reranker: orders `ranked` by the host's `scores` (one finite number per
@@ -762,6 +832,17 @@ impl Engine {
                 hit.deduped_from = Some(texts.to_vec());
             }
         }
+        for (kept, repeats) in &plan.same_text {
+            let Some(id) = self.memory(*kept).map(|m| m.id().to_owned()) else {
+                continue;
+            };
+            let ids = repeats
+                .iter()
+                .filter_map(|d| Some(self.memory(*d)?.id().to_owned()));
+            if let Some(hit) = results.iter_mut().find(|h| h.id == id) {
+                hit.duplicate_ids = ids.collect();
+            }
+        }
         self.annotate_expansion(&mut results, &expansion, &r.options);
         RecallOutput {
             results,
@@ -839,6 +920,7 @@ impl Engine {
                         warning: None,
                         match_type: "",
                         deduped_from: None,
+                        duplicate_ids: Vec::new(),
                         expanded_from: None,
                         relations: None,
                     }
@@ -936,6 +1018,7 @@ fn memory_hit(m: &StoredMemory, c: &Candidate, components: Components) -> Recall
         warning: None,
         match_type: "",
         deduped_from: None,
+        duplicate_ids: Vec::new(),
         expanded_from: None,
         relations: None,
     }
@@ -963,6 +1046,7 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         warning: None,
         match_type: "",
         deduped_from: None,
+        duplicate_ids: Vec::new(),
         expanded_from: None,
         relations: None,
     }

@@ -4,6 +4,7 @@
 
 pub mod bm25;
 pub mod fuzzy;
+pub mod mentions;
 pub mod porter_index;
 pub mod postings;
 pub mod tags;

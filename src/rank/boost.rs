@@ -76,6 +76,10 @@ pub struct Context {
     pub utc_offset_minutes: i32,
     /// AutoMem's hints (label, language, active path, tags, types): [`super::hints`].
     pub hints: super::hints::Hints,
+    /// The session's recently mentioned entities, most recent last, each a name and an
+    /// optional type (`person`, …): what the question's pronouns may stand for
+    /// ([`crate::recall::pronoun`]). Read by the query's resolution only, never by a boost.
+    pub entities: Vec<(String, Option<String>)>,
 }
 
 /// Time-of-day buckets of the context boost.

@@ -1,7 +1,8 @@
 //! The recall stages and what they share: filters (tags, time words), the Sf scoring formula
-//! and the trivial-message check.
+//! the trivial-message check and the pronouns of a question.
 
 pub mod filter;
+pub mod pronoun;
 pub mod query;
 pub mod score;
 pub mod sf;

@@ -680,6 +680,7 @@ pub fn recall_options_from(bytes: &[u8]) -> Result<RecallOptions> {
             }
             "timeQuery" => o.time_query = r.opt_str(W, key)?,
             "resolveTime" => o.resolve_time = r.opt_bool(W, key)?.unwrap_or(true),
+            "resolvePronouns" => o.resolve_pronouns = r.opt_bool(W, key)?.unwrap_or(true),
             "queries" => o.queries = r.strs(W, key)?,
             "autoDecompose" => o.auto_decompose = r.opt_bool(W, key)?.unwrap_or(false),
             "priorityIds" => o.priority_ids = r.strs(W, key)?,
@@ -738,6 +739,7 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
             "hour" => c.hour = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "dayOfWeek" => c.day_of_week = r.opt_int(W, key, 0, 255)?.map(|n| n as u8),
             "topic" => c.topic = r.opt_str(W, key)?,
+            "entities" => c.entities = read_context_entities(r)?,
             "utcOffsetMinutes" => {
                 c.utc_offset_minutes = r
                     .opt_int(W, key, i64::from(i32::MIN), i64::from(i32::MAX))?
@@ -754,6 +756,44 @@ fn read_context(r: &mut Reader<'_>) -> Result<Context> {
         &types,
     );
     Ok(c)
+}
+
+/// Most entities `context.entities` holds.
+pub const MAX_CONTEXT_ENTITIES: usize = 100;
+
+/// Reads `context.entities`: `{ name, type? }` objects, most recent last (`null`: none). A
+/// name with no letter or digit, or more than [`MAX_CONTEXT_ENTITIES`] entities, is refused.
+fn read_context_entities(r: &mut Reader<'_>) -> Result<Vec<(String, Option<String>)>> {
+    const W: &str = "context.entities";
+    let mut out = Vec::new();
+    if r.skip_null()? {
+        return Ok(out);
+    }
+    r.begin_arr(W)?;
+    while r.next_item()? {
+        r.begin_obj(W)?;
+        let (mut name, mut kind) = (None, None);
+        while let Some(key) = r.next_key()? {
+            match key {
+                "name" => name = r.opt_str(W, key)?,
+                "type" => kind = r.opt_str(W, key)?,
+                _ => return Err(unknown(W, key)),
+            }
+        }
+        let named = name.filter(|n| !crate::graph::names::normalize_name(n).is_empty());
+        let Some(name) = named else {
+            return Err(Error::InvalidArgument(
+                "context.entities: each needs a name with a letter or digit".into(),
+            ));
+        };
+        out.push((name, kind));
+    }
+    if out.len() > MAX_CONTEXT_ENTITIES {
+        return Err(Error::InvalidArgument(
+            "context.entities holds at most 100 entities".into(),
+        ));
+    }
+    Ok(out)
 }
 
 /// Writes the answer to a recall (`RecallOutputJs`).
@@ -785,7 +825,25 @@ pub fn write_output(w: &mut Writer, out: &RecallOutput) {
         w.begin_obj();
         w.field_str("text", &q.text);
         w.field_str("searchText", &q.search_text);
-        w.field_str("resolvedFrom", &q.resolved_from);
+        if !q.resolved_from.is_empty() {
+            w.field_str("resolvedFrom", &q.resolved_from);
+        }
+        if q.window_dropped {
+            w.key("windowDropped");
+            w.bool(true);
+        }
+        if !q.pronouns.is_empty() {
+            w.key("pronouns");
+            w.begin_arr();
+            for p in &q.pronouns {
+                w.begin_obj();
+                w.field_str("pronoun", &p.pronoun);
+                w.opt_str("entity", p.entity.as_deref());
+                w.opt_strs("ambiguous", &p.ambiguous);
+                w.end();
+            }
+            w.end();
+        }
         w.end();
     }
     w.opt_strs("tags", &out.tags);
@@ -881,6 +939,7 @@ fn write_hit(w: &mut Writer, hit: &RecallHit) {
         w.key("dedupedFrom");
         w.strs(texts);
     }
+    w.opt_strs("duplicateIds", &hit.duplicate_ids);
     match &hit.expanded_from {
         Some(Origin::Relation { id, edge }) => {
             w.key("expandedFrom");

@@ -110,7 +110,7 @@ export const EDGE: Fields<Edge> = {
 };
 const HIT_BASE = {
   id: "required", text: "required", score: "required", stage: "required", matchType: "required", components: "required",
-  timeline: "optional", conflicts: "optional", warning: "optional", dedupedFrom: "optional",
+  timeline: "optional", conflicts: "optional", warning: "optional", dedupedFrom: "optional", duplicateIds: "optional",
   expandedFrom: "optional", expandedFromEntity: "optional", relations: "optional",
 } as const;
 export const MEMORY_HIT: Fields<MemoryHit> = {
