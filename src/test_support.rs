@@ -1,6 +1,6 @@
 //! What the crate's unit tests share: one seeded generator, [`SplitMix64`], one float
 //! assertion, `assert_close!(a, b)` (within 1e-12) or `assert_close!(a, b, eps)`, defined in
-//! `lib.rs` so that every module sees it, and [`recall_untracked`].
+//! `lib.rs` so that every module sees it, [`recall_untracked`] and [`ids`].
 
 use crate::engine::{Engine, RecallOptions, RecallOutput};
 
@@ -15,6 +15,11 @@ pub(crate) fn recall_untracked(
         ..options
     };
     e.recall(query, &options, None, &|| 0.0).unwrap()
+}
+
+/// The ids of a recall's results, in rank order.
+pub(crate) fn ids(out: &RecallOutput) -> Vec<&str> {
+    out.results.iter().map(|r| r.id.as_str()).collect()
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",

@@ -260,9 +260,7 @@ mod tests {
         e.recall(query, &options, None, &|| 0.0).unwrap()
     }
 
-    fn ids(out: &RecallOutput) -> Vec<&str> {
-        out.results.iter().map(|r| r.id.as_str()).collect()
-    }
+    use crate::test_support::ids;
 
     #[test]
     fn time_words_set_the_window_and_an_explicit_bound_wins() {

@@ -85,7 +85,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineConfig, RecallOptions, RecallOutput};
+    use crate::engine::{EngineConfig, RecallOptions};
     use crate::store::Memory;
     use crate::test_support::recall_untracked as recall;
 
@@ -102,9 +102,7 @@ mod tests {
         e
     }
 
-    fn ids(out: &RecallOutput) -> Vec<&str> {
-        out.results.iter().map(|r| r.id.as_str()).collect()
-    }
+    use crate::test_support::ids;
 
     #[test]
     fn keys_fold_case_spacing_and_punctuation_but_not_words() {

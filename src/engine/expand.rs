@@ -293,7 +293,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineConfig, RecallOutput};
+    use crate::engine::EngineConfig;
     use crate::graph::{Entity, Relation};
     use crate::store::Memory;
 
@@ -313,9 +313,7 @@ mod tests {
 
     use crate::test_support::recall_untracked as recall;
 
-    fn ids(out: &RecallOutput) -> Vec<&str> {
-        out.results.iter().map(|r| r.id.as_str()).collect()
-    }
+    use crate::test_support::ids;
 
     #[test]
     fn relations_add_the_other_cited_memories_strongest_first_within_the_filters() {

@@ -33,9 +33,7 @@ fn engine(memories: Vec<Memory>) -> Engine {
     e
 }
 
-fn ids(out: &RecallOutput) -> Vec<&str> {
-    out.results.iter().map(|r| r.id.as_str()).collect()
-}
+use crate::test_support::ids;
 
 fn component(hit: &RecallHit, name: &str) -> Option<f64> {
     hit.components.0.iter().find(|c| c.0 == name).map(|c| c.1)

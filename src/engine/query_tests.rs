@@ -62,9 +62,7 @@ fn searched(out: &RecallOutput) -> Option<&str> {
     out.query.as_ref().map(|q| q.search_text.as_str())
 }
 
-fn ids(out: &RecallOutput) -> Vec<&str> {
-    out.results.iter().map(|r| r.id.as_str()).collect()
-}
+use crate::test_support::ids;
 
 fn decisions() -> Engine {
     engine(
