@@ -78,8 +78,6 @@ impl Engine {
                     let rest = if evidence::query_terms(&rest).is_empty() {
                         String::new()
                     } else {
-                        // Words left to search: a memory may also state the time it is about.
-                        filter.stated_time = Some(offset);
                         rest
                     };
                     question = Some(QueryReport {
@@ -290,71 +288,6 @@ mod tests {
             .unwrap()
             .window
             .is_none());
-    }
-
-    #[test]
-    fn a_date_in_the_question_finds_the_memory_stating_it_not_only_those_recorded_that_day() {
-        let memory = |id: &str, text: &str, created_at: f64| Memory {
-            id: id.into(),
-            text: text.into(),
-            created_at,
-            updated_at: created_at,
-            ..Memory::default()
-        };
-        // 2024-03-08, a week before NOW.
-        let day = NOW - 7.5 * DAY;
-        let mut e = Engine::new(EngineConfig::default()).unwrap();
-        let memories = vec![
-            // Recorded a month before the appointment, stating its date.
-            memory(
-                "stated",
-                "Walter has an appointment with Dr Turner on 2024-03-08",
-                day - 30.0 * DAY,
-            ),
-            // Recorded on the day, without a date in its text.
-            memory(
-                "that-day",
-                "Appointment with Dr Turner went well",
-                day + DAY / 2.0,
-            ),
-            // Recorded and dated elsewhere.
-            memory(
-                "other",
-                "Walter has an appointment with Dr Turner on 2024-02-01",
-                day - 30.0 * DAY,
-            ),
-            memory(
-                "yesterday",
-                "Yesterday the appointment with Dr Turner was moved",
-                day + 1.5 * DAY,
-            ),
-        ];
-        e.insert_many(memories, &[]).unwrap();
-        let out = recall(
-            &mut e,
-            "appointment with Dr Turner on 2024-03-08",
-            RecallOptions::default(),
-        );
-        let mut found = ids(&out);
-        found.sort_unstable();
-        // "Yesterday", written the day after, is the asked day too.
-        assert_eq!(found, ["stated", "that-day", "yesterday"]);
-        assert_eq!(out.time_window.as_ref().map(|w| w.source), Some("query"));
-        // A question of time words alone asks what was recorded then.
-        let then = recall(
-            &mut e,
-            "what did I do on 2024-03-08?",
-            RecallOptions::default(),
-        );
-        assert_eq!(ids(&then), ["that-day"]);
-        // An explicit window means recording time, as always.
-        let mut o = RecallOptions::default();
-        o.filter.start = Some(day - 0.5 * DAY);
-        o.filter.end = Some(day + 0.5 * DAY + DAY - 1.0);
-        assert_eq!(
-            ids(&recall(&mut e, "appointment with Dr Turner", o)),
-            ["that-day"]
-        );
     }
 
     #[test]

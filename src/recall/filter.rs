@@ -6,7 +6,6 @@
 //! | `userId` | its `userId` equals the option (memories without one are hidden) |
 //! | `maxClassification` | its `classification ≤` the option |
 //! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
-//! | time words in the question (a window with `source: "query"`) | as `start` / `end`, or, when the question has words left to search, its text states a time inside the window ([`time::states_within`]) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
 //! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading ([`Moment`]) |
@@ -26,7 +25,6 @@
 //! an edge's `memoryIds` in a result keep only the memories [`Filter::accepts`].
 
 use super::tags::TagFilter;
-use super::time;
 use crate::error::{Error, Num, Result};
 use crate::store::{Moment, Scope, StoredMemory};
 
@@ -51,13 +49,6 @@ pub struct Filter {
     pub start: Option<f64>,
     /// Latest `createdAt` (ms, inclusive).
     pub end: Option<f64>,
-    /// `Some(utc offset in minutes)` when `start` / `end` were read from the question's words
-    /// and the question has words left to search: a memory recorded outside the window still
-    /// passes when its text states a time inside it ([`time::states_within`], resolved against
-    /// its recording time at this offset). "The appointment with Dr Turner on 2024-08-08" asks
-    /// about the appointment's day, which the memory states, more often than the day it was
-    /// written down.
-    pub stated_time: Option<i32>,
     /// Only this topic.
     pub topic: Option<String>,
     /// Only this tier.
@@ -171,9 +162,9 @@ impl Filter {
         {
             return false;
         }
-        let outside = self.start.is_some_and(|s| m.created_at() < s)
-            || self.end.is_some_and(|e| m.created_at() > e);
-        if outside && self.stated_time.is_none() {
+        if self.start.is_some_and(|s| m.created_at() < s)
+            || self.end.is_some_and(|e| m.created_at() > e)
+        {
             return false;
         }
         if !self.topic_passes(m) {
@@ -189,14 +180,7 @@ impl Filter {
         if !self.tags.is_empty() && !self.tags.accepts(&m.tag_list()) {
             return false;
         }
-        if !self.include_expired && m.is_expired(self.now) {
-            return false;
-        }
-        // Last, as the dearest check: only memories that passed every other filter are read.
-        !outside
-            || self.stated_time.is_some_and(|offset| {
-                time::states_within(m.text(), m.created_at(), self.start, self.end, offset)
-            })
+        self.include_expired || !m.is_expired(self.now)
     }
 }
 

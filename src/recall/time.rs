@@ -580,46 +580,6 @@ pub struct Found {
     pub rest: String,
 }
 
-/// Time expressions read from one text by [`states_within`], at most: a memory's text is short,
-/// and a bound keeps a long one from costing more than a few parses.
-const MAX_STATED: usize = 4;
-
-/// Whether `text` states a time that overlaps `start ..= end` (open ends allowed): each time
-/// expression [`find_in`] reads from it (up to 4), resolved against `recorded`, the
-/// moment the text was written ("yesterday" in a note from 2024-03-15 is 2024-03-14). A window
-/// read from a question's words uses it so that "the appointment on 2024-08-08" also finds a
-/// memory recorded later that states that date, not only one recorded that day.
-///
-/// ```
-/// use recallkit::recall::time::states_within;
-/// // Recorded 2024-09-01; the window is 2024-08-08 (UTC).
-/// let (recorded, day) = (1_725_148_800_000.0, 1_723_075_200_000.0);
-/// let text = "Walter has an appointment with Dr Turner on 2024-08-08 at 2am";
-/// assert!(states_within(text, recorded, Some(day), Some(day + 86_399_999.0), 0));
-/// assert!(!states_within("Walter has an appointment", recorded, Some(day), Some(day + 86_399_999.0), 0));
-/// ```
-pub fn states_within(
-    text: &str,
-    recorded: f64,
-    start: Option<f64>,
-    end: Option<f64>,
-    utc_offset_minutes: i32,
-) -> bool {
-    let mut rest = std::borrow::Cow::Borrowed(text);
-    for _ in 0..MAX_STATED {
-        let Some(found) = find_in(&rest) else {
-            return false;
-        };
-        if let Some(w) = found.expr.window(recorded, utc_offset_minutes) {
-            if !start.is_some_and(|s| w.end < s) && !end.is_some_and(|e| w.start > e) {
-                return true;
-            }
-        }
-        rest = std::borrow::Cow::Owned(found.rest);
-    }
-    false
-}
-
 /// Phrases read as the English ones the grammar knows before parsing (folded, so with or
 /// without diacritics): Engram's Vietnamese forms and a few English ones.
 const REWRITES: [(&[&str], &[&str]); 12] = [
