@@ -11,13 +11,7 @@ const Y2019: f64 = 1_546_300_800_000.0;
 const Y2020: f64 = 1_577_836_800_000.0;
 const Y2021: f64 = 1_609_459_200_000.0;
 
-const RANKINGS: [Ranking; 5] = [
-    Ranking::Recallkit,
-    Ranking::Abmind,
-    Ranking::Rrf,
-    Ranking::Composite,
-    Ranking::Weighted,
-];
+const RANKINGS: [Ranking; 5] = Ranking::ALL;
 
 fn options(ranking: Ranking) -> RecallOptions {
     let mut o = RecallOptions {

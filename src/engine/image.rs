@@ -291,13 +291,7 @@ mod tests {
             let vector: Vec<f32> = (0..8)
                 .map(|_| rng.below(1000) as f32 / 500.0 - 1.0)
                 .collect();
-            for ranking in [
-                Ranking::Recallkit,
-                Ranking::Abmind,
-                Ranking::Rrf,
-                Ranking::Composite,
-                Ranking::Weighted,
-            ] {
+            for ranking in Ranking::ALL {
                 for mode in [
                     SearchMode::Hybrid,
                     SearchMode::Lexical,

@@ -27,13 +27,7 @@ const WORDS: [&str; 8] = [
     "piano",
 ];
 const NAMES: [&str; 5] = ["Ana", "Bo", "Cy", "Dee", "Eve"];
-const RANKINGS: [Ranking; 5] = [
-    Ranking::Recallkit,
-    Ranking::Abmind,
-    Ranking::Rrf,
-    Ranking::Composite,
-    Ranking::Weighted,
-];
+const RANKINGS: [Ranking; 5] = Ranking::ALL;
 const MODES: [SearchMode; 3] = [
     SearchMode::Hybrid,
     SearchMode::Lexical,

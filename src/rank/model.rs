@@ -76,6 +76,17 @@ pub enum Ranking {
 }
 
 impl Ranking {
+    /// Every model, the default first.
+    pub const ALL: [Ranking; 5] = [
+        Ranking::Recallkit,
+        Ranking::Abmind,
+        Ranking::Rrf,
+        Ranking::Composite,
+        Ranking::Weighted,
+    ];
+}
+
+impl Ranking {
     /// Parses `recallkit`, `abmind`, `rrf`, `composite` or `weighted`.
     pub fn parse(s: &str) -> Result<Self> {
         match s {
