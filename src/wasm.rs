@@ -23,12 +23,6 @@ use crate::recall::filter::Filter;
 use crate::store::Scope;
 use crate::wire::{shapes, Writer};
 
-/// The allocator: Talc instead of Rust's default dlmalloc, smaller and no slower (DESIGN.md,
-/// "Key decisions").
-#[cfg(not(target_feature = "atomics"))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
