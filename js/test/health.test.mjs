@@ -195,4 +195,29 @@ describe("time words in the question (Engram's query pipeline)", () => {
     await rejectsWith(store.recall("x y z", { resolveTime: 1 }), "invalid_argument", /resolveTime/);
     await store.close();
   });
+
+  test("a date in the question also finds the memory stating it in those words, recorded outside the window", async () => {
+    const now = Date.UTC(2024, 8, 1, 12);
+    const DAY = 86_400_000;
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.rememberMany([
+      { id: "stated", text: "Walter has an appointment with Dr Turner on 2024-08-08", createdAt: Date.UTC(2024, 6, 1) },
+      { id: "that-day", text: "The appointment with Dr Turner went well", createdAt: Date.UTC(2024, 7, 8, 15) },
+      { id: "other-date", text: "Walter has an appointment with Dr Turner on 2024-06-01", createdAt: Date.UTC(2024, 5, 1) },
+      { id: "invoice", text: "JPY invoice from 2024 disputed by the client", createdAt: Date.UTC(2025, 0, 3) },
+    ]);
+    const opts = { now, trackRecalls: false };
+    const r = await store.recall("appointment with Dr Turner on 2024-08-08", opts);
+    assert.deepEqual(r.results.map((h) => h.id).sort(), ["stated", "that-day"]);
+    assert.equal(r.timeWindow.source, "query");
+    // A year works the same way; the memory was recorded in 2025.
+    const y = await store.recall("JPY invoice disputed in 2024", { ...opts, now: Date.UTC(2025, 5, 1) });
+    assert.equal(y.results[0]?.id, "invoice");
+    // Time words alone, and an explicit window, mean recording time.
+    const alone = await store.recall("what did I do on 2024-08-08?", opts);
+    assert.deepEqual(alone.results.map((h) => h.id), ["that-day"]);
+    const explicit = await store.recall("appointment Dr Turner", { ...opts, start: Date.UTC(2024, 7, 8), end: Date.UTC(2024, 7, 9) - 1 });
+    assert.deepEqual(explicit.results.map((h) => h.id), ["that-day"]);
+    await store.close();
+  });
 });

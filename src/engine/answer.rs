@@ -68,16 +68,21 @@ impl Engine {
             }),
             None if options.resolve_time => {
                 let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
-                let found = time::find_in(&asked)
-                    .and_then(|f| Some((f.expr.window(filter.now, offset)?, f.words, f.rest)));
-                if let Some((w, words, rest)) = found {
+                let found = time::find_in(&asked).and_then(|f| {
+                    Some((f.expr.window(filter.now, offset)?, f.expr, f.words, f.rest))
+                });
+                if let Some((w, expr, words, rest)) = found {
                     filter.start = Some(w.start);
                     filter.end = Some(w.end);
                     // A question of time words and stopwords ("what did I do yesterday?")
                     // asks for what happened then: the window's memories, newest first.
+                    // With words left to search, a memory stating the date is about it too.
                     let rest = if evidence::query_terms(&rest).is_empty() {
                         String::new()
                     } else {
+                        if expr.is_absolute() {
+                            filter.stated = Some(self.docs_stating(&words));
+                        }
                         rest
                     };
                     question = Some(QueryReport {
@@ -115,6 +120,26 @@ impl Engine {
         })
     }
 
+    /// The documents whose text (or `textEn`, or keywords) holds every word of the time
+    /// expression `words` but its leading "in" / "on" / "during" ("2024", "March 2024",
+    /// "2024-08-08"), sorted: [`crate::recall::Filter::stated`]. Read from the word indexes'
+    /// postings, so it costs the length of those lists, not a reading of texts.
+    fn docs_stating(&self, words: &str) -> Vec<u32> {
+        let mut tokens: Vec<String> = Vec::new();
+        crate::text::tokenize::for_each_token(words, |t| {
+            if !matches!(t, "in" | "on" | "during") && !tokens.iter().any(|k| k == t) {
+                tokens.push(t.to_owned());
+            }
+        });
+        let mut docs: Vec<u32> = Vec::new();
+        for index in [self.fuzzy_en.terms(), self.fuzzy_orig.terms()] {
+            docs.extend(holding_all(index, &tokens));
+        }
+        crate::sort::sort_u32(&mut docs);
+        docs.dedup();
+        docs
+    }
+
     /// A recall with no query: the memories passing the filters in trending order (or the
     /// asked time order, [`trending_order`]), the best `depth`, each scored by its importance.
     /// With a tag filter only the tag index's candidates are read ([`crate::index::tags`]);
@@ -129,7 +154,7 @@ impl Engine {
         let mut kept = Vec::new();
         let mut facts = Vec::new();
         for doc in docs {
-            let Some(m) = self.memory(doc).filter(|m| filter.accepts(m)) else {
+            let Some(m) = self.memory(doc).filter(|m| filter.accepts(doc, m)) else {
                 continue;
             };
             kept.push(doc);
@@ -172,6 +197,43 @@ impl Engine {
             plan: Plan::default(),
         }
     }
+}
+
+/// The documents of `index` holding every one of `tokens` (none for no tokens), ascending:
+/// the shortest list is walked, the others sought alongside it.
+fn holding_all(index: &crate::index::postings::InvertedIndex, tokens: &[String]) -> Vec<u32> {
+    let mut lists = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        match index.term_id(t) {
+            Some(id) => lists.push(index.postings(id)),
+            None => return Vec::new(),
+        }
+    }
+    let Some(shortest) = (0..lists.len()).min_by_key(|&i| lists[i].doc_freq()) else {
+        return Vec::new();
+    };
+    let mut walked = lists.swap_remove(shortest);
+    // The document each other list's last seek reached (a seek reads past what it returns).
+    let mut reached: Vec<Option<u32>> = vec![None; lists.len()];
+    let mut docs = Vec::new();
+    let mut next = 0;
+    // Seeks only, no iteration: one shared copy of the list decoder.
+    while let Some(doc) = walked.seek(DocId(next)).map(|p| p.doc().0) {
+        let held = lists.iter_mut().zip(&mut reached).all(|(list, at)| {
+            if at.map_or(true, |r| r < doc) {
+                *at = Some(list.seek(DocId(doc)).map_or(u32::MAX, |p| p.doc().0));
+            }
+            *at == Some(doc)
+        });
+        if held {
+            docs.push(doc);
+        }
+        let Some(after) = doc.checked_add(1) else {
+            break;
+        };
+        next = after;
+    }
+    docs
 }
 
 impl Engine {
@@ -288,6 +350,72 @@ mod tests {
             .unwrap()
             .window
             .is_none());
+    }
+
+    #[test]
+    fn a_date_in_the_question_finds_the_memory_stating_it_in_those_words_not_only_those_recorded_that_day(
+    ) {
+        let memory = |id: &str, text: &str, created_at: f64| Memory {
+            id: id.into(),
+            text: text.into(),
+            created_at,
+            updated_at: created_at,
+            ..Memory::default()
+        };
+        // 2024-03-08, a week before NOW.
+        let day = NOW - 7.5 * DAY;
+        let mut e = Engine::new(EngineConfig::default()).unwrap();
+        let memories = vec![
+            // Recorded a month before the appointment, stating its date.
+            memory(
+                "stated",
+                "Walter has an appointment with Dr Turner on 2024-03-08",
+                day - 30.0 * DAY,
+            ),
+            // Recorded on the day, without a date in its text.
+            memory(
+                "that-day",
+                "Appointment with Dr Turner went well",
+                day + DAY / 2.0,
+            ),
+            // Recorded and dated elsewhere.
+            memory(
+                "other",
+                "Walter has an appointment with Dr Turner on 2024-02-01",
+                day - 30.0 * DAY,
+            ),
+            memory(
+                "yesterday",
+                "Yesterday the appointment with Dr Turner was moved",
+                day + 1.5 * DAY,
+            ),
+        ];
+        e.insert_many(memories, &[]).unwrap();
+        let out = recall(
+            &mut e,
+            "appointment with Dr Turner on 2024-03-08",
+            RecallOptions::default(),
+        );
+        let mut found = ids(&out);
+        found.sort_unstable();
+        // "Yesterday", written the day after, names the day in other words: not read.
+        assert_eq!(found, ["stated", "that-day"]);
+        assert_eq!(out.time_window.as_ref().map(|w| w.source), Some("query"));
+        // A question of time words alone asks what was recorded then.
+        let then = recall(
+            &mut e,
+            "what did I do on 2024-03-08?",
+            RecallOptions::default(),
+        );
+        assert_eq!(ids(&then), ["that-day"]);
+        // An explicit window means recording time, as always.
+        let mut o = RecallOptions::default();
+        o.filter.start = Some(day - 0.5 * DAY);
+        o.filter.end = Some(day + 0.5 * DAY + DAY - 1.0);
+        assert_eq!(
+            ids(&recall(&mut e, "appointment with Dr Turner", o)),
+            ["that-day"]
+        );
     }
 
     #[test]

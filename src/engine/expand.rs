@@ -175,7 +175,7 @@ impl Engine {
         let known = |c: &Candidate| c.key == CandidateKey::Memory(doc);
         let important = m.importance().unwrap_or(0.0) >= options.expand_min_importance;
         let fresh = !seeds.iter().any(known) && !added.iter().any(known);
-        (fresh && important && options.filter.accepts(m)).then_some(doc)
+        (fresh && important && options.filter.accepts(doc, m)).then_some(doc)
     }
 
     /// Entity expansion (module doc): at most `budget` new candidates.

@@ -81,7 +81,10 @@ impl Engine {
             if found_at.is_some_and(|t| t != created_at) {
                 break;
             }
-            let Some(m) = self.memory(DocId(doc)).filter(|m| reader.accepts(m)) else {
+            let Some(m) = self
+                .memory(DocId(doc))
+                .filter(|m| reader.accepts(DocId(doc), m))
+            else {
                 continue;
             };
             for name in m.entities() {
@@ -154,7 +157,7 @@ impl Engine {
             let mut taken = 0;
             for &doc in docs.iter().rev() {
                 let doc = DocId(doc);
-                let Some(m) = self.memory(doc).filter(|m| q.filter.accepts(m)) else {
+                let Some(m) = self.memory(doc).filter(|m| q.filter.accepts(doc, m)) else {
                     continue;
                 };
                 if taken == MAX_PER_ENTITY {

@@ -105,7 +105,7 @@ impl Engine {
             let Some(doc) = self.ids.get(id, &self.records) else {
                 continue;
             };
-            let Some(m) = self.memory(doc).filter(|m| sees.accepts(m)) else {
+            let Some(m) = self.memory(doc).filter(|m| sees.accepts(doc, m)) else {
                 continue;
             };
             if !priority.contains(&doc) {

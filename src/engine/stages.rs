@@ -215,7 +215,7 @@ pub(super) fn accepts(records: &Records, filter: &Filter, doc: DocId) -> bool {
     records
         .get(doc.0 as usize)
         .and_then(Option::as_ref)
-        .is_some_and(|m| filter.accepts(m))
+        .is_some_and(|m| filter.accepts(doc, m))
 }
 
 /// The candidate of memory `m` (document `doc`) as stage `stage` found it with raw score

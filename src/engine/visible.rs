@@ -46,10 +46,8 @@ impl Engine {
             .memory_ids
             .iter()
             .filter(|id| {
-                self.ids
-                    .get(id, &self.records)
-                    .and_then(|doc| self.memory(doc))
-                    .is_some_and(|m| filter.accepts(m))
+                (self.ids.get(id, &self.records))
+                    .is_some_and(|doc| self.memory(doc).is_some_and(|m| filter.accepts(doc, m)))
             })
             .cloned()
             .collect();

@@ -6,6 +6,7 @@
 //! | `userId` | its `userId` equals the option (memories without one are hidden) |
 //! | `maxClassification` | its `classification ≤` the option |
 //! | `start` / `end` | `start ≤ createdAt ≤ end` (both inclusive) |
+//! | time words in the question (a window with `source: "query"`) | as `start` / `end`, or, when the question has words left to search and names a date, a month of a year or a year, its text states that time in the question's words ([`Filter::stated`]) |
 //! | `topic` / `tier` | equal (case-sensitive) |
 //! | `includeExpired` | false (default): `expiresAt` is absent or later than `now` |
 //! | `asOf` | the fact held then (`validFrom ≤ asOf < validTo`, open ends allowed) and was already recorded (`createdAt ≤ asOf`): Memoria's bi-temporal reading ([`Moment`]) |
@@ -26,7 +27,7 @@
 
 use super::tags::TagFilter;
 use crate::error::{Error, Num, Result};
-use crate::store::{Moment, Scope, StoredMemory};
+use crate::store::{DocId, Moment, Scope, StoredMemory};
 
 /// The topic prefix of conversation turns (`recallkit:conversation:<conversation id>`),
 /// hidden from every recall whose `topic` does not name their conversation.
@@ -49,6 +50,13 @@ pub struct Filter {
     pub start: Option<f64>,
     /// Latest `createdAt` (ms, inclusive).
     pub end: Option<f64>,
+    /// Documents kept though recorded outside `start ..= end`, sorted: those whose text
+    /// states the window's time in the words the question used ("2024", "March 2024",
+    /// "2024-08-08"), when the window was read from the question and the question has other
+    /// words to search (`Engine::plan`). "The appointment with Dr Turner on 2024-08-08" asks
+    /// about the day the memory states as often as about the day it was written down. Found
+    /// in the word index once per recall, never by reading texts.
+    pub stated: Option<Vec<u32>>,
     /// Only this topic.
     pub topic: Option<String>,
     /// Only this tier.
@@ -136,6 +144,13 @@ impl Filter {
         self.topic.as_deref().is_some_and(is_conversation_topic)
     }
 
+    /// Whether `doc` is among the documents stating the window's time ([`Filter::stated`]).
+    /// Not inlined, as [`Filter::topic_passes`]: `accepts` is inlined into every stage.
+    #[inline(never)]
+    fn states(&self, doc: DocId) -> bool {
+        (self.stated.as_deref()).is_some_and(|s| s.binary_search(&doc.0).is_ok())
+    }
+
     /// The topic rule: equal to the filter's topic, or, without one, not a conversation's.
     /// Not inlined: `accepts` is inlined into every stage's filter, and one copy of this
     /// instead of one per caller is 75 B less gzipped wasm (measured); the stages ask
@@ -150,7 +165,7 @@ impl Filter {
     }
 
     /// Whether `m` passes every filter.
-    pub fn accepts(&self, m: &StoredMemory) -> bool {
+    pub fn accepts(&self, doc: DocId, m: &StoredMemory) -> bool {
         if let Some(u) = &self.user_id {
             if m.user_id() != Some(u.as_str()) {
                 return false;
@@ -162,8 +177,9 @@ impl Filter {
         {
             return false;
         }
-        if self.start.is_some_and(|s| m.created_at() < s)
-            || self.end.is_some_and(|e| m.created_at() > e)
+        if (self.start.is_some_and(|s| m.created_at() < s)
+            || self.end.is_some_and(|e| m.created_at() > e))
+            && !self.states(doc)
         {
             return false;
         }
@@ -205,13 +221,13 @@ mod tests {
 
     #[test]
     fn default_filter_keeps_unexpired_memories() {
-        assert!(Filter::default().accepts(&memory().into()));
+        assert!(Filter::default().accepts(DocId(0), &memory().into()));
     }
 
     #[test]
     fn each_filter_rejects_what_it_should() {
         let m = memory();
-        let check = |f: Filter| f.accepts(&m.clone().into());
+        let check = |f: Filter| f.accepts(DocId(0), &m.clone().into());
         assert!(check(Filter {
             user_id: Some("alice".into()),
             ..Filter::default()
@@ -262,13 +278,13 @@ mod tests {
             now: 5_000.0,
             ..Filter::default()
         }
-        .accepts(&m.clone().into()));
+        .accepts(DocId(0), &m.clone().into()));
         assert!(Filter {
             now: 5_000.0,
             include_expired: true,
             ..Filter::default()
         }
-        .accepts(&m.clone().into()));
+        .accepts(DocId(0), &m.clone().into()));
     }
 
     #[test]
@@ -296,7 +312,7 @@ mod tests {
                 include_invalid,
                 ..Filter::default()
             };
-            [&berlin, &stockholm].map(|m| f.accepts(&m.clone().into()))
+            [&berlin, &stockholm].map(|m| f.accepts(DocId(0), &m.clone().into()))
         };
         assert_eq!(at(Some(2020.5), 2024.0, false), [true, false]); // Stockholm not yet true nor recorded
         assert_eq!(at(Some(2021.0), 2024.0, false), [false, true]); // validTo is exclusive
@@ -321,7 +337,7 @@ mod tests {
             user_id: Some("alice".into()),
             ..Filter::default()
         }
-        .accepts(&m.clone().into()));
+        .accepts(DocId(0), &m.clone().into()));
     }
 
     #[test]
@@ -330,7 +346,7 @@ mod tests {
             topic: Some(format!("{CONVERSATION_TOPIC_PREFIX}c1")),
             ..memory()
         };
-        let check = |f: Filter| f.accepts(&turn.clone().into());
+        let check = |f: Filter| f.accepts(DocId(0), &turn.clone().into());
         assert!(!check(Filter::default()));
         assert!(!check(Filter {
             user_id: Some("alice".into()),
@@ -347,7 +363,7 @@ mod tests {
         assert!(lane.reads_conversation());
         assert!(check(lane));
         // Ordinary memories are untouched, and a topic filter on them reads no conversation.
-        assert!(Filter::default().accepts(&memory().into()));
+        assert!(Filter::default().accepts(DocId(0), &memory().into()));
         assert!(!Filter {
             topic: Some("work".into()),
             ..Filter::default()

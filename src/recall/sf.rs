@@ -182,7 +182,7 @@ pub fn run<'m>(
     let share_of = |terms: u32| {
         (distinct.len() <= 32).then(|| f64::from(terms.count_ones()) / distinct.len() as f64)
     };
-    let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(m));
+    let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(doc, m));
     let mut best: HashMap<DocId, SfHit> = HashMap::new();
     let keep =
         |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>, weight: f64| {

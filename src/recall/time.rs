@@ -335,6 +335,22 @@ fn date(w: &str) -> Option<(i64, i64, i64)> {
 type Days = (i64, i64);
 
 impl TimeExpr {
+    /// Whether the expression names its time without a clock (a year, a month of a year, a
+    /// date), so that a text stating it in the same words means the same time whenever it was
+    /// written; "yesterday" or "in March" do not.
+    ///
+    /// ```
+    /// use recallkit::recall::time::parse;
+    /// assert!(parse("March 2024").unwrap().is_absolute());
+    /// assert!(!parse("in March").unwrap().is_absolute());
+    /// ```
+    pub fn is_absolute(&self) -> bool {
+        matches!(
+            self,
+            TimeExpr::Year(_) | TimeExpr::Date { .. } | TimeExpr::Month { year: Some(_), .. }
+        )
+    }
+
     /// The window this expression names at `now` (ms) for a caller `utc_offset_minutes` east
     /// of UTC; `None` when `now` is not a valid time.
     ///
