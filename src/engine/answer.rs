@@ -3,7 +3,6 @@
 //! [`Engine::rank_trending`]), and how each result was matched ([`match_type`]). The order
 //! (`sort`) is [`crate::rank::order`]'s.
 
-use super::dedup::content_key;
 use super::output::{QueryReport, StageReport, TimeWindow};
 use super::recall::{Plan, Ranked, RecallOptions};
 use super::stages::{memory_candidate, Found};
@@ -170,7 +169,7 @@ impl Engine {
         let mut texts: Vec<u64> = Vec::new();
         let ranked = (order.into_iter())
             .take_while(|&i| {
-                let key = self.memory(kept[i as usize]).map(|m| content_key(m.text()));
+                let key = self.key_of(kept[i as usize]);
                 if texts.len() >= depth {
                     return false;
                 }
