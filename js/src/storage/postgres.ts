@@ -122,7 +122,7 @@ function planBatch(batch: readonly StorageOp[]): { creates: Row[]; puts: Row[]; 
 /** A `StorageAdapter` over one store of a {@link PostgresDatabase}. Open it with {@link PostgresAdapter.open} or {@link PostgresDatabase.adapter}. */
 export class PostgresAdapter implements StorageAdapter {
   /** `write` checks `create` ops itself, atomically (see `StorageAdapter.checksCreates` in `recallkit`). */
-  readonly checksCreates = true;
+  readonly checksCreates: boolean = true;
   readonly #db: PostgresDatabase;
   readonly #name: string;
   readonly #readOnly: boolean;
