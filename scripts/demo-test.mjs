@@ -384,6 +384,9 @@ try {
       await page.click("#lane-form button[type=submit]");
       await page.waitForFunction((t) => document.getElementById("lane-text").value === "" && /^Added the/.test(document.getElementById("lane-status").textContent), text, { timeout: TIMEOUT_MS });
     }
+    const chat = await page.$$eval("#lane-chat li", (items) => items.map((li) => `${li.className}: ${li.textContent}`));
+    const expected = ["user: how do I rotate the staging TLS certificate?", "assistant: run certbot renew on the staging proxy", "user: thanks, and what is for lunch?"];
+    assert(JSON.stringify(chat.slice(-3)) === JSON.stringify(expected), `the chat shows the turns in order: ${JSON.stringify(chat)}`);
     await page.fill("#lane-query", "staging certificate renewal");
     await page.fill("#lane-last", "1");
     await page.click("#lane-ask button[type=submit]");
@@ -392,6 +395,9 @@ try {
     assert(block.startsWith("Relevant earlier in this conversation"), block);
     assert(block.includes('- User: "how do I rotate the staging TLS certificate?"'), block);
     assert(!block.includes("lunch"), "the last turn is left out");
+    await page.waitForSelector("#lane-chat li.recalled", { timeout: TIMEOUT_MS });
+    const recalled = await page.$$eval("#lane-chat li.recalled", (items) => items.map((li) => li.textContent));
+    assert(recalled.includes("how do I rotate the staging TLS certificate?") && !recalled.some((t) => t.includes("lunch")), `recalled turns marked in the chat: ${recalled}`);
     await search(page, "staging TLS certificate certbot");
     assert(!(await resultTexts(page)).some((t) => t.includes("certbot renew on the staging proxy")), "turns stay out of recalls");
   });

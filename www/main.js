@@ -168,6 +168,7 @@ async function refreshInfo() {
   $("entities-list").replaceChildren(...sorted.map((e) => h("option", { value: e.name })));
   $("entity-count").textContent = String(sorted.length);
   $("entity-list").replaceChildren(...sorted.map((e) => h("li", {}, e.name, e.type ? h("span", { class: "etype", text: ` (${e.type})` }) : null)));
+  await showChat();
 }
 
 function fillSelect(select, anyLabel, values, label = (v) => v) {
@@ -647,8 +648,33 @@ function showContext() {
     : `${block.tokens} of ${budgetTokens} tokens · ${block.included.length} of ${n} results included${block.omitted ? `, ${block.omitted} left out for the budget` : ""}.`, "info");
 }
 
+const LANE_ID = "demo-chat";
+/** The topic of the lane's turns (`store.conversation` keeps them apart from other memories by it). */
+const LANE_TOPIC = `recallkit:conversation:${LANE_ID}`;
+
 function lane() {
-  return state.store.conversation("demo-chat", { topK: 5, budgetTokens: 500 });
+  return state.store.conversation(LANE_ID, { topK: 5, budgetTokens: 500 });
+}
+
+/** Shows the conversation as a chat, in the order it was written; `recalled` turns are marked. */
+async function showChat(recalled = new Set()) {
+  const turns = [];
+  for (const id of await state.store.ids()) {
+    const m = await state.store.get(id);
+    if (m?.topic === LANE_TOPIC) turns.push(m);
+  }
+  const list = $("lane-chat");
+  list.replaceChildren(...turns.map((m) => {
+    const li = document.createElement("li");
+    const role = m.tags?.includes("assistant") ? "assistant" : "user";
+    li.className = recalled.has(m.id) ? `${role} recalled` : role;
+    li.dataset.id = m.id;
+    li.textContent = m.text;
+    li.title = `${role}, ${new Date(m.createdAt).toLocaleString()}`;
+    return li;
+  }));
+  list.hidden = turns.length === 0;
+  list.scrollTop = list.scrollHeight;
 }
 
 async function addTurn(event) {
@@ -666,6 +692,7 @@ async function addTurn(event) {
       $("lane-text").value = "";
       // The next turn is usually the other side's.
       $("lane-role").value = role === "user" ? "assistant" : "user";
+      await showChat();
       say($("lane-status"), `Added the ${role}'s turn.`, "info");
     } catch (e) {
       say($("lane-status"), storeErrorText(e, "Could not add the turn"), "error");
@@ -685,6 +712,7 @@ async function askLane(event) {
     try {
       const hits = await lane().relevant(query, { excludeLast: last });
       $("lane-block").textContent = renderRecall(hits);
+      await showChat(new Set(hits.map((h) => h.id)));
       say($("lane-status"), hits.length === 0 ? "No earlier turn found." : `${hits.length} earlier ${hits.length === 1 ? "turn" : "turns"} found.`, "info");
     } catch (e) {
       say($("lane-status"), `Could not search the turns: ${messageOf(e)}`, "error");

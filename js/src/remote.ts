@@ -77,6 +77,10 @@ export class OtherTabs {
     const keys = [...new Set(changed)];
     this.#snapshots.remoteApplied(keys.length);
     const records = keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX));
+    // Read with the records, not after them: an adapter that answers the gets of one turn in one
+    // query (PostgreSQL) then makes one round trip for the batch, not two.
+    const sequences = keys.filter((k) => k.startsWith(SEQ_PREFIX)).map((k) => ({ key: k, value: readStore(() => adapter.get(k)) }));
+    for (const s of sequences) s.value.catch(() => undefined); // awaited below, after the records
     if (!(await reload(adapter, engine, this.#order, records))) slot.unsynced = true;
     if (keys.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) {
       setGraph(engine, await readGraph(adapter));
@@ -99,8 +103,8 @@ export class OtherTabs {
       writes.journalKeys.add(key);
     }
     // A deleted write-sequence key: its writer was pruned, after every batch of it was loaded.
-    for (const key of keys.filter((k) => k.startsWith(SEQ_PREFIX))) {
-      if ((await readStore(() => adapter.get(key))) === undefined) writes.claims.delete(key.slice(SEQ_PREFIX.length));
+    for (const { key, value } of sequences) {
+      if ((await value) === undefined) writes.claims.delete(key.slice(SEQ_PREFIX.length));
     }
   }
 }

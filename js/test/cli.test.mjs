@@ -5,12 +5,15 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MemoryStore } from "../dist/index.js";
 import { startStubEmbedder, unreachableUrl } from "./browser/demo-embedder.mjs";
 import { tempRoot } from "./support/temp.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = join(root, "bin", "recallkit.mjs");
 const SAMPLE = join(root, "www", "sample", "store.jsonl");
+/** The store the CLI keeps in `--db` (bin/recallkit.mjs). */
+const STORE_NAME = "recallkit";
 const SEED_ENV = ["MEMORY_SEARCH_MODE", "EMBEDDING_ENABLED", "EMBEDDING_MODEL", "EMBEDDING_SIMILARITY_THRESHOLD",
   "RECALL_DECAY_DAYS", "RECALL_DECAY_FLOOR", "RECALL_EMOTION_BOOST", "SIGNATURE_BITS", "OPENAI_API_KEY"];
 
@@ -321,6 +324,15 @@ describe("AutoMem's recall options", () => {
     const text = (await ok(["--db", db, "recall", "What does Sarah's sister do?", "--expand-entities", "--query", "sister", "--no-track"])).stdout;
     assert.match(text, /\n\(\d+ duplicates? removed; 1 via entity expansion \(Rachel\)\)\n/);
     assert.match(text, /via entity: Rachel/);
+    // An edge citing memories (the CLI's relate cites none): relation expansion and its count.
+    const store = await MemoryStore.open({ name: STORE_NAME, storage: "file", path: db });
+    await store.rememberMany([{ id: "oauth", text: "We chose OAuth for authentication", entities: ["OAuth"] },
+      { id: "idp", text: "The identity provider is Keycloak", entities: ["Keycloak"] }]);
+    await store.relate({ from: "OAuth", relation: "served by", to: "Keycloak", memoryIds: ["oauth", "idp"], strength: 0.9 });
+    await store.close();
+    const expanded = (await ok(["--db", db, "recall", "authentication", "--expand-relations", "--no-track"])).stdout;
+    assert.match(expanded, /\n\(1 via relation expansion\)\n/);
+    assert.match(expanded, /The identity provider is Keycloak\n.* relation · .*via relation oauth\|served_by\|keycloak from oauth/);
     const bad = await run(["--db", db, "recall", "x", "--sort", "newest"]);
     assert.equal(bad.code, 2, "an invalid_argument exits 2, as a usage error");
     assert.match(bad.stderr, /invalid_argument: sort must be/);

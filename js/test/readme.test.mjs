@@ -32,3 +32,33 @@ test("README stays under 250 lines", () => {
   const lines = readme.split("\n").length - 1;
   assert.ok(lines < 250, `README.md has ${lines} lines: move details to docs/ (see CHANGELOG "The README for users")`);
 });
+
+test("README's line for each AutoMem recall option runs as written", () => {
+  const section = readme.slice(readme.indexOf("AutoMem's recall options, one line each"));
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(code, "README has a js block of AutoMem's recall options");
+  const options = ["tags", "tagMode", "tagMatch", "excludeTags", "timeQuery", "sort", "queries", "autoDecompose", "priorityIds",
+    "expandEntities", "expandRelations", "relationLimit", "expansionLimit", "expandMinStrength", "expandMinImportance",
+    "activePath", "label", "types"];
+  for (const option of options) assert.match(code, new RegExp(`\\b${option}:`), `the README shows ${option}`);
+  const file = join(root, `.readme-options-${process.pid}.mjs`);
+  writeFileSync(file, `import { MemoryStore } from "recallkit";
+const store = await MemoryStore.open({ storage: "memory" });
+await store.rememberMany([
+  { id: "mem-123", text: "We decided to keep PostgreSQL for the project database", tags: ["project-alpha", "db"] },
+  { text: "Sarah's sister is Rachel", entities: ["Sarah", "Rachel"] },
+  { text: "Rachel works as a nurse", entities: ["Rachel"] },
+  { text: "posted in general", tags: ["slack:channel:general"] },
+]);
+${code}
+const trending = await store.recall("*", { tags: ["slack"] });
+console.log(trending.results.map((r) => r.text).join("|"));
+await store.close();
+`);
+  try {
+    const out = execFileSync(process.execPath, [file], { encoding: "utf8" });
+    assert.equal(out.trim(), "posted in general");
+  } finally {
+    rmSync(file, { force: true });
+  }
+});

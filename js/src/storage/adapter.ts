@@ -51,6 +51,15 @@ export interface StorageAdapter {
    * the file store has one writer and none). Returns an unsubscribe function.
    */
   subscribe?(listener: (changedKeys: string[]) => void): () => void;
+  /**
+   * Optional: `true` when `write` applies `create` ops itself, as the contract above says
+   * (the whole batch fails with `already_exists` when a created key exists, checked atomically
+   * with the write, against every other handle). The store then hands its batches over as they
+   * are. Without it, the store reads each created key with `get` first and writes a `put`,
+   * which is atomic only against the writes of its own handle: an adapter shared by several
+   * processes should implement `create` and say so. The built-in adapters do.
+   */
+  readonly checksCreates?: boolean;
   /** Finishes pending writes and releases the store (connection, lock file). */
   close(): Promise<void>;
 }

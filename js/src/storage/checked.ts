@@ -14,6 +14,8 @@
  *   `storage_failed` (with `cause`); notifications that are not arrays of keys are dropped;
  *   the unsubscribe function never throws (the store calls it while closing).
  * - The optional `storageInfo` and `stats` that `MemoryStore.storageInfo` reads are kept.
+ * - `create` ops reach only an adapter whose `checksCreates` is `true`; others get puts,
+ *   each created key read first.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -67,9 +69,11 @@ export function checkedAdapter(adapter: StorageAdapter): StorageAdapter {
       }
       return keys;
     },
-    // A custom adapter may predate `create`: it gets puts, each create checked with get()
-    // first (as atomic as the adapter's own writers are: one handle, one process).
+    // A custom adapter may predate `create`: unless it says it checks creates itself, it gets
+    // puts, each create checked with get() first (as atomic as the adapter's own writers are:
+    // one handle, one process).
     write: async (ops: StorageOp[]) => {
+      if (adapter.checksCreates === true) return settle(() => adapter.write(ops));
       const batch = Array.isArray(ops) ? ops : [];
       const present = new Set<string>();
       for (const op of batch) {

@@ -100,6 +100,8 @@ interface Entry {
 
 /** A {@link StorageAdapter} over an append-only log file. Open it with {@link FileAdapter.open}. */
 export class FileAdapter implements StorageAdapter {
+  /** `write` checks `create` ops itself, atomically (see {@link StorageAdapter.checksCreates}). */
+  readonly checksCreates: boolean = true;
   readonly #dir: string;
   readonly #readOnly: boolean;
   readonly #entries = new Map<string, Entry>();

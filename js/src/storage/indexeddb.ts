@@ -129,6 +129,8 @@ type Listener = (changedKeys: string[]) => void;
 
 /** A {@link StorageAdapter} over IndexedDB. Open it with {@link IndexedDbAdapter.open}. */
 export class IndexedDbAdapter implements StorageAdapter {
+  /** `write` checks `create` ops itself, atomically (see {@link StorageAdapter.checksCreates}). */
+  readonly checksCreates: boolean = true;
   readonly #db: IDBDatabase;
   readonly #name: string;
   readonly #readOnly: boolean;

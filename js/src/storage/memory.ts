@@ -16,6 +16,8 @@ export interface MemoryAdapterOptions {
 
 /** An in-memory {@link StorageAdapter}. */
 export class MemoryAdapter implements StorageAdapter {
+  /** `write` checks `create` ops itself, atomically (see {@link StorageAdapter.checksCreates}). */
+  readonly checksCreates: boolean = true;
   readonly #values = new Map<string, Uint8Array>();
   readonly #readOnly: boolean;
   #sorted: string[] | undefined;

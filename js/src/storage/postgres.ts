@@ -7,15 +7,14 @@
  * - A {@link PostgresAdapter} is one store: the rows of `recallkit_records` whose `store` is its
  *   name (schema in `postgres-schema.ts`). Many stores, one per user or agent, share a database.
  *
- * Durability and atomicity: `write` runs one transaction (the creates first, as
- * `INSERT … ON CONFLICT DO NOTHING`, so a key another process holds fails the batch with
- * `already_exists`; then the puts as one upsert and the deletes, in key order so two writers
- * take row locks in the same order; then the feed's notifications) and resolves after COMMIT,
- * which with PostgreSQL's default `synchronous_commit = on` is durable. Any failure rolls the
- * transaction back: nothing is half-written. Errors are `storage_failed` carrying the server's
- * message (a deadlock or serialization failure is retried first, up to
- * {@link WRITE_ATTEMPTS} times). A connection lost during COMMIT leaves it unknown whether the
- * batch committed; the write rejects, and a reopen shows which.
+ * Durability and atomicity: `write` runs one statement, its own transaction (the creates as a
+ * plain `INSERT`, so a key another process holds fails the batch with `already_exists`; the puts
+ * as one upsert; the deletes; the feed's notifications, sent at commit; each list in key order),
+ * and resolves after its commit, which with PostgreSQL's default `synchronous_commit = on` is
+ * durable: one round trip a write. Any failure rolls it back: nothing is half-written. Errors
+ * are `storage_failed` carrying the server's message (a deadlock or serialization failure is
+ * retried first, up to {@link WRITE_ATTEMPTS} times). A connection lost before the answer leaves
+ * it unknown whether the batch committed; the write rejects, and a reopen shows which.
  *
  * Within one handle, writes run one at a time in call order, and a read waits for the writes
  * called before it (the gets of one turn of the event loop are one query); handles in other processes interleave at transaction boundaries (last
@@ -38,6 +37,19 @@ export const WRITE_ATTEMPTS = 3;
 const RETRIED_STATES = new Set(["40P01", "40001"]);
 /** Keys of one coalesced get query at most. */
 const MAX_KEYS_PER_GET = 1000;
+
+/**
+ * A whole write batch in one statement ({@link PostgresAdapter}'s `#transaction`): the creates
+ * as a plain insert (a key already there is a unique violation, 23505, and fails the statement),
+ * the puts as an upsert, the deletes, and the change feed's notifications, sent at commit. The
+ * keys of the three lists are distinct.
+ */
+const WRITE_SQL = "WITH created AS (INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) RETURNING 1), " +
+  "put AS (INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($4::bytea[], $5::bytea[]) AS t(k, v) " +
+  "ON CONFLICT (store, key) DO UPDATE SET value = EXCLUDED.value RETURNING 1), " +
+  "gone AS (DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($6::bytea[]) RETURNING 1), " +
+  "told AS (SELECT pg_notify($7, p) FROM unnest($8::text[]) AS p) " +
+  "SELECT count(*) AS told FROM told";
 
 /** Runs `task` after the current turn of the event loop (its microtasks included). */
 const schedule: (task: () => void) => void = typeof globalThis.setImmediate === "function"
@@ -109,6 +121,8 @@ function planBatch(batch: readonly StorageOp[]): { creates: Row[]; puts: Row[]; 
 
 /** A `StorageAdapter` over one store of a {@link PostgresDatabase}. Open it with {@link PostgresAdapter.open} or {@link PostgresDatabase.adapter}. */
 export class PostgresAdapter implements StorageAdapter {
+  /** `write` checks `create` ops itself, atomically (see `StorageAdapter.checksCreates` in `recallkit`). */
+  readonly checksCreates: boolean = true;
   readonly #db: PostgresDatabase;
   readonly #name: string;
   readonly #readOnly: boolean;
@@ -258,39 +272,48 @@ export class PostgresAdapter implements StorageAdapter {
     }
   }
 
+  /**
+   * The batch as one statement: one round trip, and on its own (autocommit) one transaction.
+   * A write used to be BEGIN, an insert, an upsert, a delete, the notifications and COMMIT, six
+   * round trips; on a loaded machine each woke the server and waited for its turn on a core.
+   * A key created and deleted in the same batch needs the delete after the insert, which one
+   * statement's single snapshot cannot order: only then is the write a transaction of two.
+   */
   async #transaction(client: PgPoolClient, plan: ReturnType<typeof planBatch>, payloads: string[]): Promise<void> {
-    const store = this.#name;
-    await client.query("BEGIN");
+    const created = new Set(plan.creates.map((r) => r.key));
+    const createdThenDeleted = plan.deletes.filter((r) => created.has(r.key));
+    const deletes = createdThenDeleted.length === 0 ? plan.deletes : plan.deletes.filter((r) => !created.has(r.key));
+    const values = [
+      this.#name, plan.creates.map((r) => r.bytes), plan.creates.map((r) => r.value), plan.puts.map((r) => r.bytes),
+      plan.puts.map((r) => r.value), deletes.map((r) => r.bytes), FEED_CHANNEL, payloads,
+    ];
     try {
-      if (plan.creates.length > 0) {
-        const inserted = await client.query(
-          "INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) " +
-          "ON CONFLICT (store, key) DO NOTHING RETURNING key",
-          [store, plan.creates.map((r) => r.bytes), plan.creates.map((r) => r.value)]);
-        if ((inserted.rowCount ?? 0) < plan.creates.length) {
-          const made = new Set(inserted.rows.map((r) => (r.key as Buffer).toString("hex")));
-          const taken = plan.creates.find((r) => !made.has(r.bytes.toString("hex")));
-          throw new RecallError("already_exists",
-            `${JSON.stringify(taken?.key)} already exists in store ${JSON.stringify(store)} (written by another handle since this one read it); nothing of the batch was stored`);
-        }
+      if (createdThenDeleted.length === 0) {
+        await client.query(WRITE_SQL, values);
+        return;
       }
-      if (plan.puts.length > 0) {
-        await client.query(
-          "INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) " +
-          "ON CONFLICT (store, key) DO UPDATE SET value = EXCLUDED.value",
-          [store, plan.puts.map((r) => r.bytes), plan.puts.map((r) => r.value)]);
+      await client.query("BEGIN");
+      try {
+        await client.query(WRITE_SQL, values);
+        await client.query("DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($2::bytea[])", [this.#name, createdThenDeleted.map((r) => r.bytes)]);
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
       }
-      if (plan.deletes.length > 0) {
-        await client.query("DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($2::bytea[])", [store, plan.deletes.map((r) => r.bytes)]);
-      }
-      if (payloads.length > 0) {
-        await client.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [FEED_CHANNEL, payloads]);
-      }
-      await client.query("COMMIT");
     } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw e;
+      throw this.#taken(e, plan.creates) ?? e;
     }
+  }
+
+  /** A create that met a key another handle holds (a unique violation) as `already_exists` naming the key, else undefined. */
+  #taken(e: unknown, creates: readonly Row[]): RecallError | undefined {
+    const { code, detail } = (e ?? {}) as { code?: unknown; detail?: unknown };
+    if (code !== "23505") return undefined;
+    const hex = typeof detail === "string" ? /\\x([0-9a-f]*)\)/.exec(detail)?.[1] : undefined;
+    const taken = creates.find((r) => r.bytes.toString("hex") === hex);
+    return new RecallError("already_exists",
+      `${JSON.stringify(taken?.key)} already exists in store ${JSON.stringify(this.#name)} (written by another handle since this one read it); nothing of the batch was stored`);
   }
 
   /**

@@ -181,6 +181,18 @@ describe("postgres errors", { skip }, () => {
       await other.close();
     }
   });
+
+  test("a write is one statement: a key created and deleted in one batch ends absent, and a taken key is named", async () => {
+    const a = db.adapter("one-statement");
+    await a.write([{ op: "create", key: "m/brief", value: bytes("1") }, { op: "put", key: "m/kept", value: bytes("2") }, { op: "delete", key: "m/brief" }]);
+    assert.deepEqual(await a.keys(), ["m/kept"]);
+    await a.write([{ op: "create", key: "m/taken", value: bytes("1") }]);
+    await rejectsWith(() => a.write([{ op: "put", key: "m/other", value: bytes("x") }, { op: "create", key: "m/taken", value: bytes("2") }, { op: "delete", key: "m/taken" }]),
+      "already_exists", /"m\/taken" already exists/);
+    await rejectsWith(() => a.write([{ op: "delete", key: "m/kept" }, { op: "create", key: "m/taken", value: bytes("3") }]), "already_exists", /"m\/taken" already exists/);
+    assert.deepEqual(await a.keys(), ["m/kept", "m/taken"]);
+    assert.equal(text(await a.get("m/taken")), "1");
+  });
 });
 
 describe("the change feed", { skip }, () => {
@@ -218,6 +230,28 @@ describe("the change feed", { skip }, () => {
       assert.deepEqual(own, [], "a handle does not hear its own writes");
       assert.deepEqual(elsewhere, [], "nor does a handle of another store");
     } finally {
+      await other.close();
+    }
+  });
+
+  test("two processes remembering one id at once end with one memory and one already_exists", async () => {
+    // The store used to turn each create into a read and a put for any adapter it was handed,
+    // so both processes read "absent" and both writes succeeded, the later text replacing the other.
+    const other = await PostgresDatabase.connect({ config: pg.config });
+    const a = await MemoryStore.open({ name: "same-id", storage: db.adapter("same-id"), snapshots: false });
+    const b = await MemoryStore.open({ name: "same-id", storage: other.adapter("same-id"), snapshots: false });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const results = await Promise.allSettled([a.remember({ id: `id-${i}`, text: "from a" }), b.remember({ id: `id-${i}`, text: "from b" })]);
+        const lost = results.filter((r) => r.status === "rejected");
+        assert.equal(lost.length, 1, `round ${i}: ${results.map((r) => r.reason?.message ?? "ok").join(" | ")}`);
+        assert.equal(lost[0].reason.code, "already_exists");
+        const won = results[0].status === "fulfilled" ? "from a" : "from b";
+        await eventually(async () => (await a.get(`id-${i}`))?.text === won && (await b.get(`id-${i}`))?.text === won, 5000, `round ${i}: both engines hold the winner`);
+      }
+    } finally {
+      await a.close();
+      await b.close();
       await other.close();
     }
   });

@@ -113,15 +113,14 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     await eventually(() => acked.length >= 40 + 15, 10_000, "the small writers are under way");
     const batch = Array.from({ length: BATCH }, (_, i) => ({ id: `batch-${i}`, text: `batch memory ${i}: the orchard, the river and the old mill` }));
     const pending = call(a, "POST", "/memories", { userId: "crash", memories: batch }).catch((e) => e);
-    // Kill a while the server runs the batch's insert: an INSERT of a that has been running for
-    // longer than a one-memory insert takes (a small write's transaction may stay open longer,
-    // while a's event loop is busy, but its statements are quick).
+    // Kill a while the server runs the batch's insert: a write of a (each write is one statement,
+    // `WITH created AS (INSERT …`) that has been running for longer than a one-memory write takes.
     let seen = false;
     try {
       await eventually(async () => {
         const { rows } = await monitor.query(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'service-a' AND state = 'active' " +
-          "AND query LIKE 'INSERT INTO recallkit_records%' AND clock_timestamp() - query_start > interval '5 milliseconds'");
+          "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%' AND clock_timestamp() - query_start > interval '5 milliseconds'");
         seen = rows[0].n > 0;
         return seen;
       }, 60_000, "a's batch insert is running");
