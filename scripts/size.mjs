@@ -28,9 +28,10 @@ import { fileURLToPath } from "node:url";
 // took it to 226.0 KiB (231,398 B). Measured ways back, none taken (CHANGELOG.md): rustc
 // opt-level "s" saves 15 KiB at 10–20 % recall time, against targets met by a few percent.
 // Removing the Talc allocator (not a design-card crate) added 3.5 KiB: 229.0 KiB (234,455 B).
-// A date in the question finding the memory stating it (issue 21) added 1.5 KiB: 230.5 KiB.
-// The check stands at 231 KiB, catching growth, until the boundary work is measured.
-const BUDGET_GZIP_BYTES = 231 * 1024;
+// A date in the question finding the memory stating it (issue 21) added 1.5 KiB and coverage
+// read from the postings 1.0 KiB: 231.4 KiB (237,005 B). The check stands at 232 KiB,
+// catching growth, until the boundary work is measured.
+const BUDGET_GZIP_BYTES = 232 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;
