@@ -173,10 +173,11 @@ impl Engine {
             pool.cands[i].evidence.cosine = Some(f64::from(cosine));
             pool.cands[i].evidence.se_rank = Some(rank as u32 + 1);
         }
+        let unit = self.vectors.unit_query(vector);
         for c in &mut pool.cands {
-            if let CandidateKey::Memory(doc) = c.key {
+            if let (CandidateKey::Memory(doc), Some(unit)) = (c.key, &unit) {
                 if c.evidence.cosine.is_none() {
-                    c.evidence.cosine = self.vectors.cosine(doc, vector).map(f64::from);
+                    c.evidence.cosine = self.vectors.cosine_of(doc, unit).map(f64::from);
                 }
             }
             if let Some(cosine) = c.evidence.cosine {

@@ -292,13 +292,29 @@ impl VectorStore {
     /// (so a memory scores the same found by the scan or asked for directly); `None` when
     /// `doc` has no vector or the query is invalid.
     pub fn cosine(&self, doc: DocId, query: &[f32]) -> Option<f32> {
-        let query_norm = self.validate(query).ok()?;
+        self.cosine_of(doc, &self.unit_query(query)?)
+    }
+
+    /// `query` checked and scaled to unit length once, for many [`cosine_of`](Self::cosine_of)
+    /// calls (a recall asks for the cosine of every candidate the scan did not return);
+    /// `None` when it is not a valid query for this store.
+    pub fn unit_query<'a>(&self, query: &'a [f32]) -> Option<UnitQuery<'a>> {
+        let norm = self.validate(query).ok()?;
+        Some(UnitQuery {
+            query,
+            norm,
+            unit: unit(query, norm),
+        })
+    }
+
+    /// [`cosine`](Self::cosine) with the query prepared by [`unit_query`](Self::unit_query).
+    pub fn cosine_of(&self, doc: DocId, q: &UnitQuery<'_>) -> Option<f32> {
         let dims = self.dims?;
         let slot = self.slot_of(doc)?;
         let row = &self.data[slot * dims..(slot + 1) * dims];
-        let fast = (dot(&unit(query, query_norm), row) * self.inv_norms[slot]).clamp(-1.0, 1.0);
+        let fast = (dot(&q.unit, row) * self.inv_norms[slot]).clamp(-1.0, 1.0);
         Some(if fast.is_nan() {
-            exact_cosine(query, query_norm, row)
+            exact_cosine(q.query, q.norm, row)
         } else {
             fast
         })
@@ -377,6 +393,14 @@ pub struct Scan {
 }
 
 /// `query / ‖query‖` in `f32`, computed in `f64`.
+/// A query vector checked and scaled once ([`VectorStore::unit_query`]).
+#[derive(Debug, Clone)]
+pub struct UnitQuery<'a> {
+    query: &'a [f32],
+    norm: f64,
+    unit: Vec<f32>,
+}
+
 fn unit(query: &[f32], query_norm: f64) -> Vec<f32> {
     query
         .iter()
