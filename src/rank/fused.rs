@@ -9,12 +9,15 @@
 //! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
 //! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
 //! | 3. context (`recallkit`) | `+` abmind's context boost | `contextBoost` |
-//! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)`, then at most 1 | `emotionTiebreak` |
+//! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)` | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
 //! | 6. MMR (only when the recall gives `mmrLambda`) | reorders | `rankBeforeMmr`, `rankAfterMmr` |
 //! | 7. truncate | keeps the first `limit` | |
+//! | 8. cap (`recallkit`) | at most 1 | |
 //!
-//! Every model's score lies in `[0, 1]`, after the boosts too.
+//! Every model's score lies in `[0, 1]`, after the boosts too: `recallkit`'s boosts may take a
+//! score past 1 until step 8, so that they order two results the model scored at 1 (the model
+//! caps its own score at 1 in step 2; a context boost then still tells them apart).
 
 use super::boost::{self, Context};
 use super::mmr;
@@ -61,9 +64,6 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
             boost::context_boost(&mut cands, context);
         }
         boost::emotion_tiebreak(&mut cands);
-        for c in &mut cands {
-            c.score = c.score.min(1.0);
-        }
     }
     cands.retain(|c| c.score > 0.0 && c.score >= o.min_score);
     let order = match o.lambda {
@@ -71,7 +71,13 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
         None => mmr::score_order(&cands),
     };
     mmr::record_ranks(&mut cands, &order);
-    take_in_order(cands, &order, o.limit)
+    let mut ranked = take_in_order(cands, &order, o.limit);
+    // Step 8: the order is taken before the cap, so boosts still order results the model
+    // already scored at 1 (a context hint between two exact answers).
+    for c in &mut ranked {
+        c.score = c.score.min(1.0);
+    }
+    ranked
 }
 
 /// Step 1: the evidence present, as components.
@@ -172,6 +178,31 @@ mod tests {
         c.facts.fresh = 1.0;
         c.facts.prior = 1.0;
         c
+    }
+
+    #[test]
+    fn a_context_hint_orders_two_results_the_model_scores_at_one() {
+        // Both hold every query word with boosting factors: the model caps each at 1.
+        let full = Evidence {
+            lexical: 1.0,
+            ..Evidence::default()
+        };
+        let (mut first, mut hinted) = (memory(0, full), memory(1, full));
+        first.facts.prior = 1.5;
+        hinted.facts.prior = 1.5;
+        hinted.hint = 0.05;
+        let o = FusedOptions {
+            context: Some(Context::default()),
+            ..options(Ranking::Recallkit)
+        };
+        let ranked = rank(vec![first, hinted], &o);
+        let docs: Vec<_> = ranked.iter().map(|c| c.key).collect();
+        assert_eq!(
+            docs,
+            [CandidateKey::Memory(DocId(1)), CandidateKey::Memory(DocId(0))]
+        );
+        // Scores stay in [0, 1].
+        assert!(ranked.iter().all(|c| c.score == 1.0));
     }
 
     #[test]
