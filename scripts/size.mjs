@@ -28,8 +28,11 @@ import { fileURLToPath } from "node:url";
 // took it to 226.0 KiB (231,398 B). Measured ways back, none taken (CHANGELOG.md): rustc
 // opt-level "s" saves 15 KiB at 10–20 % recall time, against targets met by a few percent.
 // Removing the Talc allocator (not a design-card crate) added 3.5 KiB: 229.0 KiB (234,455 B).
-// The check stands at 230 KiB, catching growth, until the boundary work is measured.
-const BUDGET_GZIP_BYTES = 230 * 1024;
+// The boundary on serde-wasm-bindgen, js-sys and getrandom (issue 26: config, options, single
+// records, results and errors as objects; the binary batch kept for rememberMany and import)
+// added 34.0 KiB: 263.0 KiB (269,338 B; wasm +32.4 KB, glue +2.5 KB). The check stands at
+// 264 KiB, catching growth; the 200 KiB target stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 264 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

@@ -246,9 +246,11 @@ pub fn random_id() -> Result<String, JsValue> {
         if pool.len() < b.len() {
             pool.resize(RANDOM_POOL_BYTES, 0);
             getrandom::getrandom(&mut pool).map_err(|e| {
-                to_js(crate::Error::InvalidArgument(format!(
-                    "no source of randomness: {e}"
-                )))
+                let error = ErrorOut {
+                    code: "internal",
+                    message: format!("no source of randomness: {e}"),
+                };
+                serde_wasm_bindgen::to_value(&error).unwrap_or_else(|e| e.into())
             })?;
         }
         let at = pool.len() - b.len();
