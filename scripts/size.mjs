@@ -30,9 +30,9 @@ import { fileURLToPath } from "node:url";
 // Removing the Talc allocator (not a design-card crate) added 3.5 KiB: 229.0 KiB (234,455 B).
 // The boundary on serde-wasm-bindgen, js-sys and getrandom (issue 26: config, options, single
 // records, results and errors as objects; the binary batch kept for rememberMany and import)
-// added 34.0 KiB: 263.0 KiB (269,338 B; wasm +32.4 KB, glue +2.5 KB). The check stands at
-// 264 KiB, catching growth; the 200 KiB target stays missed (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 264 * 1024;
+// added 31.4 KiB: 260.3 KiB (266,574 B; wasm +29.7 KB, glue +2.5 KB). The check stands at
+// 261 KiB, catching growth; the 200 KiB target stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 261 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

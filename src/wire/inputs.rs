@@ -90,36 +90,39 @@ fn opt_level(what: &str, key: &str, v: Value) -> Result<Option<i64>> {
     opt_int(what, key, v, -MAX_LEVEL, MAX_LEVEL)
 }
 
-/// An array of strings; null gives an empty one.
-fn strs(what: &str, key: &str, v: Value) -> Result<Vec<String>> {
-    let want = "an array of strings";
+/// An array whose items `item` takes (`None` for an item of the wrong kind, reported as
+/// `what.key` not being `want`); null gives an empty one.
+fn items<T>(
+    what: &str,
+    key: &str,
+    want: &str,
+    v: Value,
+    item: fn(Value) -> std::result::Result<T, Value>,
+) -> Result<Vec<T>> {
     match v {
         Value::Null => Ok(Vec::new()),
-        Value::Arr(items) => items
+        Value::Arr(values) => values
             .into_iter()
-            .map(|item| match item {
-                Value::Str(s) => Ok(s),
-                other => Err(wrong(what, key, want, &other)),
-            })
+            .map(|value| item(value).map_err(|other| wrong(what, key, want, &other)))
             .collect(),
         other => Err(wrong(what, key, want, &other)),
     }
 }
 
+/// An array of strings; null gives an empty one.
+fn strs(what: &str, key: &str, v: Value) -> Result<Vec<String>> {
+    items(what, key, "an array of strings", v, |item| match item {
+        Value::Str(s) => Ok(s),
+        other => Err(other),
+    })
+}
+
 /// An array of numbers; null gives an empty one.
 fn nums(what: &str, key: &str, v: Value) -> Result<Vec<f64>> {
-    let want = "an array of numbers";
-    match v {
-        Value::Null => Ok(Vec::new()),
-        Value::Arr(items) => items
-            .into_iter()
-            .map(|item| match item {
-                Value::Num(n) => Ok(n),
-                other => Err(wrong(what, key, want, &other)),
-            })
-            .collect(),
-        other => Err(wrong(what, key, want, &other)),
-    }
+    items(what, key, "an array of numbers", v, |item| match item {
+        Value::Num(n) => Ok(n),
+        other => Err(other),
+    })
 }
 
 /// `value`, or the error that names the missing field `what.key`.

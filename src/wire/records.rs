@@ -1,80 +1,30 @@
-//! The binary form of notes, entities and edges inside the engine image (`engine::image`,
-//! persisted by the wrapper): read and written in the tagged encoding of [`super::value`],
-//! which is how they crossed the boundary before serde-wasm-bindgen did. Stored images are
-//! read back with these, so the bytes must not change.
-//!
-//! Entities and edges ignore fields they do not know; notes reject them, naming the field.
+//! The notes, entities and edges of the engine image (`engine::image`, persisted by the
+//! wrapper), in the tagged encoding of [`super::value`]: written as objects, read back as
+//! [`Value`](super::Value) trees by the readers the boundary uses ([`super::inputs`]), so a
+//! stored record is checked as a new one is. This is how they crossed the boundary before
+//! serde-wasm-bindgen did, and stored images hold these bytes, so they must not change.
 
-use crate::error::{Error, Result};
-use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
-use crate::notes::{Note, Period};
+use crate::error::Result;
+use crate::graph::{Edge, Entity};
+use crate::notes::Note;
 
-use super::batch::MAX_LEVEL;
-use super::value::{Reader, Writer};
+use super::inputs;
+use super::value::{decode, Writer};
 
-/// (shared) and `classification` to 0, as in notes written before they had owners. Unknown
-/// fields are an error.
+/// Reads a note ([`inputs::note_from`]: unknown fields are an error).
 pub fn note_from(bytes: &[u8]) -> Result<Note> {
-    const W: &str = "note";
-    let mut r = Reader::new(bytes);
-    r.begin_obj(W)?;
-    let (mut id, mut period, mut start, mut end, mut text) = (None, None, None, None, None);
-    let (mut created_at, mut updated_at) = (None, None);
-    let (mut user_id, mut classification) = (None, None);
-    while let Some(key) = r.next_key()? {
-        match key {
-            "id" => id = r.opt_str(W, key)?,
-            "period" => {
-                period = match r.opt_str(W, key)? {
-                    Some(label) => Some(period_from(&label)?),
-                    None => None,
-                }
-            }
-            "start" => start = r.opt_num(W, key)?,
-            "end" => end = r.opt_num(W, key)?,
-            "text" => text = r.opt_str(W, key)?,
-            "createdAt" => created_at = r.opt_num(W, key)?,
-            "updatedAt" => updated_at = r.opt_num(W, key)?,
-            "userId" => user_id = r.opt_str(W, key)?,
-            "classification" => classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?,
-            _ => return Err(unknown(W, key)),
-        }
-    }
-    r.finish()?;
-    let period = required(W, "period", period)?;
-    let start = required(W, "start", start)?;
-    Ok(Note {
-        id: required(W, "id", id)?,
-        period,
-        start,
-        end: end.unwrap_or_else(|| period.default_end(start)),
-        text: required(W, "text", text)?,
-        created_at: required(W, "createdAt", created_at)?,
-        updated_at: required(W, "updatedAt", updated_at)?,
-        user_id,
-        classification: classification.unwrap_or(0),
-    })
+    inputs::note_from(decode(bytes)?)
 }
 
-/// `value`, or the error that names the missing field `what.key`.
-fn required<T>(what: &str, key: &str, value: Option<T>) -> Result<T> {
-    value.ok_or_else(|| Error::InvalidArgument(format!("{what} is missing field `{key}`")))
+/// Reads an entity ([`inputs::entity_from`]: fields it does not know are skipped).
+pub fn entity_from(bytes: &[u8]) -> Result<Entity> {
+    inputs::entity_from(decode(bytes)?)
 }
 
-/// The error for a field a shape does not know.
-fn unknown(what: &str, key: &str) -> Error {
-    Error::InvalidArgument(format!("unknown field `{key}` in {what}"))
-}
-
-fn period_from(label: &str) -> Result<Period> {
-    [Period::Daily, Period::Weekly, Period::Quarterly]
-        .into_iter()
-        .find(|p| p.label() == label)
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "note.period must be \"daily\", \"weekly\" or \"quarterly\", got \"{label}\""
-            ))
-        })
+/// Reads an edge ([`inputs::edge_from`]: `id` may be left out; fields it does not know are
+/// skipped).
+pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
+    inputs::edge_from(decode(bytes)?)
 }
 
 /// Writes a note; `userId` only when set and `classification` only when not 0, so a shared,
@@ -95,31 +45,6 @@ pub fn write_note(w: &mut Writer, n: &Note) {
     w.end();
 }
 
-/// Reads an entity (fields it does not know are skipped).
-pub fn entity_from(bytes: &[u8]) -> Result<Entity> {
-    const W: &str = "entity";
-    let mut r = Reader::new(bytes);
-    r.begin_obj(W)?;
-    let mut name = None;
-    let mut e = Entity::default();
-    while let Some(key) = r.next_key()? {
-        match key {
-            "name" => name = r.opt_str(W, key)?,
-            "type" => e.kind = r.opt_str(W, key)?,
-            "aliases" => e.aliases = r.strs(W, key)?,
-            "userId" => e.user_id = r.opt_str(W, key)?,
-            "classification" => {
-                e.classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?.unwrap_or(0)
-            }
-            "createdAt" => e.created_at = r.opt_num(W, key)?.unwrap_or(0.0),
-            _ => r.skip()?,
-        }
-    }
-    r.finish()?;
-    e.name = required(W, "name", name)?;
-    Ok(e)
-}
-
 /// Writes an entity.
 pub fn write_entity(w: &mut Writer, e: &Entity) {
     w.begin_obj();
@@ -130,50 +55,6 @@ pub fn write_entity(w: &mut Writer, e: &Entity) {
     w.field_num("classification", e.classification as f64);
     w.field_num("createdAt", e.created_at);
     w.end();
-}
-
-/// Reads an edge (`id` may be left out: the graph derives it; fields it does not know are
-/// skipped).
-pub fn edge_from(bytes: &[u8]) -> Result<Edge> {
-    const W: &str = "edge";
-    let mut r = Reader::new(bytes);
-    r.begin_obj(W)?;
-    let (mut id, mut from, mut relation, mut to, mut strength) = (None, None, None, None, None);
-    let (mut created_at, mut last_seen_at, mut memory_ids) = (None, None, Vec::new());
-    let (mut user_id, mut classification) = (None, None);
-    let (mut valid_from, mut valid_to) = (None, None);
-    while let Some(key) = r.next_key()? {
-        match key {
-            "id" => id = r.opt_str(W, key)?,
-            "from" => from = r.opt_str(W, key)?,
-            "relation" => relation = r.opt_str(W, key)?,
-            "to" => to = r.opt_str(W, key)?,
-            "strength" => strength = r.opt_num(W, key)?,
-            "createdAt" => created_at = r.opt_num(W, key)?,
-            "lastSeenAt" => last_seen_at = r.opt_num(W, key)?,
-            "memoryIds" => memory_ids = r.strs(W, key)?,
-            "userId" => user_id = r.opt_str(W, key)?,
-            "classification" => classification = r.opt_int(W, key, -MAX_LEVEL, MAX_LEVEL)?,
-            "validFrom" => valid_from = r.opt_num(W, key)?,
-            "validTo" => valid_to = r.opt_num(W, key)?,
-            _ => r.skip()?,
-        }
-    }
-    r.finish()?;
-    Ok(Edge {
-        id: id.unwrap_or_default(),
-        from: required(W, "from", from)?,
-        relation: required(W, "relation", relation)?,
-        to: required(W, "to", to)?,
-        strength: strength.unwrap_or(DEFAULT_STRENGTH),
-        created_at: required(W, "createdAt", created_at)?,
-        last_seen_at: required(W, "lastSeenAt", last_seen_at)?,
-        memory_ids,
-        user_id,
-        classification: classification.unwrap_or(0),
-        valid_from,
-        valid_to,
-    })
 }
 
 /// Writes an edge.
@@ -197,6 +78,7 @@ pub fn write_edge(w: &mut Writer, e: &Edge) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::notes::Period;
 
     fn raw(write: impl FnOnce(&mut Writer)) -> Vec<u8> {
         let mut w = Writer::new();
