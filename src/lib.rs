@@ -23,7 +23,7 @@
 //! | [`rank`] | in which order candidates come back: the ranking models, boosts, MMR, reranking |
 //! | [`engine`] | the [`Engine`]: records, indexes, writes and the recall pipeline |
 //! | [`image`] | how an engine is saved and read back without a rebuild: the image format |
-//! | [`wire`] | how values cross the boundary: the binary data format and its shapes |
+//! | [`wire`] | how values cross the boundary: serde views and readers of records, options and results, and the binary batch of memories |
 //!
 //! Stage map (the labels are public identifiers; the plain names are used in the docs):
 //!

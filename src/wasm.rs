@@ -1,27 +1,41 @@
-//! The WebAssembly boundary: the only module that names `wasm_bindgen`. Each export delegates
-//! to [`crate::engine::Engine`] in a few lines.
+//! The WebAssembly boundary: the only module that names `wasm_bindgen`, `js_sys`,
+//! `serde_wasm_bindgen` and `getrandom`. Each export delegates to [`crate::engine::Engine`]
+//! in a few lines.
 //!
-//! Records, options and results cross as bytes in the wire format of [`crate::wire`]
-//! (`js/src/wire.ts` writes and reads them on the other side), embeddings as `Float32Array`s.
-//! Numbers travel as their bits, so neither side converts them to or from decimal text, and
-//! the wasm carries neither serde nor float formatting tables.
+//! How things cross:
+//! - configuration, option bags, single records (memories, notes, entities, edges), listings,
+//!   recall answers and errors: serde-wasm-bindgen, into the [`Value`] trees that
+//!   [`crate::wire::inputs`] reads and from the `Serialize` views of [`crate::wire::outputs`];
+//! - embeddings, signatures and reranker scores: typed arrays (`js_sys::Float32Array`,
+//!   `Uint8Array`), one bulk copy each, never an element at a time;
+//! - a batch of memories (`stageMany` / `insertMany`): the binary record batch of
+//!   [`crate::wire::batch`], measured faster than serde-wasm-bindgen there (DESIGN.md);
+//! - ids the wrapper needs (`randomId`): drawn here, from `crypto.getRandomValues` through
+//!   getrandom's `js` backend, so the core stays free of ambient randomness.
 //!
 //! Invariants:
-//! - Every fallible export returns `Result<_, JsError>` whose message starts with a stable
-//!   code (`invalid_argument: …`); `js/src/errors.ts` parses it into `RecallError`.
+//! - Every fallible export returns `Result<_, JsValue>` whose error is an `EngineErrorJs`
+//!   (`{ code, message }`, the code stable); `js/src/engine.ts` turns it into `RecallError`.
 //! - No `unwrap`/`expect` here: a panic would abort the whole module.
-//! - Shapes crossing the boundary are declared once, in the `TYPES` section below; the
-//!   exports take and return them as wire bytes (`js/src/engine.ts` types them).
+//! - Shapes crossing the boundary are declared once, in the `TYPES` section below, and the
+//!   exports name them (`typescript_type`), so `pkg/recallkit.d.ts` has no `any` in the API.
 //! - `stageMany` holds memories only until the next `insertMany`, which takes them whether it
 //!   adds them (`staged`) or not.
 
+use std::cell::RefCell;
+
+use js_sys::{Float32Array, Uint8Array};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{self, Batch, EmbeddingUpdate};
 use crate::graph::Relation;
 use crate::recall::filter::Filter;
 use crate::store::Scope;
-use crate::wire::{shapes, Writer};
+use crate::wire::outputs::{
+    EdgeOut, EntityOut, ErrorOut, ListOut, MemoryOut, NoteOut, OutputOut, StatsOut,
+};
+use crate::wire::{batch, inputs, Value};
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -114,21 +128,70 @@ export interface EdgeRecord {
   id: string; from: string; relation: string; to: string; strength: number; createdAt: number; lastSeenAt: number;
   memoryIds?: string[]; userId?: string; classification?: number; validFrom?: number; validTo?: number;
 }
+/** An edge as `relate` takes it: the graph derives `id`; `strength` comes apart. */
+export type EdgeInput = Omit<EdgeRecord, "id" | "strength"> & { id?: string; strength?: number };
 /** Store statistics. */
 export interface EngineStatsJs { memories: number; porterTerms: number; fuzzyTerms: number }
+/**
+ * What every engine call throws on bad input: its stable code (an `ErrorCode`) and the message
+ * after it (`js/src/engine.ts` turns it into a `RecallError`).
+ */
+export interface EngineErrorJs { code: string; message: string }
+/**
+ * The host's end of an engine image transfer (`writeImage`, `readImage`): `put` takes each
+ * piece written (a view of wasm memory, to copy before returning), `next` returns the next
+ * piece to read, or `undefined` at the end.
+ */
+export interface ImageHost { put?(bytes: Uint8Array): void; next?(): Uint8Array | undefined }
 "#;
 
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> f64;
+
+    /// An `EngineConfigJs`.
+    #[wasm_bindgen(typescript_type = "EngineConfigJs")]
+    pub type JsEngineConfig;
+    /// A `MemoryRecord`.
+    #[wasm_bindgen(typescript_type = "MemoryRecord")]
+    pub type JsMemory;
+    /// A `NoteRecord`.
+    #[wasm_bindgen(typescript_type = "NoteRecord")]
+    pub type JsNote;
+    /// A `NoteRecord[]`.
+    #[wasm_bindgen(typescript_type = "NoteRecord[]")]
+    pub type JsNotes;
+    /// An `EntityRecord`.
+    #[wasm_bindgen(typescript_type = "EntityRecord")]
+    pub type JsEntity;
+    /// An `EntityRecord[]`.
+    #[wasm_bindgen(typescript_type = "EntityRecord[]")]
+    pub type JsEntities;
+    /// An `EdgeRecord`.
+    #[wasm_bindgen(typescript_type = "EdgeRecord")]
+    pub type JsEdge;
+    /// An `EdgeInput`.
+    #[wasm_bindgen(typescript_type = "EdgeInput")]
+    pub type JsEdgeInput;
+    /// An `EdgeRecord[]`.
+    #[wasm_bindgen(typescript_type = "EdgeRecord[]")]
+    pub type JsEdges;
+    /// A `RecallOptionsJs`.
+    #[wasm_bindgen(typescript_type = "RecallOptionsJs")]
+    pub type JsRecallOptions;
+    /// A `RecallOutputJs`.
+    #[wasm_bindgen(typescript_type = "RecallOutputJs")]
+    pub type JsRecallOutput;
+    /// An `EngineStatsJs`.
+    #[wasm_bindgen(typescript_type = "EngineStatsJs")]
+    pub type JsStats;
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// The host's end of an engine image transfer (`writeImage`, `readImage`): `put` takes
-    /// each piece written (a view of wasm memory, to copy before returning), `next` returns
-    /// the next piece to read, or `undefined` at the end.
+    /// The host's end of an engine image transfer (`ImageHost` in `TYPES`).
+    #[wasm_bindgen(typescript_type = "ImageHost")]
     pub type ImageHost;
     #[wasm_bindgen(method, catch)]
     fn put(this: &ImageHost, bytes: &[u8]) -> Result<(), JsValue>;
@@ -164,6 +227,51 @@ pub fn is_trivial(query: &str) -> bool {
     crate::recall::trivial::is_trivial(query)
 }
 
+/// Random bytes drawn at once and handed out 16 at a time: one `crypto.getRandomValues` call
+/// serves 256 ids (a call per id cost about as much as the rest of a small write).
+const RANDOM_POOL_BYTES: usize = 4096;
+
+thread_local! {
+    /// Bytes drawn by getrandom and not handed out yet (taken from the end).
+    static RANDOM_POOL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A fresh random id for a memory or a note: a version 4 UUID (RFC 9562, lowercase), from
+/// `crypto.getRandomValues` (getrandom's `js` backend).
+#[wasm_bindgen(js_name = randomId)]
+pub fn random_id() -> Result<String, JsValue> {
+    let mut b = [0u8; 16];
+    RANDOM_POOL.with(|pool| -> Result<(), JsValue> {
+        let mut pool = pool.borrow_mut();
+        if pool.len() < b.len() {
+            pool.resize(RANDOM_POOL_BYTES, 0);
+            getrandom::getrandom(&mut pool).map_err(|e| {
+                let error = ErrorOut {
+                    code: "internal",
+                    message: format!("no source of randomness: {e}"),
+                };
+                serde_wasm_bindgen::to_value(&error).unwrap_or_else(|e| e.into())
+            })?;
+        }
+        let at = pool.len() - b.len();
+        b.copy_from_slice(&pool[at..]);
+        pool.truncate(at);
+        Ok(())
+    })?;
+    b[6] = (b[6] & 0x0f) | 0x40; // version 4
+    b[8] = (b[8] & 0x3f) | 0x80; // variant 10
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = String::with_capacity(36);
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            id.push('-');
+        }
+        id.push(HEX[usize::from(byte >> 4)] as char);
+        id.push(HEX[usize::from(byte & 0xf)] as char);
+    }
+    Ok(id)
+}
+
 /// A recall engine living in wasm memory. The JavaScript wrapper owns it and calls `free()`.
 #[wasm_bindgen]
 pub struct Engine {
@@ -176,8 +284,8 @@ pub struct Engine {
 impl Engine {
     /// Creates an empty engine from an `EngineConfigJs`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: &[u8]) -> Result<Engine, JsError> {
-        let config = shapes::config_from(config).map_err(to_js)?;
+    pub fn new(config: JsEngineConfig) -> Result<Engine, JsValue> {
+        let config = config_from(config)?;
         let inner = engine::Engine::new(config).map_err(to_js)?;
         Ok(Engine {
             inner,
@@ -189,8 +297,8 @@ impl Engine {
     /// (`Engine::read_image`), piece by piece from `host.next()`; `corrupt` when the image
     /// cannot be used.
     #[wasm_bindgen(js_name = readImage)]
-    pub fn read_image(config: &[u8], host: &ImageHost) -> Result<Engine, JsError> {
-        let config = shapes::config_from(config).map_err(to_js)?;
+    pub fn read_image(config: JsEngineConfig, host: &ImageHost) -> Result<Engine, JsValue> {
+        let config = config_from(config)?;
         let inner = engine::Engine::read_image(config, &mut { host }).map_err(to_js)?;
         Ok(Engine {
             inner,
@@ -200,7 +308,7 @@ impl Engine {
 
     /// Writes the engine's image (`Engine::write_image`), piece by piece to `host.put()`.
     #[wasm_bindgen(js_name = writeImage)]
-    pub fn write_image(&self, host: &ImageHost) -> Result<(), JsError> {
+    pub fn write_image(&self, host: &ImageHost) -> Result<(), JsValue> {
         self.inner.write_image(&mut { host }).map_err(to_js)
     }
 
@@ -218,13 +326,18 @@ impl Engine {
 
     /// Sets the embedding dimension back (after an undone write); only while no vector is stored.
     #[wasm_bindgen(js_name = resetDimensions)]
-    pub fn reset_dimensions(&mut self, dims: Option<usize>) -> Result<(), JsError> {
+    pub fn reset_dimensions(&mut self, dims: Option<usize>) -> Result<(), JsValue> {
         self.inner.reset_dims(dims).map_err(to_js)
     }
 
     /// Adds one memory, with its embedding if any.
-    pub fn insert(&mut self, memory: &[u8], embedding: Option<Vec<f32>>) -> Result<(), JsError> {
-        let memory = shapes::memory_from(memory).map_err(to_js)?;
+    pub fn insert(
+        &mut self,
+        memory: JsMemory,
+        embedding: Option<Float32Array>,
+    ) -> Result<(), JsValue> {
+        let memory = memory_from(memory)?;
+        let embedding = embedding.map(|e| e.to_vec());
         self.inner
             .insert(memory, embedding.as_deref())
             .map_err(to_js)
@@ -242,42 +355,44 @@ impl Engine {
         memories: &[u8],
         first: bool,
         total: usize,
-    ) -> Result<(), JsError> {
+    ) -> Result<(), JsValue> {
         if first {
             self.staged = Batch::with_capacity(total);
         }
-        shapes::memories_into(memories, &mut self.staged).map_err(|e| {
+        batch::memories_into(memories, &mut self.staged).map_err(|e| {
             self.staged = Batch::default();
             to_js(e)
         })
     }
 
-    /// Adds every memory of the array (after the staged ones when `staged`), or none.
+    /// Adds every memory of the batch (after the staged ones when `staged`), or none.
     /// `vectors` holds, row after row, the embeddings of the items whose `has_embedding`
     /// byte is 1.
     #[wasm_bindgen(js_name = insertMany)]
     pub fn insert_many(
         &mut self,
         memories: &[u8],
-        vectors: &[f32],
-        has_embedding: &[u8],
+        vectors: &Float32Array,
+        has_embedding: &Uint8Array,
         staged: bool,
-    ) -> Result<(), JsError> {
+    ) -> Result<(), JsValue> {
         // Staged memories are taken either way, so none outlive this call.
         let mut batch = std::mem::take(&mut self.staged);
         if !staged {
             batch = Batch::default();
         }
-        shapes::memories_into(memories, &mut batch).map_err(to_js)?;
+        batch::memories_into(memories, &mut batch).map_err(to_js)?;
         let memories = batch;
+        let has_embedding = has_embedding.to_vec();
         let rows = has_embedding.iter().filter(|&&b| b != 0).count();
         if rows == 0 {
             return self.inner.insert_batch(memories, &[]).map_err(to_js);
         }
+        let vectors = vectors.to_vec();
         if has_embedding.len() != memories.len() || vectors.len() % rows != 0 {
-            return Err(JsError::new(
-                "invalid_argument: embeddings do not match the memories",
-            ));
+            return Err(to_js(crate::Error::InvalidArgument(
+                "embeddings do not match the memories".into(),
+            )));
         }
         let dims = vectors.len() / rows;
         let mut chunks = vectors.chunks_exact(dims.max(1));
@@ -291,37 +406,40 @@ impl Engine {
     }
 
     /// The stored embedding of a memory.
-    pub fn embedding(&self, id: &str) -> Option<Vec<f32>> {
-        self.inner.embedding(id).map(<[f32]>::to_vec)
+    pub fn embedding(&self, id: &str) -> Option<Float32Array> {
+        self.inner.embedding(id).map(Float32Array::from)
     }
 
     /// The 32-byte signature of a memory.
-    pub fn signature(&self, id: &str) -> Option<Vec<u8>> {
-        self.inner.signature(id).map(|s| s.to_bytes().to_vec())
+    pub fn signature(&self, id: &str) -> Option<Uint8Array> {
+        self.inner
+            .signature(id)
+            .map(|s| Uint8Array::from(&s.to_bytes()[..]))
     }
 
     /// The memory with this id, or undefined.
-    pub fn get(&self, id: &str) -> Option<Vec<u8>> {
-        self.inner
-            .get(id)
-            .map(|m| write(|w| shapes::write_memory(w, &m)))
+    pub fn get(&self, id: &str) -> Result<Option<JsMemory>, JsValue> {
+        match self.inner.get(id) {
+            Some(m) => out(&MemoryOut(&m)).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Every live id, in insertion order.
-    pub fn ids(&self) -> Vec<u8> {
-        let ids: Vec<&str> = self.inner.ids().collect();
-        write(|w| w.strs(&ids))
+    pub fn ids(&self) -> Vec<String> {
+        self.inner.ids().map(str::to_owned).collect()
     }
 
     /// Replaces the stored memory with the same id. `embedding` is stored when given;
     /// otherwise `remove_embedding` says whether the old one is dropped.
     pub fn replace(
         &mut self,
-        memory: &[u8],
-        embedding: Option<Vec<f32>>,
+        memory: JsMemory,
+        embedding: Option<Float32Array>,
         remove_embedding: bool,
-    ) -> Result<(), JsError> {
-        let memory = shapes::memory_from(memory).map_err(to_js)?;
+    ) -> Result<(), JsValue> {
+        let memory = memory_from(memory)?;
+        let embedding = embedding.map(|e| e.to_vec());
         let update = match (&embedding, remove_embedding) {
             (Some(e), _) => EmbeddingUpdate::Set(e),
             (None, true) => EmbeddingUpdate::Remove,
@@ -331,23 +449,27 @@ impl Engine {
     }
 
     /// Removes a memory and returns it.
-    pub fn remove(&mut self, id: &str) -> Result<Vec<u8>, JsError> {
+    pub fn remove(&mut self, id: &str) -> Result<JsMemory, JsValue> {
         let memory = self.inner.remove(id).map_err(to_js)?;
-        Ok(write(|w| shapes::write_memory(w, &memory)))
+        out(&MemoryOut(&memory))
     }
 
-    /// Phase 1 of a recall: validates options and runs stage Sf.
     /// Checks a recall's query and `RecallOptionsJs` as `beginRecall` would, running no stage
     /// (for a trivial message, answered without any).
     #[wasm_bindgen(js_name = checkRecall)]
-    pub fn check_recall(&self, query: &str, options: &[u8]) -> Result<(), JsError> {
-        let options = shapes::recall_options_from(options).map_err(to_js)?;
+    pub fn check_recall(&self, query: &str, options: JsRecallOptions) -> Result<(), JsValue> {
+        let options = recall_options_from(options)?;
         self.inner.check_recall(query, options).map_err(to_js)
     }
 
+    /// Phase 1 of a recall: validates options and runs stage Sf.
     #[wasm_bindgen(js_name = beginRecall)]
-    pub fn begin_recall(&mut self, query: &str, options: &[u8]) -> Result<PendingRecall, JsError> {
-        let options = shapes::recall_options_from(options).map_err(to_js)?;
+    pub fn begin_recall(
+        &mut self,
+        query: &str,
+        options: JsRecallOptions,
+    ) -> Result<PendingRecall, JsValue> {
+        let options = recall_options_from(options)?;
         let inner = self
             .inner
             .begin_recall(query, options, &performance_now)
@@ -360,9 +482,10 @@ impl Engine {
     pub fn finish_recall(
         &mut self,
         pending: PendingRecall,
-        embedding: Option<Vec<f32>>,
+        embedding: Option<Float32Array>,
         se_skip_reason: Option<String>,
-    ) -> Result<Vec<u8>, JsError> {
+    ) -> Result<JsRecallOutput, JsValue> {
+        let embedding = embedding.map(|e| e.to_vec());
         let output = self
             .inner
             .finish_recall(
@@ -372,7 +495,7 @@ impl Engine {
                 &performance_now,
             )
             .map_err(to_js)?;
-        Ok(write(|w| shapes::write_output(w, &output)))
+        out(&OutputOut(&output))
     }
 
     /// Phase 2 for a host with a reranker: the other stages and the ranking, keeping the best
@@ -381,9 +504,10 @@ impl Engine {
     pub fn rank_for_rerank(
         &mut self,
         pending: PendingRecall,
-        embedding: Option<Vec<f32>>,
+        embedding: Option<Float32Array>,
         se_skip_reason: Option<String>,
-    ) -> Result<PendingRerank, JsError> {
+    ) -> Result<PendingRerank, JsValue> {
+        let embedding = embedding.map(|e| e.to_vec());
         let inner = self
             .inner
             .rank_for_rerank(
@@ -405,52 +529,58 @@ impl Engine {
         scores: Option<Vec<f64>>,
         reason: Option<String>,
         ms: f64,
-    ) -> Result<Vec<u8>, JsError> {
+    ) -> Result<JsRecallOutput, JsValue> {
         let output = self
             .inner
             .finish_rerank(pending.inner, scores.as_deref(), reason.as_deref(), ms)
             .map_err(to_js)?;
-        Ok(write(|w| shapes::write_output(w, &output)))
+        out(&OutputOut(&output))
     }
 
     /// Adds a note.
     #[wasm_bindgen(js_name = addNote)]
-    pub fn add_note(&mut self, note: &[u8]) -> Result<(), JsError> {
-        let note = shapes::note_from(note).map_err(to_js)?;
+    pub fn add_note(&mut self, note: JsNote) -> Result<(), JsValue> {
+        let note = note_from(note)?;
         self.inner.add_note(note).map_err(to_js)
     }
 
     /// Replaces the note with the same id.
     #[wasm_bindgen(js_name = replaceNote)]
-    pub fn replace_note(&mut self, note: &[u8]) -> Result<(), JsError> {
-        let note = shapes::note_from(note).map_err(to_js)?;
+    pub fn replace_note(&mut self, note: JsNote) -> Result<(), JsValue> {
+        let note = note_from(note)?;
         self.inner.replace_note(note).map_err(to_js)
     }
 
     /// Removes a note and returns it.
     #[wasm_bindgen(js_name = removeNote)]
-    pub fn remove_note(&mut self, id: &str) -> Result<Vec<u8>, JsError> {
+    pub fn remove_note(&mut self, id: &str) -> Result<JsNote, JsValue> {
         let note = self.inner.remove_note(id).map_err(to_js)?;
-        Ok(write(|w| shapes::write_note(w, &note)))
+        out(&NoteOut(&note))
     }
 
     /// The note with this id, or undefined.
-    pub fn note(&self, id: &str) -> Option<Vec<u8>> {
-        self.inner
-            .note(id)
-            .map(|n| write(|w| shapes::write_note(w, n)))
+    pub fn note(&self, id: &str) -> Result<Option<JsNote>, JsValue> {
+        match self.inner.note(id) {
+            Some(n) => out(&NoteOut(n)).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Every note; with a user or a ceiling, the notes that scope sees.
-    pub fn notes(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+    pub fn notes(
+        &self,
+        user_id: Option<String>,
+        max_classification: Option<f64>,
+    ) -> Result<JsNotes, JsValue> {
         let filter = scope(&user_id, max_classification);
-        write_list(self.inner.visible_notes(&filter), shapes::write_note)
+        let notes: Vec<_> = self.inner.visible_notes(&filter).collect();
+        out(&ListOut(&notes, |n| NoteOut(n)))
     }
 
     /// Adds an entity or merges it into the one with the same name.
     #[wasm_bindgen(js_name = addEntity)]
-    pub fn add_entity(&mut self, entity: &[u8]) -> Result<(), JsError> {
-        let entity = shapes::entity_from(entity).map_err(to_js)?;
+    pub fn add_entity(&mut self, entity: JsEntity) -> Result<(), JsValue> {
+        let entity = inputs::entity_from(value(entity.into())?).map_err(to_js)?;
         self.inner.add_entity(entity).map_err(to_js)
     }
 
@@ -460,36 +590,48 @@ impl Engine {
         &mut self,
         name: &str,
         user_id: Option<String>,
-    ) -> Result<Vec<u8>, JsError> {
+    ) -> Result<JsEntity, JsValue> {
         let entity = self
             .inner
             .remove_entity(name, user_id.as_deref())
             .map_err(to_js)?;
-        Ok(write(|w| shapes::write_entity(w, &entity)))
+        out(&EntityOut(&entity))
     }
 
     /// Every entity; with a user or a ceiling, the entities that scope sees.
-    pub fn entities(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+    pub fn entities(
+        &self,
+        user_id: Option<String>,
+        max_classification: Option<f64>,
+    ) -> Result<JsEntities, JsValue> {
         let filter = scope(&user_id, max_classification);
-        write_list(self.inner.visible_entities(&filter), shapes::write_entity)
+        let entities: Vec<_> = self.inner.visible_entities(&filter).collect();
+        out(&ListOut(&entities, |e| EntityOut(e)))
     }
 
     /// Every edge as stored; with a user or a ceiling, the edges that scope sees, their
     /// `memoryIds` cut to the memories it sees.
-    pub fn edges(&self, user_id: Option<String>, max_classification: Option<f64>) -> Vec<u8> {
+    pub fn edges(
+        &self,
+        user_id: Option<String>,
+        max_classification: Option<f64>,
+    ) -> Result<JsEdges, JsValue> {
         let filter = scope(&user_id, max_classification);
-        let as_stored = filter.scope() == Scope::ALL;
-        write(|w| {
-            w.begin_arr();
-            for e in self.inner.graph().visible_edges(filter.scope()) {
-                if as_stored {
-                    shapes::write_edge(w, e);
-                } else {
-                    shapes::write_edge(w, &self.inner.edge_for(e, &filter));
-                }
-            }
-            w.end();
-        })
+        let edges: Vec<_> = self
+            .inner
+            .graph()
+            .visible_edges(filter.scope())
+            .cloned()
+            .collect();
+        let edges: Vec<_> = if filter.scope() == Scope::ALL {
+            edges
+        } else {
+            edges
+                .iter()
+                .map(|e| self.inner.edge_for(e, &filter))
+                .collect()
+        };
+        out(&ListOut(&edges, EdgeOut))
     }
 
     /// Relates two entities; returns the edge. `relation` is an `EdgeRecord` naming the
@@ -497,12 +639,12 @@ impl Engine {
     /// `classification` come apart, since leaving them out keeps an existing edge's.
     pub fn relate(
         &mut self,
-        relation: &[u8],
+        relation: JsEdgeInput,
         strength: Option<f64>,
         classification: Option<f64>,
         now: f64,
-    ) -> Result<Vec<u8>, JsError> {
-        let e = shapes::edge_from(relation).map_err(to_js)?;
+    ) -> Result<JsEdge, JsValue> {
+        let e = edge_from(relation.unchecked_into())?;
         let relation = Relation {
             from: e.from,
             relation: e.relation,
@@ -516,15 +658,15 @@ impl Engine {
             valid_to: e.valid_to,
         };
         let edge = self.inner.relate(&relation, now).map_err(to_js)?;
-        Ok(write(|w| shapes::write_edge(w, &edge)))
+        out(&EdgeOut(&edge))
     }
 
     /// Stores a whole edge record.
     #[wasm_bindgen(js_name = upsertEdge)]
-    pub fn upsert_edge(&mut self, edge: &[u8]) -> Result<Vec<u8>, JsError> {
-        let edge = shapes::edge_from(edge).map_err(to_js)?;
+    pub fn upsert_edge(&mut self, edge: JsEdge) -> Result<JsEdge, JsValue> {
+        let edge = edge_from(edge)?;
         let edge = self.inner.upsert_edge(edge).map_err(to_js)?;
-        Ok(write(|w| shapes::write_edge(w, &edge)))
+        out(&EdgeOut(&edge))
     }
 
     /// Removes edges (only `user_id`'s, when given); returns how many.
@@ -534,22 +676,15 @@ impl Engine {
         relation: Option<String>,
         to: &str,
         user_id: Option<String>,
-    ) -> Result<usize, JsError> {
+    ) -> Result<usize, JsValue> {
         self.inner
             .unrelate(from, relation.as_deref(), to, user_id.as_deref())
             .map_err(to_js)
     }
 
     /// Counts of memories and index terms (`EngineStatsJs`).
-    pub fn stats(&self) -> Vec<u8> {
-        let s = self.inner.stats();
-        write(|w| {
-            w.begin_obj();
-            w.field_num("memories", s.memories as f64);
-            w.field_num("porterTerms", s.porter_terms as f64);
-            w.field_num("fuzzyTerms", s.fuzzy_terms as f64);
-            w.end();
-        })
+    pub fn stats(&self) -> Result<JsStats, JsValue> {
+        out(&StatsOut(self.inner.stats()))
     }
 }
 
@@ -573,9 +708,9 @@ impl PendingRecall {
         self.inner.wants_embedding()
     }
 
-    /// The query texts that want the host's vectors, in order, encoded as one array of strings.
-    pub fn texts(&self) -> Vec<u8> {
-        write_list(self.inner.texts().into_iter(), |w, t| w.str(t))
+    /// The query texts that want the host's vectors, in order.
+    pub fn texts(&self) -> Vec<String> {
+        self.inner.texts().iter().map(ToString::to_string).collect()
     }
 }
 
@@ -587,14 +722,54 @@ pub struct PendingRerank {
 
 #[wasm_bindgen]
 impl PendingRerank {
-    /// The candidates' texts in fused order, encoded as one array of strings.
-    pub fn texts(&self) -> Vec<u8> {
-        write_list(self.inner.texts().iter(), |w, t| w.str(t))
+    /// The candidates' texts in fused order.
+    pub fn texts(&self) -> Vec<String> {
+        self.inner.texts().iter().map(ToString::to_string).collect()
     }
 }
 
-fn to_js(e: crate::Error) -> JsError {
-    JsError::new(&e.to_string())
+/// An engine error as the `EngineErrorJs` the wrapper reads.
+fn to_js(e: crate::Error) -> JsValue {
+    serde_wasm_bindgen::to_value(&ErrorOut::from(&e))
+        .unwrap_or_else(|_| JsError::new(&e.to_string()).into())
+}
+
+/// The [`Value`] tree of a JavaScript value; one too deeply nested (or cyclic) is
+/// `invalid_argument`.
+fn value(js: JsValue) -> Result<Value, JsValue> {
+    serde_wasm_bindgen::from_value(js).map_err(|e| {
+        let reason = e.to_string();
+        let reason = reason.strip_prefix("Error: ").unwrap_or(&reason);
+        to_js(crate::Error::InvalidArgument(reason.to_string()))
+    })
+}
+
+/// `value` as a JavaScript value of the TypeScript type `T` declares.
+fn out<T: JsCast>(value: &impl Serialize) -> Result<T, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::new())
+        .map(JsCast::unchecked_into)
+        .map_err(JsValue::from)
+}
+
+fn config_from(config: JsEngineConfig) -> Result<crate::engine::EngineConfig, JsValue> {
+    inputs::config_from(value(config.into())?).map_err(to_js)
+}
+
+fn memory_from(memory: JsMemory) -> Result<crate::store::Memory, JsValue> {
+    inputs::memory_from(value(memory.into())?).map_err(to_js)
+}
+
+fn note_from(note: JsNote) -> Result<crate::notes::Note, JsValue> {
+    inputs::note_from(value(note.into())?).map_err(to_js)
+}
+
+fn edge_from(edge: JsEdge) -> Result<crate::graph::Edge, JsValue> {
+    inputs::edge_from(value(edge.into())?).map_err(to_js)
+}
+
+fn recall_options_from(options: JsRecallOptions) -> Result<engine::RecallOptions, JsValue> {
+    inputs::recall_options_from(value(options.into())?).map_err(to_js)
 }
 
 /// The filter of a listing for `user_id` below `max_classification` (an integer the wrapper
@@ -603,22 +778,4 @@ fn to_js(e: crate::Error) -> JsError {
 fn scope(user_id: &Option<String>, max_classification: Option<f64>) -> Filter {
     let max_classification = max_classification.map(|m| m as i64);
     Filter::for_scope(Scope::new(user_id.as_deref(), max_classification))
-}
-
-/// Encodes every item of `items` as one array.
-fn write_list<T>(items: impl Iterator<Item = T>, item: fn(&mut Writer, T)) -> Vec<u8> {
-    write(|w| {
-        w.begin_arr();
-        for x in items {
-            item(w, x);
-        }
-        w.end();
-    })
-}
-
-/// Encodes a result.
-fn write(f: impl FnOnce(&mut Writer)) -> Vec<u8> {
-    let mut w = Writer::new();
-    f(&mut w);
-    w.into_bytes()
 }

@@ -1,5 +1,6 @@
 //! A seeded fuzzer of every boundary entry point (`cargo fuzz` is not available here): each
-//! reader of the wire format gets 100,000 inputs (random bytes, random well-formed values with
+//! reader gets 100,000 inputs (the serde path's readers, `wire::inputs`, the values those
+//! bytes decode to, as serde-wasm-bindgen would hand them over) (random bytes, random well-formed values with
 //! the shapes' field names, and byte-level mutations of valid encodings), and every input must
 //! end in `Ok` or an `Err` (a `RecallError` code on the JS side), never a panic. Inputs that
 //! decode are checked further: a memory written back and read again is the same memory, and
@@ -10,8 +11,8 @@
 
 use recallkit::engine::{Engine, EngineConfig, RecallOptions};
 use recallkit::store::Memory;
-use recallkit::wire::shapes;
 use recallkit::wire::value::{self, Writer};
+use recallkit::wire::{batch, inputs, records};
 
 /// SplitMix64: small, seedable, good enough to drive a fuzzer.
 struct Rng(u64);
@@ -265,7 +266,7 @@ fn memory(id: &str, text: &str) -> Memory {
 
 fn encoded_memory(m: &Memory) -> Vec<u8> {
     let mut w = Writer::new();
-    shapes::write_memory(&mut w, m);
+    batch::write_memory(&mut w, m);
     w.into_bytes()
 }
 
@@ -348,11 +349,14 @@ fn value_decode_never_panics() {
 fn a_memory_that_decodes_is_written_back_the_same_and_inserts_without_panic() {
     let mut e = engine();
     let mut n = 0;
-    fuzz("shapes::memory_from", 2, |b| {
-        if let Ok(m) = shapes::memory_from(b) {
+    fuzz("batch::memory_from / inputs::memory_from", 2, |b| {
+        if let Ok(v) = value::decode(b) {
+            let _ = inputs::memory_from(v);
+        }
+        if let Ok(m) = batch::memory_from(b) {
             // Written, read and written again: the same bytes (bytes, not `==`: NaN fields).
             let written = encoded_memory(&m);
-            let again = shapes::memory_from(&written).expect("a written memory reads back");
+            let again = batch::memory_from(&written).expect("a written memory reads back");
             assert_eq!(encoded_memory(&again), written);
             n += 1;
             let mut m = m;
@@ -364,26 +368,31 @@ fn a_memory_that_decodes_is_written_back_the_same_and_inserts_without_panic() {
 
 #[test]
 fn a_batch_of_memories_never_panics() {
-    fuzz("shapes::memories_into", 3, |b| {
+    fuzz("batch::memories_into", 3, |b| {
         let mut out: Vec<Memory> = Vec::new();
-        let _ = shapes::memories_into(b, &mut out);
+        let _ = batch::memories_into(b, &mut out);
     });
 }
 
 #[test]
 fn notes_entities_and_edges_never_panic() {
-    fuzz("shapes::note_from / entity_from / edge_from", 4, |b| {
-        let _ = shapes::note_from(b);
-        let _ = shapes::entity_from(b);
-        let _ = shapes::edge_from(b);
+    fuzz("note_from / entity_from / edge_from", 4, |b| {
+        let _ = records::note_from(b);
+        let _ = records::entity_from(b);
+        let _ = records::edge_from(b);
+        if let Ok(v) = value::decode(b) {
+            let _ = inputs::note_from(v.clone());
+            let _ = inputs::entity_from(v.clone());
+            let _ = inputs::edge_from(v);
+        }
     });
 }
 
 #[test]
 fn an_engine_config_that_decodes_makes_an_engine_or_an_error() {
     let mut made = 0;
-    fuzz("shapes::config_from", 5, |b| {
-        if let Ok(config) = shapes::config_from(b) {
+    fuzz("inputs::config_from", 5, |b| {
+        if let Ok(config) = value::decode(b).and_then(inputs::config_from) {
             if let Ok(mut e) = Engine::new(config) {
                 made += 1;
                 if made % 64 == 0 {
@@ -398,8 +407,8 @@ fn an_engine_config_that_decodes_makes_an_engine_or_an_error() {
 #[test]
 fn recall_options_that_decode_recall_without_panic() {
     let mut e = engine();
-    fuzz("shapes::recall_options_from", 6, |b| {
-        if let Ok(mut options) = shapes::recall_options_from(b) {
+    fuzz("inputs::recall_options_from", 6, |b| {
+        if let Ok(mut options) = value::decode(b).and_then(inputs::recall_options_from) {
             options.track_recalls = false;
             let _ = e.recall("project database friday", &options, None, &|| 0.0);
         }

@@ -1,7 +1,10 @@
 /**
  * The engine as the store uses it: the WebAssembly `Engine` with records, options and
- * results as objects. Across the boundary they travel as bytes in the wire format
- * (`js/src/wire.ts` here, `src/wire/` in Rust); embeddings travel as `Float32Array`s.
+ * results as objects. Configuration, options, single records, listings, recall answers and
+ * errors cross as objects through serde-wasm-bindgen (`src/wire/inputs.rs`,
+ * `src/wire/outputs.rs`); embeddings and signatures as typed arrays; a batch of memories as
+ * the binary record batch of `js/src/wire.ts` (`src/wire/batch.rs`), measured faster there
+ * (DESIGN.md, "The boundary"). Every call's error becomes a `RecallError` here.
  *
  * This file is the one typed boundary between the engine and the rest of the package:
  * - what goes in is the engine's record and option types (`MemoryRecord`, `NoteRecord`, …,
@@ -14,21 +17,47 @@
  * Internal: not exported by the package.
  * @module
  */
-import { Engine as WasmEngine, PendingRecall, PendingRerank, isTrivial as wasmIsTrivial } from "../../pkg/recallkit.js";
+import {
+  Engine as WasmEngine, PendingRecall, PendingRerank, isTrivial as wasmIsTrivial, randomId as wasmRandomId,
+} from "../../pkg/recallkit.js";
 import type {
-  EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
+  EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
 import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
+import { RecallError, isErrorCode } from "./errors.js";
+import { encodeRecordsView } from "./wire.js";
 
 /** A recall's answer as the engine gives it: the store adds the `tier` it ran in (and `trivial`). */
 export type EngineRecallResult = Omit<RecallResult, "tier" | "trivial">;
-import { decode, encodeRecordsView, encodeView } from "./wire.js";
 
 export type { PendingRecall, PendingRerank };
-export type { EdgeRecord, EngineConfigJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs };
+export type { EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs };
 
-const decodeMaybe = <T>(bytes: Uint8Array | undefined): T | undefined =>
-  bytes === undefined ? undefined : (decode(bytes) as T);
+/** Whether `e` is the `EngineErrorJs` an engine call throws. */
+function isEngineError(e: unknown): e is EngineErrorJs {
+  return typeof e === "object" && e !== null && !(e instanceof Error)
+    && typeof (e as EngineErrorJs).code === "string" && typeof (e as EngineErrorJs).message === "string";
+}
+
+/** Runs an engine call, turning the `EngineErrorJs` it throws into a {@link RecallError}. */
+function call<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (isEngineError(e)) {
+      throw new RecallError(isErrorCode(e.code) ? e.code : "internal", e.message, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/**
+ * A fresh random id (a version 4 UUID) for a memory or a note, drawn by the engine from
+ * `crypto.getRandomValues` (getrandom in Rust; `src/wasm.rs`).
+ */
+export function randomId(): string {
+  return call(wasmRandomId);
+}
 
 /** Wire bytes per memory besides its texts: field names, id, times, topic, a few tags. */
 const RECORD_OVERHEAD_BYTES = 160;
@@ -86,13 +115,13 @@ export class Engine {
    */
   constructor(config: EngineConfigJs, image?: Uint8Array | readonly Uint8Array[]) {
     if (image === undefined) {
-      this.#inner = new WasmEngine(encodeView(config));
+      this.#inner = call(() => new WasmEngine(config));
       return;
     }
     const parts = image instanceof Uint8Array ? [image] : image;
     let part = 0;
     let at = 0;
-    this.#inner = WasmEngine.readImage(encodeView(config), {
+    this.#inner = call(() => WasmEngine.readImage(config, {
       next: (): Uint8Array | undefined => {
         while (part < parts.length && at >= parts[part]!.length) {
           part++;
@@ -103,14 +132,14 @@ export class Engine {
         at += piece.length;
         return piece;
       },
-    });
+    }));
   }
 
   /** The engine's image (its records and every index), as the pieces the engine wrote. */
   image(): Uint8Array[] {
     const pieces: Uint8Array[] = [];
     // Each piece is a view of wasm memory: copied before the engine writes on.
-    this.#inner.writeImage({ put: (bytes: Uint8Array) => { pieces.push(bytes.slice()); } });
+    call(() => this.#inner.writeImage({ put: (bytes: Uint8Array) => { pieces.push(bytes.slice()); } }));
     return pieces;
   }
 
@@ -131,11 +160,11 @@ export class Engine {
 
   /** Sets the dimension back after an undone write; only while no vector is stored. */
   resetDimensions(dims: number | undefined): void {
-    this.#inner.resetDimensions(dims);
+    call(() => this.#inner.resetDimensions(dims));
   }
 
   insert(memory: MemoryRecord, embedding?: Float32Array | null): void {
-    this.#inner.insert(encodeView(memory), embedding);
+    call(() => this.#inner.insert(memory, embedding));
   }
 
   /**
@@ -147,26 +176,26 @@ export class Engine {
     const last = Math.max(0, memories.length - STAGE_CHUNK);
     for (let start = 0; start < last; start += STAGE_CHUNK) {
       const chunk = memories.slice(start, Math.min(start + STAGE_CHUNK, last));
-      this.#inner.stageMany(encodeRecordsView(chunk, wireSize(chunk)), start === 0, memories.length);
+      call(() => this.#inner.stageMany(encodeRecordsView(chunk, wireSize(chunk)), start === 0, memories.length));
     }
     const tail = last === 0 ? memories : memories.slice(last);
-    this.#inner.insertMany(encodeRecordsView(tail, wireSize(tail)), vectors, has, last > 0);
+    call(() => this.#inner.insertMany(encodeRecordsView(tail, wireSize(tail)), vectors, has, last > 0));
   }
 
   replace(memory: MemoryRecord, embedding: Float32Array | null | undefined, removeEmbedding: boolean): void {
-    this.#inner.replace(encodeView(memory), embedding, removeEmbedding);
+    call(() => this.#inner.replace(memory, embedding, removeEmbedding));
   }
 
   remove(id: string): Memory {
-    return decode(this.#inner.remove(id)) as Memory;
+    return call(() => this.#inner.remove(id)) as Memory;
   }
 
   get(id: string): Memory | undefined {
-    return decodeMaybe<Memory>(this.#inner.get(id));
+    return call(() => this.#inner.get(id)) as Memory | undefined;
   }
 
   ids(): string[] {
-    return decode(this.#inner.ids()) as string[];
+    return this.#inner.ids();
   }
 
   embedding(id: string): Float32Array | undefined {
@@ -179,53 +208,53 @@ export class Engine {
 
   /** Phase 1 of a recall (validates options, runs stage Sf). */
   beginRecall(query: string, options: RecallOptionsJs): PendingRecall {
-    return this.#inner.beginRecall(query, encodeView(options));
+    return call(() => this.#inner.beginRecall(query, options));
   }
 
   /** Checks a recall's query and options as {@link Engine.beginRecall} would, running nothing. */
   checkRecall(query: string, options: RecallOptionsJs): void {
-    this.#inner.checkRecall(query, encodeView(options));
+    call(() => this.#inner.checkRecall(query, options));
   }
 
   /** Phase 2: the other stages and post-processing; consumes `pending`. */
   finishRecall(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): EngineRecallResult {
-    return decode(this.#inner.finishRecall(pending, embedding, reason)) as EngineRecallResult;
+    return call(() => this.#inner.finishRecall(pending, embedding, reason)) as EngineRecallResult;
   }
 
   /** Phase 2 with a reranker: the other stages and the ranking, the best 30 kept; consumes `pending`. */
   rankForRerank(pending: PendingRecall, embedding?: Float32Array | null, reason?: string | null): PendingRerank {
-    return this.#inner.rankForRerank(pending, embedding, reason);
+    return call(() => this.#inner.rankForRerank(pending, embedding, reason));
   }
 
   /** The query texts of a recall in phase 1 that want a vector, in the order phase 2 takes them. */
   queryTexts(pending: PendingRecall): string[] {
-    return decode(pending.texts()) as string[];
+    return pending.texts();
   }
 
   /** The candidates' texts of a ranked recall, for the reranker. */
   rerankTexts(pending: PendingRerank): string[] {
-    return decode(pending.texts()) as string[];
+    return pending.texts();
   }
 
   /** Phase 3: the reranker's scores (or none, for `reason`), the cut and tracking; consumes `pending`. */
   finishRerank(pending: PendingRerank, scores: Float64Array | null, reason: string | null, ms: number): EngineRecallResult {
-    return decode(this.#inner.finishRerank(pending, scores, reason, ms)) as EngineRecallResult;
+    return call(() => this.#inner.finishRerank(pending, scores, reason, ms)) as EngineRecallResult;
   }
 
   addNote(note: NoteRecord): void {
-    this.#inner.addNote(encodeView(note));
+    call(() => this.#inner.addNote(note));
   }
 
   replaceNote(note: NoteRecord): void {
-    this.#inner.replaceNote(encodeView(note));
+    call(() => this.#inner.replaceNote(note));
   }
 
   removeNote(id: string): Note {
-    return decode(this.#inner.removeNote(id)) as Note;
+    return call(() => this.#inner.removeNote(id)) as Note;
   }
 
   note(id: string): Note | undefined {
-    return decodeMaybe<Note>(this.#inner.note(id));
+    return call(() => this.#inner.note(id)) as Note | undefined;
   }
 
   /**
@@ -233,45 +262,45 @@ export class Engine {
    * names a user, a ceiling or both; `{}` is everything.
    */
   notes(scope: Scope = {}): Note[] {
-    return decode(this.#inner.notes(scope.userId, scope.maxClassification)) as Note[];
+    return call(() => this.#inner.notes(scope.userId, scope.maxClassification)) as Note[];
   }
 
   addEntity(entity: EntityRecord): void {
-    this.#inner.addEntity(encodeView(entity));
+    call(() => this.#inner.addEntity(entity));
   }
 
   /** Removes an entity and its edges; with `userId`, only that user's entity. */
   removeEntity(name: string, userId?: string): Entity {
-    return decode(this.#inner.removeEntity(name, userId)) as Entity;
+    return call(() => this.#inner.removeEntity(name, userId)) as Entity;
   }
 
   /** Every entity; with a scope, the entities it sees. */
   entities(scope: Scope = {}): Entity[] {
-    return decode(this.#inner.entities(scope.userId, scope.maxClassification)) as Entity[];
+    return call(() => this.#inner.entities(scope.userId, scope.maxClassification)) as Entity[];
   }
 
   /** Every edge as stored; with a scope, the edges it sees, `memoryIds` cut to the memories it sees. */
   edges(scope: Scope = {}): Edge[] {
-    return decode(this.#inner.edges(scope.userId, scope.maxClassification)) as Edge[];
+    return call(() => this.#inner.edges(scope.userId, scope.maxClassification)) as Edge[];
   }
 
   /** Records a relation; with `userId`, as that user. */
   relate(r: Relation, now: number): Edge {
     const { strength, classification, ...names } = r;
     const edge = { ...names, createdAt: now, lastSeenAt: now };
-    return decode(this.#inner.relate(encodeView(edge), strength, classification, now)) as Edge;
+    return call(() => this.#inner.relate(edge, strength, classification, now)) as Edge;
   }
 
   upsertEdge(edge: EdgeRecord): Edge {
-    return decode(this.#inner.upsertEdge(encodeView(edge))) as Edge;
+    return call(() => this.#inner.upsertEdge(edge)) as Edge;
   }
 
   /** Removes `from —[relation]→ to` edges; with `userId`, only that user's. */
   unrelate(from: string, relation: string | null | undefined, to: string, userId?: string): number {
-    return this.#inner.unrelate(from, relation, to, userId);
+    return call(() => this.#inner.unrelate(from, relation, to, userId));
   }
 
   stats(): EngineStatsJs {
-    return decode(this.#inner.stats()) as EngineStatsJs;
+    return call(() => this.#inner.stats());
   }
 }

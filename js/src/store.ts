@@ -18,6 +18,7 @@
  * "Persistence".
  * @module
  */
+import { randomId } from "./engine.js";
 import type { Engine } from "./engine.js";
 import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
 import type { ContextBlock, ContextOptions } from "./context.js";
@@ -81,10 +82,6 @@ export interface ObserveResult {
   kind: MemoryKind | null;
   /** The guard's rule, when it refused the message. */
   refused?: GuardReason;
-}
-
-function randomId(): string {
-  return globalThis.crypto.randomUUID();
 }
 
 /**

@@ -1,6 +1,9 @@
 /**
- * The wire format of the WebAssembly boundary: a tagged binary encoding of JSON-like values,
- * the same bytes `src/wire/value.rs` reads and writes (its module doc has the table).
+ * The bulk path of the WebAssembly boundary: a batch of memory records (`rememberMany`,
+ * `import`) written in the tagged binary encoding that `src/wire/batch.rs` reads
+ * (`src/wire/value.rs` has the table). Everything else crosses with serde-wasm-bindgen
+ * (`js/src/engine.ts`); this path stays binary because it is measured faster for batches
+ * (DESIGN.md, "The boundary").
  *
  * Numbers travel as their bits (integers below 2^52 as zigzag varints), so nothing is
  * converted to or from decimal text; strings are UTF-8 (`TextEncoder` turns a lone surrogate
@@ -36,7 +39,6 @@ const MAX_DEPTH = 64;
 const NATIVE_ENCODE_MIN = 32;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** Bytes {@link encode}'s reused buffer keeps between calls; a larger one is dropped. */
 const KEEP_BYTES = 1 << 20;
@@ -206,30 +208,10 @@ function write(out: Out, value: unknown, depth: number): void {
 }
 
 /**
- * The wire bytes of `value`. `sizeHint` is the expected size in bytes, when the caller can
- * tell: a buffer of about the right size at once, instead of one that grows from 256 bytes
- * by doubling (measured: for a 5,000-memory batch, the growing cost more than writing the
- * values, through its allocations, copies and the collections they start).
- */
-export function encode(value: unknown, sizeHint = 0): Uint8Array {
-  return encodeWith(write, value, sizeHint, true);
-}
-
-/**
- * {@link encode}'s bytes as a view of the encoder's reused buffer instead of a copy: valid
- * only until the next encode, so only for bytes handed to the engine at once (a wasm call
- * copies its byte arguments into wasm memory before it runs; measured: the copy this saves
- * was 0.1 ms of a 1,000-memory `rememberMany`).
- */
-export function encodeView(value: unknown, sizeHint = 0): Uint8Array {
-  return encodeWith(write, value, sizeHint, false);
-}
-
-/**
  * The wire bytes of memory records (`MemoryRecord`: a memory's fields and the engine's recall
  * counts) for a batch insert: an array of records in the wire's record layout (tag `0x09`: a
  * mask of the fields present, then their values in {@link RECORD_KEY_NAMES} order, no keys),
- * which the engine reads as it reads the objects {@link encodeView} would write. Each
+ * which the engine reads as it reads objects with keys. Each
  * record's fields are read by name; a field of another name is not written (the engine
  * skips such fields of an object, so it reads the same memory). Measured against objects
  * with keys (encoded once) for 1,000 memories: 0.26 against 0.45 ms to write, and 0.1 ms
@@ -347,161 +329,3 @@ function writeRecords(out: Out, records: readonly object[]): void {
  * `rememberMany` after `gc()` took 10-12 ms instead of 5.5-6).
  */
 let idle: Out | null = new Out(0);
-
-const NO_BYTES = new Uint8Array(0);
-const NO_VIEW = new DataView(NO_BYTES.buffer);
-
-/** Reads values; malformed bytes are an `internal` error (the engine wrote them). */
-class In {
-  bytes: Uint8Array;
-  view: DataView;
-  pos = 0;
-
-  constructor(bytes: Uint8Array) {
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  /** Reads `bytes` from the start next. */
-  reset(bytes: Uint8Array): void {
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.pos = 0;
-  }
-
-  /** Lets go of the bytes read (without allocating, as every call ends with it). */
-  release(): void {
-    this.bytes = NO_BYTES;
-    this.view = NO_VIEW;
-  }
-
-  fail(): never {
-    throw new RecallError("internal", `malformed wire value from the engine at byte ${this.pos}`);
-  }
-
-  string(): string {
-    if (this.pos + 4 > this.bytes.length) this.fail();
-    const len = this.view.getUint32(this.pos, true);
-    const start = this.pos + 4;
-    const end = start + len;
-    if (end > this.bytes.length) this.fail();
-    this.pos = end;
-    return len <= CACHED_MAX_BYTES ? shortString(this.bytes, start, end) : decoder.decode(this.bytes.subarray(start, end));
-  }
-
-  value(depth: number): unknown {
-    if (depth > MAX_DEPTH || this.pos >= this.bytes.length) this.fail();
-    const tag = this.bytes[this.pos++];
-    switch (tag) {
-      case NULL:
-        return null;
-      case FALSE:
-        return false;
-      case TRUE:
-        return true;
-      case F64: {
-        if (this.pos + 8 > this.bytes.length) this.fail();
-        const v = this.view.getFloat64(this.pos, true);
-        this.pos += 8;
-        return v;
-      }
-      case INT: {
-        let z = 0;
-        let scale = 1;
-        for (;;) {
-          if (this.pos >= this.bytes.length || scale > 2 ** 63) this.fail();
-          const b = this.bytes[this.pos++]!;
-          z += (b & 0x7f) * scale;
-          if (b < 0x80) break;
-          scale *= 0x80;
-        }
-        return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-      }
-      case STR:
-        return this.string();
-      case ARR: {
-        const items: unknown[] = [];
-        while (this.peek() !== END) items.push(this.value(depth + 1));
-        this.pos++;
-        return items;
-      }
-      case OBJ: {
-        const record: Record<string, unknown> = {};
-        while (this.peek() !== END) {
-          if (this.bytes[this.pos++] !== STR) this.fail();
-          const key = this.string();
-          const v = this.value(depth + 1);
-          // An own "__proto__" field, as JSON.parse makes it, not a prototype change.
-          if (key === "__proto__") Object.defineProperty(record, key, { value: v, enumerable: true, writable: true, configurable: true });
-          else record[key] = v;
-        }
-        this.pos++;
-        return record;
-      }
-      default:
-        return this.fail();
-    }
-  }
-
-  peek(): number {
-    if (this.pos >= this.bytes.length) this.fail();
-    return this.bytes[this.pos]!;
-  }
-}
-
-/** Strings up to this many bytes go through {@link shortCache}. */
-const CACHED_MAX_BYTES = 24;
-/** Entries {@link shortCache} holds before it starts over. */
-const CACHE_ENTRIES = 4096;
-/**
- * Short ASCII strings decoded before, by a hash of their bytes: keys, stage names, ids and
- * tags repeat in every result, and building a short string costs more than finding it
- * (measured: a 10-result recall output decoded in about half the time). A hit is checked
- * character by character, so a hash collision only costs a miss.
- */
-const shortCache = new Map<number, string>();
-
-function shortString(bytes: Uint8Array, start: number, end: number): string {
-  let h = 0x811c9dc5 ^ (end - start);
-  let ascii = true;
-  for (let i = start; i < end; i++) {
-    const c = bytes[i]!;
-    if (c >= 0x80) ascii = false;
-    h = Math.imul(h ^ c, 0x01000193);
-  }
-  if (!ascii) return decoder.decode(bytes.subarray(start, end));
-  const cached = shortCache.get(h);
-  if (cached !== undefined && cached.length === end - start) {
-    let same = true;
-    for (let i = start; i < end; i++) {
-      if (cached.charCodeAt(i - start) !== bytes[i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return cached;
-  }
-  // The bytes are the char codes. Reflect.apply takes any array-like, as Function.prototype.apply
-  // does at run time (and as fast; a spread is four times slower); only its types say so.
-  const s: string = Reflect.apply(String.fromCharCode, null, bytes.subarray(start, end));
-  if (shortCache.size >= CACHE_ENTRIES) shortCache.clear();
-  shortCache.set(h, s);
-  return s;
-}
-
-/** The value the wire bytes hold. */
-export function decode(bytes: Uint8Array): unknown {
-  // Decoding calls no outside code, so one reader serves every call.
-  const input = reader;
-  input.reset(bytes);
-  try {
-    const value = input.value(0);
-    if (input.pos !== bytes.length) input.fail();
-    return value;
-  } finally {
-    input.release();
-  }
-}
-
-/** The reader {@link decode} reuses, kept alive for the reason {@link idle} is. */
-const reader = new In(NO_BYTES);

@@ -1,8 +1,9 @@
 // The memory field list, held together across the places that must agree on it (HACKING.md
 // "Adding a memory field"). Each language has one list, in wire order:
-//   Rust: MEMORY_FIELDS in src/wire/shapes.rs (read here as text: no export returns it), which
-//         the engine's reader and writer index; MemoryRecord in src/wasm.rs's TYPES section
-//         declares the same fields for pkg/recallkit.d.ts;
+//   Rust: MEMORY_FIELDS in src/wire/batch.rs (read here as text: no export returns it), which
+//         the batch reader indexes; MemoryRecord in src/wasm.rs's TYPES section declares the
+//         same fields for pkg/recallkit.d.ts; the serde path names them in memory_from
+//         (src/wire/inputs.rs) and MemoryOut (src/wire/outputs.rs);
 //   TS:   RECORD_KEY_NAMES in js/src/wire.ts, which the record encoder writes.
 // The rest must follow them: validate.ts's table of input kinds (MEMORY_FIELD_NAMES, the
 // input fields, so the wire's without the ones the engine keeps, plus `embedding`, which
@@ -42,7 +43,21 @@ function tsKeys(text, head) {
 }
 
 test("Rust's MEMORY_FIELDS and the TS wire list are the same fields in the same order", () => {
-  assert.deepEqual([...RECORD_KEY_NAMES], rustStrings(source("src/wire/shapes.rs"), "MEMORY_FIELDS"));
+  assert.deepEqual([...RECORD_KEY_NAMES], rustStrings(source("src/wire/batch.rs"), "MEMORY_FIELDS"));
+});
+
+/** The text of the Rust item that starts at `head`, to the first line that is just `}`. */
+function rustItem(text, head) {
+  const start = text.indexOf(head);
+  assert.ok(start >= 0, `no \`${head}\``);
+  return text.slice(start, text.indexOf("\n}\n", start));
+}
+
+test("the serde path reads and writes exactly those fields, in that order", () => {
+  const read = rustItem(source("src/wire/inputs.rs"), "pub fn memory_from(");
+  assert.deepEqual([...read.matchAll(/^\s*"(\w+)" =>/gm)].map((m) => m[1]), [...RECORD_KEY_NAMES], "memory_from's fields");
+  const written = rustItem(source("src/wire/outputs.rs"), "impl Serialize for MemoryOut");
+  assert.deepEqual([...written.matchAll(/(?:serialize_field\(|opt\(&mut o, )"(\w+)"/g)].map((m) => m[1]), [...RECORD_KEY_NAMES], "MemoryOut's fields");
 });
 
 test("the Rust side's MemoryRecord declares exactly those fields", () => {

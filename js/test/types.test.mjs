@@ -8,6 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemoryStore } from "../dist/index.js";
@@ -125,5 +126,18 @@ test("engine outputs have exactly the fields the public types declare", async ()
     assert.deepEqual(neverSeen(t.STAGE_REPORT, seen.stage), [], "StageReport fields never written");
   } finally {
     await store.close();
+  }
+});
+
+test("the engine's declarations have no any: every shape is named, once, in src/wasm.rs's TYPES", () => {
+  const dts = readFileSync(join(root, "pkg", "recallkit.d.ts"), "utf8");
+  // What follows InitInput is wasm-bindgen's table of raw exports (externref is `any` there).
+  const api = dts.slice(0, dts.indexOf("export type InitInput"));
+  const code = api.split("\n").filter((line) => !/^\s*(\/\*\*|\*)/.test(line));
+  assert.deepEqual(code.filter((line) => /\bany\b/.test(line)), []);
+  // Each shape the exports name is declared in the TYPES section, and nowhere else in Rust.
+  const rust = readFileSync(join(root, "src", "wasm.rs"), "utf8");
+  for (const [, name] of rust.matchAll(/typescript_type = "(\w+)/g)) {
+    assert.match(rust, new RegExp(`export (interface|type) ${name}\\b`), `${name} is declared in TYPES`);
   }
 });

@@ -8,7 +8,7 @@
 //! the edges, and the end mark. Scratch buffers are not saved; a read engine starts with
 //! empty ones.
 //!
-//! Notes, entities and edges are saved as their records (the boundary's wire shapes) and
+//! Notes, entities and edges are saved as their records (the binary records of `wire::records`) and
 //! added again on a read, through the same checks as a write: a store holds few of them (a
 //! note per day or week, an entity per person or project), and their analysis is a small
 //! part of an open, while their indexes' code would add several KiB to the package.
@@ -22,7 +22,7 @@ use crate::index::porter_index::PorterIndex;
 use crate::signature::SignatureIndex;
 use crate::store::{DocId, Records};
 use crate::vector::VectorStore;
-use crate::wire::{self, shapes};
+use crate::wire::{self, records};
 
 impl Engine {
     /// Writes this engine's records and indexes to `sink` in [`image::PIECE`]s (module doc).
@@ -53,15 +53,15 @@ impl Engine {
         };
         let notes: Vec<_> = self.notes.iter().collect();
         records(&mut w, notes.len(), &mut |out, i| {
-            shapes::write_note(out, notes[i])
+            records::write_note(out, notes[i])
         })?;
         let entities: Vec<_> = self.graph.entities().collect();
         records(&mut w, entities.len(), &mut |out, i| {
-            shapes::write_entity(out, entities[i])
+            records::write_entity(out, entities[i])
         })?;
         let edges: Vec<_> = self.graph.edges().collect();
         records(&mut w, edges.len(), &mut |out, i| {
-            shapes::write_edge(out, edges[i])
+            records::write_edge(out, edges[i])
         })?;
         w.bytes(&END)?;
         w.finish()
@@ -113,15 +113,15 @@ impl Engine {
             }
         }
         for _ in 0..r.len()? {
-            let note = shapes::note_from(&r.blob()?).map_err(image::damaged)?;
+            let note = records::note_from(&r.blob()?).map_err(image::damaged)?;
             engine.add_note(note).map_err(image::damaged)?;
         }
         for _ in 0..r.len()? {
-            let entity = shapes::entity_from(&r.blob()?).map_err(image::damaged)?;
+            let entity = records::entity_from(&r.blob()?).map_err(image::damaged)?;
             engine.add_entity(entity).map_err(image::damaged)?;
         }
         for _ in 0..r.len()? {
-            let edge = shapes::edge_from(&r.blob()?).map_err(image::damaged)?;
+            let edge = records::edge_from(&r.blob()?).map_err(image::damaged)?;
             engine.upsert_edge(edge).map_err(image::damaged)?;
         }
         if r.take(4)? != END || !r.at_end()? {

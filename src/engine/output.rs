@@ -1,5 +1,5 @@
 //! The shapes a recall returns: results with their score breakdowns, and per-stage reports.
-//! [`crate::wire::shapes`] writes them for the boundary.
+//! [`crate::wire::outputs`] writes them for the boundary.
 
 use crate::graph::Edge;
 use crate::notes::Period;

@@ -20,7 +20,7 @@
 use super::records::Memory;
 use crate::error::Result;
 use crate::image::{self, Persist, Reader, Writer};
-use crate::wire::{self, shapes};
+use crate::wire::{self, batch};
 
 /// The fields of [`StoredMemory::rest`] when it is not allocated.
 static EMPTY: Memory = Memory {
@@ -393,17 +393,17 @@ impl StoredMemory {
     }
 }
 
-/// Saved as the [`Memory`] it packs, in the boundary's wire shape (`wire::shapes`, one reader
+/// Saved as the [`Memory`] it packs, in the binary record of the bulk path (`wire::batch`, one reader
 /// and writer for both); a load validates it as a write would and packs it again.
 impl Persist for StoredMemory {
     fn save(&self, w: &mut Writer) -> Result<()> {
         let mut out = wire::Writer::new();
-        shapes::write_memory(&mut out, &self.to_memory());
+        batch::write_memory(&mut out, &self.to_memory());
         w.blob(&out.into_bytes())
     }
 
     fn load(r: &mut Reader) -> Result<Self> {
-        let mut m = shapes::memory_from(&r.blob()?).map_err(image::damaged)?;
+        let mut m = batch::memory_from(&r.blob()?).map_err(image::damaged)?;
         m.validate().map_err(image::damaged)?;
         Ok(Self::pack(&mut m))
     }

@@ -1,13 +1,17 @@
-//! The data format of the WebAssembly boundary: a tagged binary encoding of JSON-like
-//! values ([`value`]) and the records, options and results written in it ([`shapes`]).
+//! What crosses the WebAssembly boundary besides typed arrays. serde-wasm-bindgen
+//! (`src/wasm.rs`) carries configuration, option bags, single records, listings, recall answers
+//! and errors: [`inputs`] reads what the host sends from a serde [`Value`] tree, [`outputs`]
+//! are `Serialize` views of what the engine gives out. One bulk path stays binary, a batch of
+//! memories ([`batch`], in the tagged encoding of [`value`]), measured faster there; the same
+//! encoding holds the records of the engine image ([`records`]).
 //!
 //! It lives in the core, not in `wasm.rs`, so that it builds and is tested natively; only
-//! `wasm.rs` uses it. Compared with JSON text it needs no decimal conversion of numbers (no
-//! float printing or parsing code in the wasm) and no serde, and reads and writes numbers
-//! exactly, `-0` and non-finite values included (so the engine, not the encoding, rejects a
-//! `NaN`).
+//! `wasm.rs` uses it, and only `wasm.rs` names serde-wasm-bindgen.
 
-pub mod shapes;
+pub mod batch;
+pub mod inputs;
+pub mod outputs;
+pub mod records;
 pub mod value;
 
 pub use value::{decode, Reader, Value, Writer};

@@ -1,5 +1,6 @@
-//! The wire format: a small tagged binary encoding of JSON-like values, read into [`Value`]
-//! trees and written with [`Writer`].
+//! The binary encoding of the bulk path and the engine image: a small tagged encoding of
+//! JSON-like values, read into [`Value`] trees and written with [`Writer`]; and [`Value`]'s
+//! serde `Deserialize`, through which every other input crosses.
 //!
 //! | tag | value | payload |
 //! |---|---|---|
@@ -15,14 +16,15 @@
 //!
 //! A record (`0x09`) is an object whose keys both sides know: bit `i` of its mask says
 //! whether the shape's field `i` follows, so no key crosses. Only a reader that expects a
-//! shape reads one (a batch of memories: `memories_into` in [`shapes`](super::shapes), with
+//! shape reads one (a batch of memories: `memories_into` in [`batch`](super::batch), with
 //! `encodeRecordsView` in wire.ts writing it); it is not a [`Value`], and anywhere else it is
 //! malformed.
 //!
-//! The TypeScript side (`js/src/wire.ts`) writes and reads the same bytes. Numbers travel as
-//! their bits, so nothing is converted to or from decimal text on either side (and the wasm
-//! carries no float formatting or parsing tables); strings are UTF-8, where JavaScript's
-//! `TextEncoder` has already turned a lone surrogate into U+FFFD.
+//! The TypeScript side (`js/src/wire.ts`) writes these bytes for a batch of memories; the
+//! engine image keeps notes, entities and edges in them ([`records`](super::records)). Numbers
+//! travel as their bits; strings are UTF-8, where JavaScript's `TextEncoder` has already turned
+//! a lone surrogate into U+FFFD. [`Value`] is also what serde-wasm-bindgen deserialises a
+//! JavaScript value into, for [`inputs`](super::inputs).
 //!
 //! Reading is total: malformed, truncated or too deeply nested input (more than
 //! [`MAX_DEPTH`] levels) is an `invalid_argument` error, never a panic.
@@ -58,6 +60,9 @@ pub enum Value {
     Bool(bool),
     /// A number.
     Num(f64),
+    /// An integer beyond 2^53 (a `bigint` from serde-wasm-bindgen; the binary encoding has
+    /// none).
+    Big(u64),
     /// A string.
     Str(String),
     /// An array.
@@ -72,11 +77,115 @@ impl Value {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",
-            Value::Num(_) => "a number",
+            Value::Num(_) | Value::Big(_) => "a number",
             Value::Str(_) => "a string",
             Value::Arr(_) => "an array",
             Value::Obj(_) => "an object",
         }
+    }
+}
+
+/// Reads a [`Value`] from any serde deserializer (serde-wasm-bindgen's, in `src/wasm.rs`):
+/// `null` and `undefined` are [`Value::Null`], integers up to 2^53 numbers, larger ones
+/// [`Value::Big`]; nesting beyond [`MAX_DEPTH`] is an error (a cycle would never end).
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        serde::de::DeserializeSeed::deserialize(ValueSeed(0), d)
+    }
+}
+
+/// A number up to 2^53, else [`Value::Big`].
+fn unsigned(v: u64) -> Value {
+    if v as f64 <= MAX_SAFE {
+        Value::Num(v as f64)
+    } else {
+        Value::Big(v)
+    }
+}
+
+/// A [`Value`] at nesting depth `.0`.
+struct ValueSeed(usize);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ValueSeed {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
+        if self.0 > MAX_DEPTH {
+            return Err(serde::de::Error::custom("value nested too deeply"));
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ValueSeed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-like value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
+        match u64::try_from(v) {
+            Ok(v) => Ok(unsigned(v)),
+            Err(_) => Ok(Value::Num(v as f64)),
+        }
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(unsigned(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(Value::Num(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::Str(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        serde::de::DeserializeSeed::deserialize(self, d)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(ValueSeed(self.0 + 1))? {
+            items.push(item);
+        }
+        Ok(Value::Arr(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            entries.push((key, map.next_value_seed(ValueSeed(self.0 + 1))?));
+        }
+        Ok(Value::Obj(entries))
     }
 }
 
