@@ -700,6 +700,20 @@ pub fn find_in(question: &str) -> Option<Found> {
     None
 }
 
+/// Whether `original.to_lowercase() == word` for an ASCII `word` (the day and month names
+/// that [`plausible`] checks), without `str::to_lowercase`: its case tables are 15 KB of the
+/// wasm and this is their only use. The one non-ASCII character whose lowercase is ASCII is
+/// the Kelvin sign (U+212A → 'k'); every other one lowercases to something non-ASCII, so it
+/// never equals an ASCII word (tested against `to_lowercase` over every `char`).
+fn lowercase_is(original: &str, word: &str) -> bool {
+    debug_assert!(word.is_ascii());
+    let lower = |c: char| match c {
+        '\u{212A}' => 'k',
+        _ => c.to_ascii_lowercase(),
+    };
+    original.chars().map(lower).eq(word.chars())
+}
+
 /// Whether `expr`, read from `words` (as parsed) at the question words `spans`, is a time
 /// expression rather than a common word or a number ([`find_in`]): a day or month name only
 /// after "on", "in", "during", "since", "last", "past" or "this".
@@ -707,7 +721,7 @@ fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, u
     let capitalised = |word: &str| {
         spans.iter().any(|&(s, e)| {
             let original = question[s..e].trim_matches(|c: char| !c.is_alphanumeric());
-            original.to_lowercase() == word && original.starts_with(char::is_uppercase)
+            lowercase_is(original, word) && original.starts_with(char::is_uppercase)
         })
     };
     let name = words.iter().copied().find(|w| {
@@ -865,6 +879,32 @@ mod question_tests {
         );
         let (_, _, words, _) = window("trips in March 2023").unwrap();
         assert_eq!(words, "in March 2023");
+    }
+
+    #[test]
+    fn lowercase_is_reads_as_to_lowercase() {
+        // Only the Kelvin sign lowercases to ASCII among the non-ASCII characters.
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            if !c.is_ascii() && c.to_lowercase().all(|l| l.is_ascii()) {
+                assert_eq!(c, '\u{212A}');
+            }
+        }
+        for (original, word) in [
+            ("Sun", "sun"),
+            ("MAY", "may"),
+            ("May", "mar"),
+            ("Ma", "may"),
+            ("Mayo", "may"),
+            ("\u{212A}ey", "key"),
+            ("İs", "is"),
+            ("Sün", "sun"),
+        ] {
+            assert_eq!(
+                lowercase_is(original, word),
+                original.to_lowercase() == word,
+                "{original}"
+            );
+        }
     }
 
     #[test]
