@@ -702,7 +702,8 @@ pub fn find_in(question: &str) -> Option<Found> {
 }
 
 /// `word.trim_end_matches(suffix)` for a `suffix` that cannot overlap itself, without the
-/// `&str` searcher, whose empty-needle branch links std's slicing panic ([`slice`]).
+/// `&str` searcher, whose empty-needle branch links std's slicing panic
+/// ([`crate::text::slice()`]).
 fn strip_all<'a>(mut word: &'a str, suffix: &str) -> &'a str {
     while let Some(rest) = word.strip_suffix(suffix) {
         word = rest;

@@ -63,7 +63,7 @@ pub fn slice<R: std::slice::SliceIndex<str, Output = str>>(text: &str, range: R)
 /// `haystack.find(needle)`, by comparing bytes at each position: on valid UTF-8 a byte match
 /// always starts on a char boundary, so the answer is the same. The crate's needles are
 /// words and separators a few bytes long, where this is as fast as std's two-way searcher;
-/// that searcher's setup and its empty-needle branch (std's slicing panic, [`slice`]) are
+/// that searcher's setup and its empty-needle branch (std's slicing panic, [`slice()`]) are
 /// about 8 KB of wasm.
 pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     let (hay, needle) = (haystack.as_bytes(), needle.as_bytes());
