@@ -52,9 +52,7 @@ impl Error {
     /// keeping the code (a dimension mismatch, whose detail is fixed, becomes
     /// `invalid_argument`). Callers map the index back to what the item was (a key, a line).
     pub fn at_item(self, index: usize) -> Error {
-        let detail = self.to_string();
-        let detail = detail.split_once(": ").map_or(detail.as_str(), |(_, d)| d);
-        let message = format!("item {index}: {detail}");
+        let message = format!("item {index}: {}", Detail(&self));
         match self {
             Error::InvalidArgument(_) => Error::InvalidArgument(message),
             Error::NotFound(_) => Error::NotFound(message),
@@ -69,15 +67,24 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        write!(f, "{}: {}", self.code(), Detail(self))
+    }
+}
+
+/// What an error's `Display` writes after its code and `": "`.
+struct Detail<'a>(&'a Error);
+
+impl fmt::Display for Detail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Error::InvalidArgument(m)
             | Error::NotFound(m)
             | Error::AlreadyExists(m)
             | Error::TooLarge(m)
             | Error::InvalidEmbedding(m)
-            | Error::Corrupt(m) => write!(f, "{}: {}", self.code(), m),
+            | Error::Corrupt(m) => f.write_str(m),
             Error::DimensionMismatch { expected, got } => {
-                write!(f, "{}: expected {expected}, got {got}", self.code())
+                write!(f, "expected {expected}, got {got}")
             }
         }
     }

@@ -28,6 +28,7 @@ use super::stages::{
 };
 use super::Engine;
 use crate::error::Result;
+use crate::index::bm25::Bm25Source;
 use crate::rank::evidence::{self, SemanticScale};
 use crate::rank::fused::{self, FusedOptions};
 use crate::rank::model::{self, Facts};
@@ -35,7 +36,6 @@ use crate::rank::{CandidateKey, Ranking};
 use crate::recall::score::{SfComponents, MS_PER_DAY};
 use crate::recall::sf::{SfHit, MIN_CANDIDATES};
 use crate::sort;
-use crate::index::bm25::Bm25Source;
 use crate::store::{DocId, StoredMemory};
 
 /// AutoMem's recency horizon: `max(0, 1 − days since last access / 180)`.
@@ -482,10 +482,30 @@ mod tests {
     #[test]
     fn coverage_from_the_postings_equals_coverage_from_the_text() {
         let texts = [
-            ("a", "We deployed the billing service on Friday", None, vec![]),
-            ("b", "Deploying services: billing deploys twice", None, vec![]),
-            ("c", "Friday is the team's day off", None, vec!["deploy", "billing"]),
-            ("d", "Le service de facturation", Some("The invoicing service"), vec![]),
+            (
+                "a",
+                "We deployed the billing service on Friday",
+                None,
+                vec![],
+            ),
+            (
+                "b",
+                "Deploying services: billing deploys twice",
+                None,
+                vec![],
+            ),
+            (
+                "c",
+                "Friday is the team's day off",
+                None,
+                vec!["deploy", "billing"],
+            ),
+            (
+                "d",
+                "Le service de facturation",
+                Some("The invoicing service"),
+                vec![],
+            ),
             ("e", "billing billing billing", None, vec!["friday"]),
             ("f", "billing friday, removed", None, vec![]),
         ];

@@ -921,7 +921,7 @@ impl Vocabulary {
         let i = id as usize;
         let end = *self.ends.get(i)? as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        Some(&self.arena[start..end])
+        self.arena.get(start..end)
     }
 
     /// The bytes of term `id` (empty if `id` names no term): [`text`](Self::text) without

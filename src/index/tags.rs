@@ -110,7 +110,9 @@ impl TagIndex {
 
 /// `a`, `a:b`, `a:b:c` for `a:b:c`.
 fn prefixes(tag: &str) -> impl Iterator<Item = &str> {
-    (tag.match_indices(':').map(|(i, _)| &tag[..i])).chain(std::iter::once(tag))
+    (tag.match_indices(':')
+        .map(|(i, _)| crate::text::slice(tag, ..i)))
+    .chain(std::iter::once(tag))
 }
 
 #[cfg(test)]

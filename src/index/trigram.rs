@@ -101,6 +101,7 @@ use super::grow_by_quarter;
 use crate::error::Result;
 use crate::image::{self, Persist, Reader, Writer};
 use crate::sort;
+use crate::text;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
@@ -476,7 +477,7 @@ impl TrigramIndex {
         let word_chars = chars.len();
         for &id in ids {
             let term = terms.text(VocabId(id));
-            if !term.contains(word) {
+            if text::find(term, word).is_none() {
                 continue;
             }
             let found = if term.len() == word.len() {
@@ -575,7 +576,7 @@ impl TrigramIndex {
                 continue;
             }
             let term = terms.text(VocabId(id));
-            if term.contains(word) {
+            if text::find(term, word).is_some() {
                 continue;
             }
             term_chars.clear();

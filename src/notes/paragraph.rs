@@ -19,6 +19,8 @@
 //! assert_eq!(paragraphs(md), ["Decisions\nWe migrated to SQLite\ndropped Redis"]);
 //! ```
 
+use crate::text;
+
 /// The plain-text paragraphs of a markdown text, in order (see the module doc).
 pub fn paragraphs(markdown: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -34,9 +36,15 @@ pub fn paragraphs(markdown: &str) -> Vec<String> {
     out
 }
 
-/// Characters of thematic breaks, setext underlines and table separators: a line of only these
-/// (and whitespace) is decoration, not text.
-const RULE_CHARS: &str = "-*_=+#>|:`~";
+/// Whether `c` is a character of thematic breaks, setext underlines and table separators: a
+/// line of only these (and whitespace) is decoration, not text. (`"-*_=+#>|:`~".contains(c)`
+/// would search a non-ASCII `c` as a string, and link std's string searcher.)
+fn is_rule_char(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '*' | '_' | '=' | '+' | '#' | '>' | '|' | ':' | '`' | '~'
+    )
+}
 
 /// The block being collected.
 #[derive(Default)]
@@ -48,11 +56,18 @@ struct Block {
 impl Block {
     fn push(&mut self, line: &str) {
         let is_heading = line.trim_start().starts_with('#');
-        let stripped = strip_markers(line).replace("**", "");
+        // Bold markers out: `replace("**", "")`.
+        let mut stripped = String::with_capacity(line.len());
+        let mut rest = strip_markers(line);
+        while let Some(i) = text::find(rest, "**") {
+            stripped.push_str(text::slice(rest, ..i));
+            rest = text::slice(rest, i + 2..);
+        }
+        stripped.push_str(rest);
         let stripped = stripped.trim();
         if stripped
             .chars()
-            .all(|c| RULE_CHARS.contains(c) || c.is_whitespace())
+            .all(|c| is_rule_char(c) || c.is_whitespace())
         {
             return;
         }

@@ -74,6 +74,7 @@ use std::fmt;
 use crate::notes::fnv::fnv1a64;
 use crate::text::normalize::ASCII_TOKEN_BYTES;
 use crate::text::porter::Stemmer;
+use crate::text::slice;
 use crate::text::tokenize::for_each_token;
 
 /// Clauses kept per text.
@@ -492,7 +493,7 @@ impl Scratch {
             };
             let first = self.pending.tokens.len();
             // ASCII bytes are always char boundaries, so the slice is valid.
-            for_each_token(&text[part_start..i], |t| {
+            for_each_token(slice(text, part_start..i), |t| {
                 let digit = t.bytes().any(|b| b.is_ascii_digit());
                 self.pending.push(t, digit);
             });
@@ -528,11 +529,11 @@ impl Scratch {
                 let digit = classes & ASCII_DIGIT != 0;
                 if classes & ASCII_UPPER != 0 {
                     self.lower.clear();
-                    self.lower.push_str(&text[start..i]);
+                    self.lower.push_str(slice(text, start..i));
                     self.lower.make_ascii_lowercase();
                     self.pending.push(&self.lower, digit);
                 } else {
-                    self.pending.push(&text[start..i], digit);
+                    self.pending.push(slice(text, start..i), digit);
                 }
                 continue;
             }

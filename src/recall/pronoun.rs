@@ -13,6 +13,8 @@
 //! pronoun with no candidate stays as written and is not reported ("it" and "his" are common
 //! words); an ambiguous one stays too, and is reported with its candidates.
 
+use crate::text::slice;
+
 /// What a pronoun may stand for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fit {
@@ -116,10 +118,10 @@ pub fn find(text: &str) -> Vec<Pronoun> {
     let mut i = 0;
     while i < spans.len() {
         let (start, end) = spans[i];
-        let word = &text[start..end];
+        let word = slice(text, start..end);
         // "anh ấy": two words with only spacing between them.
         let next = (spans.get(i + 1)).filter(|&&(s, e)| {
-            text[end..s].trim().is_empty() && matches!(&text[s..e], "ấy" | "Ấy")
+            slice(text, end..s).trim().is_empty() && matches!(slice(text, s..e), "ấy" | "Ấy")
         });
         let fit = match next {
             Some(&(_, e)) if vietnamese_person(word) => {
@@ -147,12 +149,12 @@ pub fn resolve(
     // Asked once per kind of pronoun, however many the question holds.
     let mut known: [Option<Referent>; 2] = [None, None];
     for p in find(text) {
-        let pronoun = text[p.start..p.end].to_owned();
+        let pronoun = slice(text, p.start..p.end).to_owned();
         let slot = &mut known[usize::from(p.fit == Fit::Any)];
         match slot.get_or_insert_with(|| referent(p.fit)).clone() {
             Referent::Nobody => continue,
             Referent::One(name) => {
-                out.push_str(&text[at..p.start]);
+                out.push_str(slice(text, at..p.start));
                 out.push_str(&name);
                 at = p.end;
                 resolved.push(Resolution {
@@ -171,7 +173,7 @@ pub fn resolve(
     if resolved.is_empty() {
         return None;
     }
-    out.push_str(&text[at..]);
+    out.push_str(slice(text, at..));
     Some((out, resolved))
 }
 

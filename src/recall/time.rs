@@ -26,6 +26,7 @@
 
 use crate::error::{Error, Result};
 use crate::notes::note::{civil_from_days, days_from_civil, days_in_month};
+use crate::text::slice;
 
 const MS_PER_MINUTE: f64 = 60_000.0;
 const MS_PER_DAY: f64 = 86_400_000.0;
@@ -649,8 +650,8 @@ pub fn find_in(question: &str) -> Option<Found> {
     let clean: Vec<String> = spans
         .iter()
         .map(|&(s, e)| {
-            let w = question[s..e].trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
-            let w = w.trim_end_matches("'s").trim_end_matches("’s");
+            let w = slice(question, s..e).trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+            let w = strip_all(strip_all(w, "'s"), "’s");
             w.chars()
                 .filter_map(crate::text::normalize::fold)
                 .collect::<String>()
@@ -688,16 +689,40 @@ pub fn find_in(question: &str) -> Option<Found> {
         let used: usize = taken[..n].iter().sum();
         let (first, last) = (spans[i].0, spans[i + used - 1].1);
         let mut rest = String::with_capacity(question.len());
-        rest.push_str(&question[..first]);
+        rest.push_str(slice(question, ..first));
         rest.push(' ');
-        rest.push_str(&question[last..]);
+        rest.push_str(slice(question, last..));
         return Some(Found {
             expr,
-            words: question[first..last].to_string(),
+            words: slice(question, first..last).to_string(),
             rest: rest.split_whitespace().collect::<Vec<_>>().join(" "),
         });
     }
     None
+}
+
+/// `word.trim_end_matches(suffix)` for a `suffix` that cannot overlap itself, without the
+/// `&str` searcher, whose empty-needle branch links std's slicing panic
+/// ([`crate::text::slice()`]).
+fn strip_all<'a>(mut word: &'a str, suffix: &str) -> &'a str {
+    while let Some(rest) = word.strip_suffix(suffix) {
+        word = rest;
+    }
+    word
+}
+
+/// Whether `original.to_lowercase() == word` for an ASCII `word` (the day and month names
+/// that [`plausible`] checks), without `str::to_lowercase`: its case tables are 15 KB of the
+/// wasm and this is their only use. The one non-ASCII character whose lowercase is ASCII is
+/// the Kelvin sign (U+212A → 'k'); every other one lowercases to something non-ASCII, so it
+/// never equals an ASCII word (tested against `to_lowercase` over every `char`).
+fn lowercase_is(original: &str, word: &str) -> bool {
+    debug_assert!(word.is_ascii());
+    let lower = |c: char| match c {
+        '\u{212A}' => 'k',
+        _ => c.to_ascii_lowercase(),
+    };
+    original.chars().map(lower).eq(word.chars())
 }
 
 /// Whether `expr`, read from `words` (as parsed) at the question words `spans`, is a time
@@ -706,8 +731,8 @@ pub fn find_in(question: &str) -> Option<Found> {
 fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, usize)]) -> bool {
     let capitalised = |word: &str| {
         spans.iter().any(|&(s, e)| {
-            let original = question[s..e].trim_matches(|c: char| !c.is_alphanumeric());
-            original.to_lowercase() == word && original.starts_with(char::is_uppercase)
+            let original = slice(question, s..e).trim_matches(|c: char| !c.is_alphanumeric());
+            lowercase_is(original, word) && original.starts_with(char::is_uppercase)
         })
     };
     let name = words.iter().copied().find(|w| {
@@ -865,6 +890,43 @@ mod question_tests {
         );
         let (_, _, words, _) = window("trips in March 2023").unwrap();
         assert_eq!(words, "in March 2023");
+    }
+
+    #[test]
+    fn strip_all_reads_as_trim_end_matches() {
+        for w in [
+            "", "'s", "x's", "x's's", "x’s's", "x's’s", "s'", "Emma's", "x'ss",
+        ] {
+            for suffix in ["'s", "’s"] {
+                assert_eq!(strip_all(w, suffix), w.trim_end_matches(suffix), "{w}");
+            }
+        }
+    }
+
+    #[test]
+    fn lowercase_is_reads_as_to_lowercase() {
+        // Only the Kelvin sign lowercases to ASCII among the non-ASCII characters.
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            if !c.is_ascii() && c.to_lowercase().all(|l| l.is_ascii()) {
+                assert_eq!(c, '\u{212A}');
+            }
+        }
+        for (original, word) in [
+            ("Sun", "sun"),
+            ("MAY", "may"),
+            ("May", "mar"),
+            ("Ma", "may"),
+            ("Mayo", "may"),
+            ("\u{212A}ey", "key"),
+            ("İs", "is"),
+            ("Sün", "sun"),
+        ] {
+            assert_eq!(
+                lowercase_is(original, word),
+                original.to_lowercase() == word,
+                "{original}"
+            );
+        }
     }
 
     #[test]

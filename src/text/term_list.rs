@@ -77,7 +77,7 @@ impl<'a> Iterator for Iter<'a> {
     #[inline]
     fn next(&mut self) -> Option<&'a str> {
         let end = *self.ends.next()?;
-        let item = &self.text[self.start..end];
+        let item = super::slice(self.text, self.start..end);
         self.start = end;
         Some(item)
     }

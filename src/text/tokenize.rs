@@ -77,16 +77,16 @@ pub fn for_each_token_in(text: &str, buf: &mut String, mut f: impl FnMut(&str)) 
             if i == bytes.len() || bytes[i] < 0x80 {
                 if classes & CLASS_UPPER != 0 {
                     buf.clear();
-                    buf.push_str(&text[start..i]);
+                    buf.push_str(super::slice(text, start..i));
                     buf.make_ascii_lowercase();
                     f(buf);
                 } else {
-                    f(&text[start..i]);
+                    f(super::slice(text, start..i));
                 }
                 continue;
             }
             buf.clear();
-            buf.push_str(&text[start..i]);
+            buf.push_str(super::slice(text, start..i));
             buf.make_ascii_lowercase();
         } else {
             let (code, width) = decode(bytes, i);
