@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 
 use super::Candidate;
 use crate::error::{Error, Result};
-use crate::sort::order_by;
+use crate::sort::{asc_key, desc_key, order_by, select_pairs, sort_u32};
 
 /// The importance of a memory that has none, for trending (AutoMem's default importance).
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
@@ -101,23 +101,94 @@ pub struct TrendingFacts {
     pub updated_at: f64,
 }
 
+/// Compares two memories in trending order (module doc), or by time for a time `sort`;
+/// equal memories compare equal (the callers keep them in `DocId` order).
+fn trending_cmp(a: &TrendingFacts, b: &TrendingFacts, sort: Sort) -> Ordering {
+    let importance = |f: &TrendingFacts| f.importance.unwrap_or(DEFAULT_IMPORTANCE);
+    match sort {
+        Sort::Score => importance(b)
+            .total_cmp(&importance(a))
+            .then(b.created_at.total_cmp(&a.created_at))
+            .then(b.recall_count.cmp(&a.recall_count)),
+        Sort::TimeDesc => b.created_at.total_cmp(&a.created_at),
+        Sort::TimeAsc => a.created_at.total_cmp(&b.created_at),
+        Sort::UpdatedDesc => b.updated_at.total_cmp(&a.updated_at),
+        Sort::UpdatedAsc => a.updated_at.total_cmp(&b.updated_at),
+    }
+}
+
 /// Positions of `facts` in trending order (module doc), or by time for a time `sort`;
 /// `facts` is in ascending `DocId` order, so equal memories stay in it.
+///
+/// The full order, one dynamic comparison per step ([`order_by`]): a recall reads only its
+/// head, through [`trending_best`]; this is the reference that one is tested against.
 pub fn trending_order(facts: &[TrendingFacts], sort: Sort) -> Vec<u32> {
     order_by(facts.len(), &mut |a, b| {
-        let (a, b) = (&facts[a], &facts[b]);
-        let importance = |f: &TrendingFacts| f.importance.unwrap_or(DEFAULT_IMPORTANCE);
-        match sort {
-            Sort::Score => importance(b)
-                .total_cmp(&importance(a))
-                .then(b.created_at.total_cmp(&a.created_at))
-                .then(b.recall_count.cmp(&a.recall_count)),
-            Sort::TimeDesc => b.created_at.total_cmp(&a.created_at),
-            Sort::TimeAsc => a.created_at.total_cmp(&b.created_at),
-            Sort::UpdatedDesc => b.updated_at.total_cmp(&a.updated_at),
-            Sort::UpdatedAsc => a.updated_at.total_cmp(&b.updated_at),
-        }
+        trending_cmp(&facts[a], &facts[b], sort)
     })
+}
+
+/// The `level`-th integer key of `f` in `sort`'s order: ascending keys, level by level, then
+/// the position, are [`trending_cmp`]'s order ([`desc_key`] and [`asc_key`] keep
+/// `total_cmp`'s). Levels run `0..trending_levels(sort)`.
+fn trending_key(f: &TrendingFacts, sort: Sort, level: usize) -> u64 {
+    match (sort, level) {
+        (Sort::Score, 0) => desc_key(f.importance.unwrap_or(DEFAULT_IMPORTANCE)),
+        (Sort::Score, 1) => desc_key(f.created_at),
+        (Sort::Score, _) => u64::from(u32::MAX - f.recall_count),
+        (Sort::TimeDesc, _) => desc_key(f.created_at),
+        (Sort::TimeAsc, _) => asc_key(f.created_at),
+        (Sort::UpdatedDesc, _) => desc_key(f.updated_at),
+        (Sort::UpdatedAsc, _) => asc_key(f.updated_at),
+    }
+}
+
+/// How many keys [`trending_key`] gives in `sort`'s order.
+fn trending_levels(sort: Sort) -> usize {
+    if sort == Sort::Score {
+        3
+    } else {
+        1
+    }
+}
+
+/// The first `m` positions of [`trending_order`] (all of it when `m` reaches `facts.len()`),
+/// in that order, without sorting the rest.
+///
+/// A selection per key ([`select_pairs`] on `(key, position)`, linear on average): the pairs
+/// below the `m`-th key are in, those above it out, and only the ones equal to it go on to
+/// the next key (a few, unless many memories share an importance and a `createdAt`); at the
+/// last key the position breaks ties, as in the full order. The `m` chosen are then ordered
+/// by [`trending_cmp`] in ascending position, so they come out exactly as in the full order.
+pub fn trending_best(facts: &[TrendingFacts], sort: Sort, m: usize) -> Vec<u32> {
+    let mut chosen: Vec<u32> = Vec::new();
+    let mut pairs: Vec<(u64, u32)> = (0..facts.len()).map(|i| (0, i as u32)).collect();
+    let mut level = 0;
+    // `pairs` holds the positions still in question, `m - chosen.len()` of which are in.
+    while let Some(need) = m.checked_sub(chosen.len()).filter(|&n| n > 0) {
+        let last = level + 1 >= trending_levels(sort);
+        for p in &mut pairs {
+            p.0 = trending_key(&facts[p.1 as usize], sort, level);
+        }
+        if pairs.len() <= need {
+            chosen.extend(pairs.iter().map(|p| p.1));
+            break;
+        }
+        select_pairs(&mut pairs, need - 1);
+        if last {
+            chosen.extend(pairs[..need].iter().map(|p| p.1));
+            break;
+        }
+        let bar = pairs[need - 1].0;
+        chosen.extend(pairs.iter().filter(|p| p.0 < bar).map(|p| p.1));
+        pairs.retain(|p| p.0 == bar);
+        level += 1;
+    }
+    sort_u32(&mut chosen);
+    let order = order_by(chosen.len(), &mut |a, b| {
+        trending_cmp(&facts[chosen[a] as usize], &facts[chosen[b] as usize], sort)
+    });
+    order.into_iter().map(|i| chosen[i as usize]).collect()
 }
 
 #[cfg(test)]
@@ -193,5 +264,42 @@ mod tests {
         assert_eq!(Sort::parse("updated_asc").unwrap(), Sort::UpdatedAsc);
         let e = Sort::parse("newest").unwrap_err();
         assert!(e.to_string().starts_with("invalid_argument: sort must be"));
+    }
+
+    /// Random facts with many ties: few importances (some absent), few times, few counts.
+    fn tied_facts(rng: &mut crate::test_support::SplitMix64, n: usize) -> Vec<TrendingFacts> {
+        let importances = [None, Some(0.5), Some(0.9), Some(0.1), Some(-0.0), Some(0.0)];
+        (0..n)
+            .map(|_| TrendingFacts {
+                importance: importances[rng.index(importances.len())],
+                created_at: rng.below(6) as f64,
+                recall_count: rng.below(3) as u32,
+                updated_at: rng.below(4) as f64,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trending_best_is_the_head_of_the_full_trending_order_in_every_sort() {
+        let mut rng = crate::test_support::SplitMix64(23);
+        let sorts = [
+            Sort::Score,
+            Sort::TimeDesc,
+            Sort::TimeAsc,
+            Sort::UpdatedDesc,
+            Sort::UpdatedAsc,
+        ];
+        for n in [0, 1, 2, 5, 17, 40, 130] {
+            for _ in 0..4 {
+                let facts = tied_facts(&mut rng, n);
+                for sort in sorts {
+                    let full = trending_order(&facts, sort);
+                    for m in (0..=n + 2).chain([usize::MAX]) {
+                        let head = &full[..m.min(n)];
+                        assert_eq!(trending_best(&facts, sort, m), head, "{sort:?} n {n} m {m}");
+                    }
+                }
+            }
+        }
     }
 }
