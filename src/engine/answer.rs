@@ -202,16 +202,19 @@ impl Engine {
         // head of the order, longer while repeats use up its margin.
         let mut head = depth.saturating_add(TRENDING_MARGIN);
         let order = loop {
-            let order = trending_best(&facts, sort, head);
-            match self.trending_taken(&order, &kept, depth) {
-                Some(taken) => break order.into_iter().take(taken),
-                None => head = head.saturating_mul(4),
+            let mut order = trending_best(&facts, sort, head);
+            if let Some(taken) = self.trending_taken(&order, &kept, depth) {
+                order.truncate(taken);
+                break order;
             }
+            head = head.saturating_mul(4);
         };
-        let importance = |i: usize| facts[i].importance.unwrap_or(DEFAULT_IMPORTANCE);
-        order
-            .map(|i| (kept[i as usize], importance(i as usize)))
-            .collect()
+        let mut answer = Vec::with_capacity(order.len());
+        for &i in &order {
+            let importance = facts[i as usize].importance;
+            answer.push((kept[i as usize], importance.unwrap_or(DEFAULT_IMPORTANCE)));
+        }
+        answer
     }
 
     /// How many of `order` (positions in `kept`, the head of the trending order) the answer

@@ -132,14 +132,18 @@ pub fn trending_order(facts: &[TrendingFacts], sort: Sort) -> Vec<u32> {
 /// the position, are [`trending_cmp`]'s order ([`desc_key`] and [`asc_key`] keep
 /// `total_cmp`'s). Levels run `0..trending_levels(sort)`.
 fn trending_key(f: &TrendingFacts, sort: Sort, level: usize) -> u64 {
-    match (sort, level) {
-        (Sort::Score, 0) => desc_key(f.importance.unwrap_or(DEFAULT_IMPORTANCE)),
-        (Sort::Score, 1) => desc_key(f.created_at),
-        (Sort::Score, _) => u64::from(u32::MAX - f.recall_count),
-        (Sort::TimeDesc, _) => desc_key(f.created_at),
-        (Sort::TimeAsc, _) => asc_key(f.created_at),
-        (Sort::UpdatedDesc, _) => desc_key(f.updated_at),
-        (Sort::UpdatedAsc, _) => asc_key(f.updated_at),
+    let (value, descending) = match (sort, level) {
+        (Sort::Score, 0) => (f.importance.unwrap_or(DEFAULT_IMPORTANCE), true),
+        (Sort::Score, 1) | (Sort::TimeDesc | Sort::TimeAsc, _) => {
+            (f.created_at, sort != Sort::TimeAsc)
+        }
+        (Sort::Score, _) => return u64::from(u32::MAX - f.recall_count),
+        (Sort::UpdatedDesc | Sort::UpdatedAsc, _) => (f.updated_at, sort == Sort::UpdatedDesc),
+    };
+    if descending {
+        desc_key(value)
+    } else {
+        asc_key(value)
     }
 }
 
@@ -162,33 +166,49 @@ fn trending_levels(sort: Sort) -> usize {
 /// by [`trending_cmp`] in ascending position, so they come out exactly as in the full order.
 pub fn trending_best(facts: &[TrendingFacts], sort: Sort, m: usize) -> Vec<u32> {
     let mut chosen: Vec<u32> = Vec::new();
-    let mut pairs: Vec<(u64, u32)> = (0..facts.len()).map(|i| (0, i as u32)).collect();
-    let mut level = 0;
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(facts.len());
+    for position in 0..facts.len() as u32 {
+        pairs.push((0, position));
+    }
     // `pairs` holds the positions still in question, `m - chosen.len()` of which are in.
-    while let Some(need) = m.checked_sub(chosen.len()).filter(|&n| n > 0) {
-        let last = level + 1 >= trending_levels(sort);
+    for level in 0..trending_levels(sort) {
+        let need = m.saturating_sub(chosen.len());
         for p in &mut pairs {
             p.0 = trending_key(&facts[p.1 as usize], sort, level);
         }
-        if pairs.len() <= need {
-            chosen.extend(pairs.iter().map(|p| p.1));
+        if need == 0 || pairs.len() <= need {
             break;
         }
         select_pairs(&mut pairs, need - 1);
-        if last {
-            chosen.extend(pairs[..need].iter().map(|p| p.1));
+        if level + 1 == trending_levels(sort) {
             break;
         }
+        // Below the bar: in; at it: in question at the next key; above it: out.
         let bar = pairs[need - 1].0;
-        chosen.extend(pairs.iter().filter(|p| p.0 < bar).map(|p| p.1));
-        pairs.retain(|p| p.0 == bar);
-        level += 1;
+        let mut tied = 0;
+        for i in 0..pairs.len() {
+            let (key, position) = pairs[i];
+            if key < bar {
+                chosen.push(position);
+            } else if key == bar {
+                pairs[tied] = (key, position);
+                tied += 1;
+            }
+        }
+        pairs.truncate(tied);
+    }
+    pairs.truncate(m.saturating_sub(chosen.len()));
+    for &(_, position) in &pairs {
+        chosen.push(position);
     }
     sort_u32(&mut chosen);
-    let order = order_by(chosen.len(), &mut |a, b| {
+    let mut order = order_by(chosen.len(), &mut |a, b| {
         trending_cmp(&facts[chosen[a] as usize], &facts[chosen[b] as usize], sort)
     });
-    order.into_iter().map(|i| chosen[i as usize]).collect()
+    for i in &mut order {
+        *i = chosen[*i as usize];
+    }
+    order
 }
 
 #[cfg(test)]
