@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 
 use super::Candidate;
 use crate::error::{Error, Result};
-use crate::sort::{asc_key, desc_key, order_by, select_pairs, sort_u32};
+use crate::sort::{asc_key, desc_key, order_by, select_pairs, sort_pairs, sort_u32};
 
 /// The importance of a memory that has none, for trending (AutoMem's default importance).
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
@@ -162,8 +162,9 @@ fn trending_levels(sort: Sort) -> usize {
 /// A selection per key ([`select_pairs`] on `(key, position)`, linear on average): the pairs
 /// below the `m`-th key are in, those above it out, and only the ones equal to it go on to
 /// the next key (a few, unless many memories share an importance and a `createdAt`); at the
-/// last key the position breaks ties, as in the full order. The `m` chosen are then ordered
-/// by [`trending_cmp`] in ascending position, so they come out exactly as in the full order.
+/// last key the position breaks ties, as in the full order. The `m` chosen are then sorted
+/// by the same keys ([`sort_pairs`], the last key first, ties kept in the previous order), so
+/// they come out exactly as in the full order.
 pub fn trending_best(facts: &[TrendingFacts], sort: Sort, m: usize) -> Vec<u32> {
     let mut chosen: Vec<u32> = Vec::new();
     let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(facts.len());
@@ -201,14 +202,27 @@ pub fn trending_best(facts: &[TrendingFacts], sort: Sort, m: usize) -> Vec<u32> 
     for &(_, position) in &pairs {
         chosen.push(position);
     }
+    // Ordered a key at a time, the last first, each sort keeping the previous order for ties
+    // (ascending position to begin with): the full order's, on integers.
     sort_u32(&mut chosen);
-    let mut order = order_by(chosen.len(), &mut |a, b| {
-        trending_cmp(&facts[chosen[a] as usize], &facts[chosen[b] as usize], sort)
-    });
-    for i in &mut order {
-        *i = chosen[*i as usize];
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(chosen.len());
+    let mut previous = Vec::with_capacity(chosen.len());
+    for level in (0..trending_levels(sort)).rev() {
+        keyed.clear();
+        for (rank, &position) in chosen.iter().enumerate() {
+            keyed.push((
+                trending_key(&facts[position as usize], sort, level),
+                rank as u32,
+            ));
+        }
+        sort_pairs(&mut keyed);
+        std::mem::swap(&mut chosen, &mut previous);
+        chosen.clear();
+        for &(_, rank) in &keyed {
+            chosen.push(previous[rank as usize]);
+        }
     }
-    order
+    chosen
 }
 
 #[cfg(test)]
