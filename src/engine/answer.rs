@@ -180,6 +180,30 @@ impl Engine {
         sort: Sort,
         depth: usize,
     ) -> Vec<(DocId, f64)> {
+        let (kept, facts) = self.trending_facts(filter);
+        // The best `depth` distinct texts, with the repeats among them for the dedup: from the
+        // head of the order, longer while repeats use up its margin.
+        let mut head = depth.saturating_add(TRENDING_MARGIN);
+        let order = loop {
+            let mut order = trending_best(&facts, sort, head);
+            if let Some(taken) = self.trending_taken(&order, &kept, depth) {
+                order.truncate(taken);
+                break order;
+            }
+            head = head.saturating_mul(4);
+        };
+        let mut answer = Vec::with_capacity(order.len());
+        for &i in &order {
+            let importance = facts[i as usize].importance;
+            answer.push((kept[i as usize], importance.unwrap_or(DEFAULT_IMPORTANCE)));
+        }
+        answer
+    }
+
+    /// The memories passing `filter`, in ascending `DocId` order, with what trending reads of
+    /// each: with a tag filter only the tag index's candidates are read, without one every
+    /// live memory is.
+    fn trending_facts(&self, filter: &crate::recall::Filter) -> (Vec<DocId>, Vec<TrendingFacts>) {
         let docs: Vec<DocId> = match self.tags.candidates(&filter.tags) {
             Some(docs) => docs,
             None => (0..self.records.len() as u32).map(DocId).collect(),
@@ -198,23 +222,7 @@ impl Engine {
                 updated_at: m.updated_at(),
             });
         }
-        // The best `depth` distinct texts, with the repeats among them for the dedup: from the
-        // head of the order, longer while repeats use up its margin.
-        let mut head = depth.saturating_add(TRENDING_MARGIN);
-        let order = loop {
-            let mut order = trending_best(&facts, sort, head);
-            if let Some(taken) = self.trending_taken(&order, &kept, depth) {
-                order.truncate(taken);
-                break order;
-            }
-            head = head.saturating_mul(4);
-        };
-        let mut answer = Vec::with_capacity(order.len());
-        for &i in &order {
-            let importance = facts[i as usize].importance;
-            answer.push((kept[i as usize], importance.unwrap_or(DEFAULT_IMPORTANCE)));
-        }
-        answer
+        (kept, facts)
     }
 
     /// How many of `order` (positions in `kept`, the head of the trending order) the answer
@@ -502,23 +510,7 @@ mod tests {
         sort: Sort,
         depth: usize,
     ) -> Vec<(DocId, f64)> {
-        let docs: Vec<DocId> = match e.tags.candidates(&filter.tags) {
-            Some(docs) => docs,
-            None => (0..e.records.len() as u32).map(DocId).collect(),
-        };
-        let (mut kept, mut facts) = (Vec::new(), Vec::new());
-        for doc in docs {
-            let Some(m) = e.memory(doc).filter(|m| filter.accepts(doc, m)) else {
-                continue;
-            };
-            kept.push(doc);
-            facts.push(TrendingFacts {
-                importance: m.importance(),
-                created_at: m.created_at(),
-                recall_count: m.recall_count(),
-                updated_at: m.updated_at(),
-            });
-        }
+        let (kept, facts) = e.trending_facts(filter);
         let mut texts: Vec<u64> = Vec::new();
         (crate::rank::order::trending_order(&facts, sort).into_iter())
             .take_while(|&i| {
