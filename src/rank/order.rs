@@ -12,7 +12,9 @@
 //! query and a time window sorts by `time_desc` unless told otherwise.
 //!
 //! Trending ([`trending_order`]): importance first (absent: [`DEFAULT_IMPORTANCE`]), then the
-//! newest `createdAt`, then the most recalled, then ascending `DocId`.
+//! newest `createdAt`, then the most recalled, then ascending `DocId`. A recall needs only the
+//! head of that order, which [`trending_best`] finds by selection on integer keys, without
+//! sorting every memory.
 
 use std::cmp::Ordering;
 
