@@ -9,12 +9,16 @@ use super::stages::{memory_candidate, Found};
 use super::Engine;
 use crate::error::Result;
 use crate::rank::evidence;
-use crate::rank::order::{trending_order, Sort, TrendingFacts, DEFAULT_IMPORTANCE};
+use crate::rank::order::{trending_best, Sort, TrendingFacts, DEFAULT_IMPORTANCE};
 use crate::recall::time;
 use crate::store::DocId;
 
 /// The stage label of a trending result.
 pub const TRENDING_STAGE: &str = "trending";
+/// How many memories past `depth` a trending recall orders at first ([`trending_best`]): room
+/// for repeated texts, which the answer keeps but does not count; more repeats than that and
+/// the head grows fourfold.
+const TRENDING_MARGIN: usize = 32;
 
 /// Whether `query` asks for nothing in particular: empty, blank or `*` (trending).
 pub fn is_trending(query: &str) -> bool {
@@ -140,12 +144,66 @@ impl Engine {
     }
 
     /// A recall with no query: the memories passing the filters in trending order (or the
-    /// asked time order, [`trending_order`]), the best `depth`, each scored by its importance.
-    /// With a tag filter only the tag index's candidates are read ([`crate::index::tags`]);
-    /// without one every live memory is.
+    /// asked time order, [`crate::rank::order::trending_order`]), the best `depth` distinct
+    /// texts with their repeats, each scored by its importance. With a tag filter only the
+    /// tag index's candidates are read ([`crate::index::tags`]); without one every live
+    /// memory is. Only the head of the order is sorted ([`trending_best`]), `depth` plus
+    /// [`TRENDING_MARGIN`] at first, so the cost is a linear pass, not a sort of every memory.
     pub(super) fn rank_trending(&self, pending: super::PendingRecall, depth: usize) -> Ranked {
         let options = pending.options;
-        let filter = &options.filter;
+        let sort = pending.plan.sort(&options);
+        let ranked = (self.trending(&options.filter, sort, depth).into_iter())
+            .filter_map(|(doc, importance)| {
+                let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
+                c.score = importance;
+                c.components = vec![("importance", importance)];
+                Some(c)
+            })
+            .collect::<Vec<_>>();
+        let mut stages = vec![pending.sf_report];
+        stages.extend(["Se", "Ss", "S6", "S8"].map(|s| StageReport::skipped(s, "no_query")));
+        Ranked {
+            ranked,
+            found: Found::default(),
+            stages,
+            options,
+            limit: pending.limit,
+            plan: Plan::default(),
+        }
+    }
+
+    /// The memories of a trending recall ([`Engine::rank_trending`]) in order, each with its
+    /// importance (absent: [`DEFAULT_IMPORTANCE`]).
+    fn trending(
+        &self,
+        filter: &crate::recall::Filter,
+        sort: Sort,
+        depth: usize,
+    ) -> Vec<(DocId, f64)> {
+        let (kept, facts) = self.trending_facts(filter);
+        // The best `depth` distinct texts, with the repeats among them for the dedup: from the
+        // head of the order, longer while repeats use up its margin.
+        let mut head = depth.saturating_add(TRENDING_MARGIN);
+        let order = loop {
+            let mut order = trending_best(&facts, sort, head);
+            if let Some(taken) = self.trending_taken(&order, &kept, depth) {
+                order.truncate(taken);
+                break order;
+            }
+            head = head.saturating_mul(4);
+        };
+        let mut answer = Vec::with_capacity(order.len());
+        for &i in &order {
+            let importance = facts[i as usize].importance;
+            answer.push((kept[i as usize], importance.unwrap_or(DEFAULT_IMPORTANCE)));
+        }
+        answer
+    }
+
+    /// The memories passing `filter`, in ascending `DocId` order, with what trending reads of
+    /// each: with a tag filter only the tag index's candidates are read, without one every
+    /// live memory is.
+    fn trending_facts(&self, filter: &crate::recall::Filter) -> (Vec<DocId>, Vec<TrendingFacts>) {
         let docs: Vec<DocId> = match self.tags.candidates(&filter.tags) {
             Some(docs) => docs,
             None => (0..self.records.len() as u32).map(DocId).collect(),
@@ -164,37 +222,23 @@ impl Engine {
                 updated_at: m.updated_at(),
             });
         }
-        let order = trending_order(&facts, pending.plan.sort(&options));
-        // The best `depth` distinct texts, with the repeats among them for the dedup.
+        (kept, facts)
+    }
+
+    /// How many of `order` (positions in `kept`, the head of the trending order) the answer
+    /// takes: the memories before the first one met once `depth` distinct texts are in
+    /// ([`Engine::key_of`]). `None` when the head is shorter than `kept` and ran out before
+    /// that: the answer may go on past it.
+    fn trending_taken(&self, order: &[u32], kept: &[DocId], depth: usize) -> Option<usize> {
         let mut texts: Vec<u64> = Vec::new();
-        let ranked = (order.into_iter())
-            .take_while(|&i| {
-                let key = self.key_of(kept[i as usize]);
-                if texts.len() >= depth {
-                    return false;
-                }
-                texts.extend(key.filter(|k| !texts.contains(k)));
-                true
-            })
-            .filter_map(|i| {
-                let (doc, importance) = (kept[i as usize], facts[i as usize].importance);
-                let importance = importance.unwrap_or(DEFAULT_IMPORTANCE);
-                let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
-                c.score = importance;
-                c.components = vec![("importance", importance)];
-                Some(c)
-            })
-            .collect::<Vec<_>>();
-        let mut stages = vec![pending.sf_report];
-        stages.extend(["Se", "Ss", "S6", "S8"].map(|s| StageReport::skipped(s, "no_query")));
-        Ranked {
-            ranked,
-            found: Found::default(),
-            stages,
-            options,
-            limit: pending.limit,
-            plan: Plan::default(),
+        for (n, &i) in order.iter().enumerate() {
+            if texts.len() >= depth {
+                return Some(n);
+            }
+            let key = self.key_of(kept[i as usize]);
+            texts.extend(key.filter(|k| !texts.contains(k)));
         }
+        (texts.len() >= depth || order.len() == kept.len()).then_some(order.len())
     }
 }
 
@@ -456,5 +500,88 @@ mod tests {
         assert_eq!(match_type("Ss", &o), "signature");
         assert_eq!(match_type("S6:weekly", &o), "note");
         assert_eq!(match_type("S8", &o), "entity");
+    }
+
+    /// The answer trending gave before [`trending_best`]: every passing memory in the full
+    /// [`crate::rank::order::trending_order`], cut after the best `depth` distinct texts.
+    fn trending_by_full_sort(
+        e: &Engine,
+        filter: &crate::recall::Filter,
+        sort: Sort,
+        depth: usize,
+    ) -> Vec<(DocId, f64)> {
+        let (kept, facts) = e.trending_facts(filter);
+        let mut texts: Vec<u64> = Vec::new();
+        (crate::rank::order::trending_order(&facts, sort).into_iter())
+            .take_while(|&i| {
+                let key = e.key_of(kept[i as usize]);
+                if texts.len() >= depth {
+                    return false;
+                }
+                texts.extend(key.filter(|k| !texts.contains(k)));
+                true
+            })
+            .map(|i| {
+                let importance = facts[i as usize].importance;
+                (kept[i as usize], importance.unwrap_or(DEFAULT_IMPORTANCE))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trending_answers_as_the_full_sort_did_with_ties_repeats_filters_and_every_sort() {
+        let mut rng = crate::test_support::SplitMix64(2323);
+        let tags = ["work", "work:db", "home", "misc"];
+        let importances = [None, Some(0.5), Some(0.9), Some(0.2), Some(0.0)];
+        for round in 0..3 {
+            let n = [60, 300, 900][round];
+            let memories = (0..n)
+                .map(|i| {
+                    let created = NOW - rng.below(8) as f64 * DAY;
+                    Memory {
+                        id: format!("m{i}"),
+                        // Few texts, so most are repeats the dedup does not count.
+                        text: format!(
+                            "deploy note {}",
+                            rng.below(if i % 2 == 0 { 5 } else { 200 })
+                        ),
+                        tags: vec![tags[rng.index(tags.len())].to_string()],
+                        created_at: created,
+                        updated_at: created + rng.below(3) as f64 * DAY,
+                        importance: importances[rng.index(importances.len())],
+                        recall_count: rng.below(3) as u32,
+                        ..Memory::default()
+                    }
+                })
+                .collect();
+            let mut e = Engine::new(EngineConfig::default()).unwrap();
+            e.insert_many(memories, &[]).unwrap();
+            let mut filters = vec![crate::recall::Filter::default()];
+            for tag in ["work", "home"] {
+                let mut f = crate::recall::Filter::default();
+                f.tags.tags = vec![tag.into()];
+                filters.push(f);
+            }
+            let mut f = crate::recall::Filter::default();
+            f.tags.exclude = vec!["work".into()];
+            f.start = Some(NOW - 4.0 * DAY);
+            filters.push(f);
+            for filter in &mut filters {
+                filter.now = NOW;
+                let sorts = [Sort::Score, Sort::TimeDesc, Sort::TimeAsc];
+                for sort in sorts
+                    .into_iter()
+                    .chain([Sort::UpdatedDesc, Sort::UpdatedAsc])
+                {
+                    for depth in 1..=50 {
+                        assert_eq!(
+                            e.trending(filter, sort, depth),
+                            trending_by_full_sort(&e, filter, sort, depth),
+                            "{n} memories, {sort:?}, depth {depth}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

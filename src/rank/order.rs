@@ -12,13 +12,15 @@
 //! query and a time window sorts by `time_desc` unless told otherwise.
 //!
 //! Trending ([`trending_order`]): importance first (absent: [`DEFAULT_IMPORTANCE`]), then the
-//! newest `createdAt`, then the most recalled, then ascending `DocId`.
+//! newest `createdAt`, then the most recalled, then ascending `DocId`. A recall needs only the
+//! head of that order, which [`trending_best`] finds by selection on integer keys, without
+//! sorting every memory.
 
 use std::cmp::Ordering;
 
 use super::Candidate;
 use crate::error::{Error, Result};
-use crate::sort::order_by;
+use crate::sort::{asc_key, desc_key, order_by, select_pairs, sort_pairs, sort_u32};
 
 /// The importance of a memory that has none, for trending (AutoMem's default importance).
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
@@ -101,23 +103,128 @@ pub struct TrendingFacts {
     pub updated_at: f64,
 }
 
+/// Compares two memories in trending order (module doc), or by time for a time `sort`;
+/// equal memories compare equal (the callers keep them in `DocId` order).
+fn trending_cmp(a: &TrendingFacts, b: &TrendingFacts, sort: Sort) -> Ordering {
+    let importance = |f: &TrendingFacts| f.importance.unwrap_or(DEFAULT_IMPORTANCE);
+    match sort {
+        Sort::Score => importance(b)
+            .total_cmp(&importance(a))
+            .then(b.created_at.total_cmp(&a.created_at))
+            .then(b.recall_count.cmp(&a.recall_count)),
+        Sort::TimeDesc => b.created_at.total_cmp(&a.created_at),
+        Sort::TimeAsc => a.created_at.total_cmp(&b.created_at),
+        Sort::UpdatedDesc => b.updated_at.total_cmp(&a.updated_at),
+        Sort::UpdatedAsc => a.updated_at.total_cmp(&b.updated_at),
+    }
+}
+
 /// Positions of `facts` in trending order (module doc), or by time for a time `sort`;
 /// `facts` is in ascending `DocId` order, so equal memories stay in it.
+///
+/// The full order, one dynamic comparison per step ([`order_by`]): a recall reads only its
+/// head, through [`trending_best`]; this is the reference that one is tested against.
 pub fn trending_order(facts: &[TrendingFacts], sort: Sort) -> Vec<u32> {
     order_by(facts.len(), &mut |a, b| {
-        let (a, b) = (&facts[a], &facts[b]);
-        let importance = |f: &TrendingFacts| f.importance.unwrap_or(DEFAULT_IMPORTANCE);
-        match sort {
-            Sort::Score => importance(b)
-                .total_cmp(&importance(a))
-                .then(b.created_at.total_cmp(&a.created_at))
-                .then(b.recall_count.cmp(&a.recall_count)),
-            Sort::TimeDesc => b.created_at.total_cmp(&a.created_at),
-            Sort::TimeAsc => a.created_at.total_cmp(&b.created_at),
-            Sort::UpdatedDesc => b.updated_at.total_cmp(&a.updated_at),
-            Sort::UpdatedAsc => a.updated_at.total_cmp(&b.updated_at),
-        }
+        trending_cmp(&facts[a], &facts[b], sort)
     })
+}
+
+/// The `level`-th integer key of `f` in `sort`'s order: ascending keys, level by level, then
+/// the position, are [`trending_cmp`]'s order ([`desc_key`] and [`asc_key`] keep
+/// `total_cmp`'s). Levels run `0..trending_levels(sort)`.
+fn trending_key(f: &TrendingFacts, sort: Sort, level: usize) -> u64 {
+    let (value, descending) = match (sort, level) {
+        (Sort::Score, 0) => (f.importance.unwrap_or(DEFAULT_IMPORTANCE), true),
+        (Sort::Score, 1) | (Sort::TimeDesc | Sort::TimeAsc, _) => {
+            (f.created_at, sort != Sort::TimeAsc)
+        }
+        (Sort::Score, _) => return u64::from(u32::MAX - f.recall_count),
+        (Sort::UpdatedDesc | Sort::UpdatedAsc, _) => (f.updated_at, sort == Sort::UpdatedDesc),
+    };
+    if descending {
+        desc_key(value)
+    } else {
+        asc_key(value)
+    }
+}
+
+/// How many keys [`trending_key`] gives in `sort`'s order.
+fn trending_levels(sort: Sort) -> usize {
+    if sort == Sort::Score {
+        3
+    } else {
+        1
+    }
+}
+
+/// The first `m` positions of [`trending_order`] (all of it when `m` reaches `facts.len()`),
+/// in that order, without sorting the rest.
+///
+/// A selection per key ([`select_pairs`] on `(key, position)`, linear on average): the pairs
+/// below the `m`-th key are in, those above it out, and only the ones equal to it go on to
+/// the next key (a few, unless many memories share an importance and a `createdAt`); at the
+/// last key the position breaks ties, as in the full order. The `m` chosen are then sorted
+/// by the same keys ([`sort_pairs`], the last key first, ties kept in the previous order), so
+/// they come out exactly as in the full order.
+pub fn trending_best(facts: &[TrendingFacts], sort: Sort, m: usize) -> Vec<u32> {
+    let mut chosen: Vec<u32> = Vec::new();
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(facts.len());
+    for position in 0..facts.len() as u32 {
+        pairs.push((0, position));
+    }
+    // `pairs` holds the positions still in question, `m - chosen.len()` of which are in.
+    for level in 0..trending_levels(sort) {
+        let need = m.saturating_sub(chosen.len());
+        for p in &mut pairs {
+            p.0 = trending_key(&facts[p.1 as usize], sort, level);
+        }
+        if need == 0 || pairs.len() <= need {
+            break;
+        }
+        select_pairs(&mut pairs, need - 1);
+        if level + 1 == trending_levels(sort) {
+            break;
+        }
+        // Below the bar: in; at it: in question at the next key; above it: out.
+        let bar = pairs[need - 1].0;
+        let mut tied = 0;
+        for i in 0..pairs.len() {
+            let (key, position) = pairs[i];
+            if key < bar {
+                chosen.push(position);
+            } else if key == bar {
+                pairs[tied] = (key, position);
+                tied += 1;
+            }
+        }
+        pairs.truncate(tied);
+    }
+    pairs.truncate(m.saturating_sub(chosen.len()));
+    for &(_, position) in &pairs {
+        chosen.push(position);
+    }
+    // Ordered a key at a time, the last first, each sort keeping the previous order for ties
+    // (ascending position to begin with): the full order's, on integers.
+    sort_u32(&mut chosen);
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(chosen.len());
+    let mut previous = Vec::with_capacity(chosen.len());
+    for level in (0..trending_levels(sort)).rev() {
+        keyed.clear();
+        for (rank, &position) in chosen.iter().enumerate() {
+            keyed.push((
+                trending_key(&facts[position as usize], sort, level),
+                rank as u32,
+            ));
+        }
+        sort_pairs(&mut keyed);
+        std::mem::swap(&mut chosen, &mut previous);
+        chosen.clear();
+        for &(_, rank) in &keyed {
+            chosen.push(previous[rank as usize]);
+        }
+    }
+    chosen
 }
 
 #[cfg(test)]
@@ -193,5 +300,42 @@ mod tests {
         assert_eq!(Sort::parse("updated_asc").unwrap(), Sort::UpdatedAsc);
         let e = Sort::parse("newest").unwrap_err();
         assert!(e.to_string().starts_with("invalid_argument: sort must be"));
+    }
+
+    /// Random facts with many ties: few importances (some absent), few times, few counts.
+    fn tied_facts(rng: &mut crate::test_support::SplitMix64, n: usize) -> Vec<TrendingFacts> {
+        let importances = [None, Some(0.5), Some(0.9), Some(0.1), Some(-0.0), Some(0.0)];
+        (0..n)
+            .map(|_| TrendingFacts {
+                importance: importances[rng.index(importances.len())],
+                created_at: rng.below(6) as f64,
+                recall_count: rng.below(3) as u32,
+                updated_at: rng.below(4) as f64,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trending_best_is_the_head_of_the_full_trending_order_in_every_sort() {
+        let mut rng = crate::test_support::SplitMix64(23);
+        let sorts = [
+            Sort::Score,
+            Sort::TimeDesc,
+            Sort::TimeAsc,
+            Sort::UpdatedDesc,
+            Sort::UpdatedAsc,
+        ];
+        for n in [0, 1, 2, 5, 17, 40, 130] {
+            for _ in 0..4 {
+                let facts = tied_facts(&mut rng, n);
+                for sort in sorts {
+                    let full = trending_order(&facts, sort);
+                    for m in (0..=n + 2).chain([usize::MAX]) {
+                        let head = &full[..m.min(n)];
+                        assert_eq!(trending_best(&facts, sort, m), head, "{sort:?} n {n} m {m}");
+                    }
+                }
+            }
+        }
     }
 }
