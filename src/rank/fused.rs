@@ -199,7 +199,10 @@ mod tests {
         let docs: Vec<_> = ranked.iter().map(|c| c.key).collect();
         assert_eq!(
             docs,
-            [CandidateKey::Memory(DocId(1)), CandidateKey::Memory(DocId(0))]
+            [
+                CandidateKey::Memory(DocId(1)),
+                CandidateKey::Memory(DocId(0))
+            ]
         );
         // Scores stay in [0, 1].
         assert!(ranked.iter().all(|c| c.score == 1.0));
