@@ -737,7 +737,7 @@ fn to_js(e: crate::Error) -> JsValue {
 /// The [`Value`] tree of a JavaScript value; one too deeply nested (or cyclic) is
 /// `invalid_argument`.
 fn value(js: JsValue) -> Result<Value, JsValue> {
-    serde_wasm_bindgen::from_value(js).map_err(|e| {
+    <Value as serde::Deserialize>::deserialize(from_js::JsDe(js)).map_err(|e| {
         let reason = e.to_string();
         let reason = reason.strip_prefix("Error: ").unwrap_or(&reason);
         to_js(crate::Error::InvalidArgument(reason.to_string()))
@@ -778,4 +778,220 @@ fn recall_options_from(options: JsRecallOptions) -> Result<engine::RecallOptions
 fn scope(user_id: &Option<String>, max_classification: Option<f64>) -> Filter {
     let max_classification = max_classification.map(|m| m as i64);
     Filter::for_scope(Scope::new(user_id.as_deref(), max_classification))
+}
+
+/// A JavaScript value as a serde `Deserializer` for [`Value`], read the way
+/// `serde_wasm_bindgen::Deserializer::deserialize_any` reads one, with its messages.
+///
+/// Why not that deserializer itself: every one of its type-checking methods, `deserialize_any`
+/// included, ends in an `invalid_type` whose `Unexpected` can be a float, which links Rust's
+/// float printing (Grisu and Dragon, about 19 KB of wasm) for a message no JSON-like value
+/// reaches. Here nothing formats an `f64` with Rust: a number that is not a JSON-like value
+/// (a `Map` key) is printed by JavaScript, in the digits Rust would print.
+mod from_js {
+    use js_sys::{Array, ArrayBuffer, Map, Number, Object, Symbol, Uint8Array};
+    use serde::de::{self, Expected};
+    use serde_wasm_bindgen::Error;
+    use wasm_bindgen::{JsCast, JsValue};
+
+    /// One JavaScript value to deserialize.
+    pub struct JsDe(pub JsValue);
+
+    type Result<T> = std::result::Result<T, Error>;
+
+    /// serde's `invalid type: …, expected …`, with `unexpected` already worded.
+    fn invalid_type(unexpected: &str, expected: &dyn Expected) -> Error {
+        Error::new(format_args!(
+            "invalid type: {unexpected}, expected {expected}"
+        ))
+    }
+
+    /// How serde's `Unexpected` words a value that is not a string (for a `Map` key), as
+    /// serde-wasm-bindgen picks it.
+    fn unexpected(v: &JsValue) -> String {
+        if v.loose_eq(&JsValue::NULL) {
+            "unit value".to_owned()
+        } else if let Some(b) = v.as_bool() {
+            format!("boolean `{b}`")
+        } else if let Some(f) = v.as_f64() {
+            format!("floating point `{}`", float(f))
+        } else if v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>() {
+            "byte array".to_owned()
+        } else {
+            format!("{v:?}")
+        }
+    }
+
+    /// `f64` as serde's `WithDecimalPoint` prints it (Rust's shortest round-trip digits, never
+    /// an exponent, `.0` when there is no point), from JavaScript's digits.
+    fn float(f: f64) -> String {
+        if f.is_nan() {
+            return "NaN".to_owned();
+        }
+        if f.is_infinite() {
+            return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+        }
+        if f == 0.0 {
+            return if f.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+        }
+        let js: String = Number::from(f)
+            .to_string_with_radix(10)
+            .map(String::from)
+            .unwrap_or_default();
+        let (sign, js) = match js.strip_prefix('-') {
+            Some(rest) => ("-", rest),
+            None => ("", js.as_str()),
+        };
+        let (mantissa, exp) = match js.split_once('e') {
+            Some((m, e)) => (m, e.trim_start_matches('+').parse::<i32>().unwrap_or(0)),
+            None => (js, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = format!("{int}{frac}");
+        // The decimal point sits `point` digits into `digits`.
+        let point = int.len() as i32 + exp;
+        let mut out = String::from(sign);
+        if point <= 0 {
+            out.push_str("0.");
+            out.push_str(&"0".repeat((-point) as usize));
+            out.push_str(&digits);
+        } else if point as usize >= digits.len() {
+            out.push_str(&digits);
+            out.push_str(&"0".repeat(point as usize - digits.len()));
+            out.push_str(".0");
+        } else {
+            let (a, b) = digits.split_at(point as usize);
+            out.push_str(a);
+            out.push('.');
+            out.push_str(b);
+        }
+        out
+    }
+
+    impl<'de> de::Deserializer<'de> for JsDe {
+        type Error = Error;
+
+        fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            let v = self.0;
+            if v.loose_eq(&JsValue::NULL) {
+                visitor.visit_unit()
+            } else if let Some(b) = v.as_bool() {
+                visitor.visit_bool(b)
+            } else if v.is_bigint() {
+                match i64::try_from(v) {
+                    Ok(i) => visitor.visit_i64(i),
+                    Err(v) => match u64::try_from(v) {
+                        Ok(u) => visitor.visit_u64(u),
+                        Err(_) => Err(de::Error::custom(
+                            "Couldn't deserialize i64 or u64 from a BigInt outside i64::MIN..u64::MAX bounds",
+                        )),
+                    },
+                }
+            } else if let Some(f) = v.as_f64() {
+                if Number::is_safe_integer(&v) {
+                    visitor.visit_i64(f as i64)
+                } else {
+                    visitor.visit_f64(f)
+                }
+            } else if let Some(s) = v.as_string() {
+                visitor.visit_string(s)
+            } else if let Some(array) = v.dyn_ref::<Array>() {
+                visitor.visit_seq(Items { array, at: 0 })
+            } else if v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>() {
+                Err(invalid_type("byte array", &visitor))
+            } else if v.is_object() && (!Symbol::iterator().js_in(&v) || v.has_type::<Map>()) {
+                match js_sys::try_iter(&v)? {
+                    Some(iter) => visitor.visit_map(Entries::Iter { iter, value: None }),
+                    None => {
+                        let entries = Object::entries(v.unchecked_ref());
+                        visitor.visit_map(Entries::Object {
+                            entries,
+                            at: 0,
+                            value: None,
+                        })
+                    }
+                }
+            } else {
+                Err(invalid_type(&format!("{v:?}"), &visitor))
+            }
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map struct enum identifier ignored_any
+        }
+    }
+
+    /// An array's items, in order.
+    struct Items<'a> {
+        array: &'a Array,
+        at: u32,
+    }
+
+    impl<'de> de::SeqAccess<'de> for Items<'_> {
+        type Error = Error;
+
+        fn next_element_seed<T: de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>> {
+            if self.at >= self.array.length() {
+                return Ok(None);
+            }
+            let item = self.array.get(self.at);
+            self.at += 1;
+            seed.deserialize(JsDe(item)).map(Some)
+        }
+    }
+
+    /// An object's entries (`Object.entries`), or a `Map`'s `[key, value]` pairs.
+    enum Entries {
+        Object {
+            entries: Array,
+            at: u32,
+            value: Option<JsValue>,
+        },
+        Iter {
+            iter: js_sys::IntoIter,
+            value: Option<JsValue>,
+        },
+    }
+
+    impl<'de> de::MapAccess<'de> for Entries {
+        type Error = Error;
+
+        fn next_key_seed<K: de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>> {
+            let (pair, value) = match self {
+                Entries::Object { entries, at, value } => {
+                    if *at >= entries.length() {
+                        return Ok(None);
+                    }
+                    *at += 1;
+                    (entries.get(*at - 1), value)
+                }
+                Entries::Iter { iter, value } => match iter.next().transpose()? {
+                    Some(pair) => (pair, value),
+                    None => return Ok(None),
+                },
+            };
+            let pair = pair.unchecked_into::<Array>();
+            *value = Some(pair.get(1));
+            let key = pair.get(0);
+            match key.as_string() {
+                Some(key) => seed
+                    .deserialize(de::IntoDeserializer::into_deserializer(key))
+                    .map(Some),
+                None => Err(invalid_type(&unexpected(&key), &"a string")),
+            }
+        }
+
+        fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+            let (Entries::Object { value, .. } | Entries::Iter { value, .. }) = self;
+            seed.deserialize(JsDe(value.take().unwrap_or(JsValue::UNDEFINED)))
+        }
+    }
 }
