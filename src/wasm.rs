@@ -4,8 +4,9 @@
 //!
 //! How things cross:
 //! - configuration, option bags, single records (memories, notes, entities, edges), listings,
-//!   recall answers and errors: serde-wasm-bindgen, into the [`Value`] trees that
-//!   [`crate::wire::inputs`] reads and from the `Serialize` views of [`crate::wire::outputs`];
+//!   recall answers and errors: serde, into the [`Value`] trees that [`crate::wire::inputs`]
+//!   reads (through `from_js`, serde-wasm-bindgen's way of reading a value without its float
+//!   printing) and from the `Serialize` views of [`crate::wire::outputs`] (serde-wasm-bindgen);
 //! - embeddings, signatures and reranker scores: typed arrays (`js_sys::Float32Array`,
 //!   `Uint8Array`), one bulk copy each, never an element at a time;
 //! - a batch of memories (`stageMany` / `insertMany`): the binary record batch of
@@ -734,8 +735,8 @@ fn to_js(e: crate::Error) -> JsValue {
         .unwrap_or_else(|_| JsError::new(&e.to_string()).into())
 }
 
-/// The [`Value`] tree of a JavaScript value; one too deeply nested (or cyclic) is
-/// `invalid_argument`.
+/// The [`Value`] tree of a JavaScript value (read by `from_js`); one too deeply nested (or
+/// cyclic), or not JSON-like, is `invalid_argument`.
 fn value(js: JsValue) -> Result<Value, JsValue> {
     <Value as serde::Deserialize>::deserialize(from_js::JsDe(js)).map_err(|e| {
         let reason = e.to_string();

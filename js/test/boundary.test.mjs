@@ -171,6 +171,29 @@ describe("engine boundary", () => {
     engine.free();
   });
 
+  test("values that are not JSON-like are refused in serde-wasm-bindgen's words", async () => {
+    await open(); // loads the module
+    // src/wasm.rs reads JavaScript values with serde-wasm-bindgen's dispatch and messages, and
+    // prints a number where a string was expected as serde does (Rust's digits, never an
+    // exponent, `.0` when there is no point), without linking Rust's float printing.
+    const invalid = (message) => ({ name: "RecallError", code: "invalid_argument", message });
+    const key = (k) => `invalid type: ${k}, expected a string`;
+    const cases = [[1.5, "floating point `1.5`"], [1, "floating point `1.0`"], [0.1, "floating point `0.1`"],
+      [1e21, "floating point `1000000000000000000000.0`"], [-1e22, "floating point `-10000000000000000000000.0`"],
+      [1e-7, "floating point `0.0000001`"], [1.2345e-9, "floating point `0.0000000012345`"],
+      [NaN, "floating point `NaN`"], [-Infinity, "floating point `-inf`"], [null, "unit value"],
+      [true, "boolean `true`"], [10n, "JsValue(10n)"], [new Uint8Array(1), "byte array"]];
+    for (const [k, words] of cases) assert.throws(() => new Engine(new Map([[k, 1]])), invalid(key(words)));
+    assert.throws(() => new Engine(new Map([["bogus", 1]])), invalid("unknown field `bogus` in config"));
+    const value = (v) => `invalid type: ${v}, expected a JSON-like value`;
+    assert.throws(() => new Engine(new Uint8Array(2)), invalid(value("byte array")));
+    assert.throws(() => new Engine({ decayDays: new ArrayBuffer(2) }), invalid(value("byte array")));
+    assert.throws(() => new Engine(new Set([1])), invalid(value("JsValue(Set)")));
+    assert.throws(() => new Engine({ decayDays: () => 1 }), invalid(value("JsValue(Function(decayDays))")));
+    assert.throws(() => new Engine({ signatureSeed: 2n ** 64n }),
+      invalid("Couldn't deserialize i64 or u64 from a BigInt outside i64::MIN..u64::MAX bounds"));
+  });
+
   test("insertMany sends a large batch in chunks and still adds all or nothing", async () => {
     await open(); // loads the module
     const engine = new Engine({});

@@ -1,5 +1,5 @@
-//! The records and options the host sends, read from the [`Value`] tree serde-wasm-bindgen
-//! gives (`src/wasm.rs`): a memory, a note, an entity, an edge, the engine configuration and a
+//! The records and options the host sends, read from the [`Value`] tree serde gives
+//! (`src/wasm.rs`): a memory, a note, an entity, an edge, the engine configuration and a
 //! recall's options. Field names are camelCase (`textEn`, `createdAt`; a record's `kind` is
 //! `type`); `null` and `undefined` fields are unset. The TypeScript shapes are declared once,
 //! in the `TYPES` section of `src/wasm.rs`.

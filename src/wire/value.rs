@@ -23,8 +23,8 @@
 //! The TypeScript side (`js/src/wire.ts`) writes these bytes for a batch of memories; the
 //! engine image keeps notes, entities and edges in them ([`records`](super::records)). Numbers
 //! travel as their bits; strings are UTF-8, where JavaScript's `TextEncoder` has already turned
-//! a lone surrogate into U+FFFD. [`Value`] is also what serde-wasm-bindgen deserialises a
-//! JavaScript value into, for [`inputs`](super::inputs).
+//! a lone surrogate into U+FFFD. [`Value`] is also what `src/wasm.rs` deserialises a
+//! JavaScript value into (serde, as serde-wasm-bindgen reads one), for [`inputs`](super::inputs).
 //!
 //! Reading is total: malformed, truncated or too deeply nested input (more than
 //! [`MAX_DEPTH`] levels) is an `invalid_argument` error, never a panic.
@@ -85,7 +85,7 @@ impl Value {
     }
 }
 
-/// Reads a [`Value`] from any serde deserializer (serde-wasm-bindgen's, in `src/wasm.rs`):
+/// Reads a [`Value`] from any serde deserializer (`src/wasm.rs`'s over a JavaScript value):
 /// `null` and `undefined` are [`Value::Null`], integers up to 2^53 numbers, larger ones
 /// [`Value::Big`]; nesting beyond [`MAX_DEPTH`] is an error (a cycle would never end).
 impl<'de> serde::Deserialize<'de> for Value {
