@@ -100,9 +100,9 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     await monitor.connect();
     let stopSteady = false;
     const inFlight = new Map();
-    const steady = Array.from({ length: 3 }, async (_, w) => {
+    const steadyWriters = (round) => Array.from({ length: 3 }, async (_, w) => {
       for (let i = 0; !stopSteady; i++) {
-        const id = `steady-${w}-${i}`;
+        const id = `steady-${round}-${w}-${i}`;
         inFlight.set(id, true);
         const res = await call(a, "POST", "/memories", { userId: "steady", memories: [{ id, text: `steady write ${w} ${i}` }] }).catch(() => undefined);
         inFlight.delete(id);
@@ -110,23 +110,39 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
         else break;
       }
     });
+    let steady = steadyWriters(0);
     await eventually(() => acked.length >= 40 + 15, 10_000, "the small writers are under way");
+    // The batch's insert is held at a table lock while a is killed, so the kill always lands in
+    // its middle (waiting for a moment when the insert happens to be running lost that race on
+    // a loaded machine). The small writers pause while the batch is sent, so that the one
+    // insert waiting at the lock is the batch's, then write again beside it.
+    stopSteady = true;
+    await Promise.all(steady);
+    stopSteady = false;
+    const blocker = new pg.Client(cluster.config);
+    await blocker.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE recallkit_records IN SHARE MODE");
     const batch = Array.from({ length: BATCH }, (_, i) => ({ id: `batch-${i}`, text: `batch memory ${i}: the orchard, the river and the old mill` }));
     const pending = call(a, "POST", "/memories", { userId: "crash", memories: batch }).catch((e) => e);
-    // Kill a while the server runs the batch's insert: a write of a (each write is one statement,
-    // `WITH created AS (INSERT …`) that has been running for longer than a one-memory write takes.
+    // Kill a while the server runs the batch's insert (each write is one statement,
+    // `WITH created AS (INSERT …`), here waiting for the lock, with small writes in flight.
     let seen = false;
     try {
       await eventually(async () => {
         const { rows } = await monitor.query(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'service-a' AND state = 'active' " +
-          "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%' AND clock_timestamp() - query_start > interval '5 milliseconds'");
+          "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%'");
         seen = rows[0].n > 0;
         return seen;
       }, 60_000, "a's batch insert is running");
+      steady = steadyWriters(1);
+      await eventually(() => inFlight.size > 0, 10_000, "small writes are in flight");
     } finally {
       a.child.kill("SIGKILL");
       stopSteady = true;
+      await blocker.query("ROLLBACK");
+      await blocker.end();
     }
     assert.ok(seen);
     const answer = await pending;
