@@ -47,34 +47,9 @@ fn seed() -> u64 {
         .unwrap_or(0x5eed_2026_1125)
 }
 
-/// Every field name the readers know, and a few they do not.
-const KEYS: &[&str] = &[
-    "id",
-    "text",
-    "textEn",
-    "keywords",
-    "userId",
-    "topic",
-    "tags",
-    "type",
-    "tier",
-    "emotion",
-    "emotionTags",
-    "importance",
-    "confidence",
-    "trust",
-    "credibility",
-    "relevance",
-    "classification",
-    "createdAt",
-    "updatedAt",
-    "validFrom",
-    "validTo",
-    "expiresAt",
-    "entities",
-    "recallCount",
-    "lastRecalledAt",
-    "recallTimestamps",
+/// The field names the readers know besides a memory's ([`batch::MEMORY_FIELDS`]), and a few
+/// they do not.
+const OTHER_KEYS: &[&str] = &[
     "order",
     "period",
     "start",
@@ -205,10 +180,16 @@ fn value(rng: &mut Rng, w: &mut Writer, depth: usize) {
     }
 }
 
+/// Key `i` of every field name a reader may meet: a memory's, then [`OTHER_KEYS`].
+fn key(i: usize) -> &'static str {
+    (batch::MEMORY_FIELDS.get(i).copied())
+        .unwrap_or_else(|| OTHER_KEYS[i - batch::MEMORY_FIELDS.len()])
+}
+
 fn object(rng: &mut Rng, w: &mut Writer, depth: usize) {
     w.begin_obj();
     for _ in 0..rng.below(8) {
-        w.key(KEYS[rng.below(KEYS.len())]);
+        w.key(key(rng.below(batch::MEMORY_FIELDS.len() + OTHER_KEYS.len())));
         value(rng, w, depth + 1);
     }
     w.end();
