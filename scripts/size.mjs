@@ -38,7 +38,7 @@ import { fileURLToPath } from "node:url";
 // 251.7 KiB (257,695 B). JavaScript values read by a deserialize_any of wasm.rs's own instead
 // of serde-wasm-bindgen's deserializer, whose type errors were the float formatting's only
 // user, saved 9.3 KiB: 242.4 KiB (248,177 B). Trending recall by selection (issue 23) added
-// 0.6 KiB: 243.0 KiB (248,800 B). The check stands at 244 KiB, catching growth; the 200 KiB
+// 0.6 KiB and one posting-list membership helper 0.1 KiB: 243.1 KiB (248,947 B). The check stands at 244 KiB, catching growth; the 200 KiB
 // target stays missed (CHANGELOG.md says by what).
 const BUDGET_GZIP_BYTES = 244 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

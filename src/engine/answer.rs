@@ -8,6 +8,7 @@ use super::recall::{Plan, Ranked, RecallOptions};
 use super::stages::{memory_candidate, Found};
 use super::Engine;
 use crate::error::Result;
+use crate::index::postings::{InvertedIndex, Membership};
 use crate::rank::evidence;
 use crate::rank::order::{trending_best, Sort, TrendingFacts, DEFAULT_IMPORTANCE};
 use crate::recall::time;
@@ -244,7 +245,7 @@ impl Engine {
 
 /// The documents of `index` holding every one of `tokens` (none for no tokens), ascending:
 /// the shortest list is walked, the others sought alongside it.
-fn holding_all(index: &crate::index::postings::InvertedIndex, tokens: &[String]) -> Vec<u32> {
+fn holding_all(index: &InvertedIndex, tokens: &[String]) -> Vec<u32> {
     let mut lists = Vec::with_capacity(tokens.len());
     for t in tokens {
         match index.term_id(t) {
@@ -256,19 +257,12 @@ fn holding_all(index: &crate::index::postings::InvertedIndex, tokens: &[String])
         return Vec::new();
     };
     let mut walked = lists.swap_remove(shortest);
-    // The document each other list's last seek reached (a seek reads past what it returns).
-    let mut reached: Vec<Option<u32>> = vec![None; lists.len()];
+    let mut others: Vec<Membership> = lists.into_iter().map(Membership::new).collect();
     let mut docs = Vec::new();
     let mut next = 0;
     // Seeks only, no iteration: one shared copy of the list decoder.
     while let Some(doc) = walked.seek(DocId(next)).map(|p| p.doc().0) {
-        let held = lists.iter_mut().zip(&mut reached).all(|(list, at)| {
-            if at.map_or(true, |r| r < doc) {
-                *at = Some(list.seek(DocId(doc)).map_or(u32::MAX, |p| p.doc().0));
-            }
-            *at == Some(doc)
-        });
-        if held {
+        if others.iter_mut().all(|m| m.holds(DocId(doc))) {
             docs.push(doc);
         }
         let Some(after) = doc.checked_add(1) else {

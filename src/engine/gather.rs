@@ -29,6 +29,7 @@ use super::stages::{
 use super::Engine;
 use crate::error::Result;
 use crate::index::bm25::Bm25Source;
+use crate::index::postings::Membership;
 use crate::rank::evidence::{self, SemanticScale};
 use crate::rank::fused::{self, FusedOptions};
 use crate::rank::model::{self, Facts};
@@ -385,15 +386,9 @@ impl Engine {
             let Some(list) = view.phrase(term) else {
                 continue;
             };
-            let mut postings = list.postings();
-            // The document the last seek reached (a seek reads past what it returns).
-            let mut reached: Option<u32> = None;
+            let mut list = Membership::new(list.postings());
             for &i in &order {
-                let doc = docs[i as usize].0;
-                if reached.map_or(true, |r| r < doc) {
-                    reached = Some(postings.seek(DocId(doc)).map_or(u32::MAX, |p| p.doc().0));
-                }
-                if reached == Some(doc) {
+                if list.holds(docs[i as usize]) {
                     held[i as usize] += 1;
                 }
             }

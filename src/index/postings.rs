@@ -452,6 +452,32 @@ pub struct Postings<'a> {
     next_doc: u32,
 }
 
+/// Whether documents, asked in ascending order, are in a posting list: seeks, with the
+/// document the last seek reached kept (a seek reads past the posting it returns).
+#[derive(Debug, Clone)]
+pub struct Membership<'a> {
+    list: Postings<'a>,
+    reached: Option<u32>,
+}
+
+impl<'a> Membership<'a> {
+    /// Membership in `list`.
+    pub fn new(list: Postings<'a>) -> Self {
+        Membership {
+            list,
+            reached: None,
+        }
+    }
+
+    /// Whether `doc` is in the list; `doc` is at least every document asked before.
+    pub fn holds(&mut self, doc: DocId) -> bool {
+        if self.reached.map_or(true, |r| r < doc.0) {
+            self.reached = Some(self.list.seek(doc).map_or(u32::MAX, |p| p.doc().0));
+        }
+        self.reached == Some(doc.0)
+    }
+}
+
 impl<'a> Postings<'a> {
     /// No postings.
     pub const EMPTY: Postings<'static> = Postings {
