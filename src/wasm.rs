@@ -861,10 +861,10 @@ mod from_js {
             out.push_str(&"0".repeat(point as usize - digits.len()));
             out.push_str(".0");
         } else {
-            let (a, b) = digits.split_at(point as usize);
-            out.push_str(a);
-            out.push('.');
-            out.push_str(b);
+            // `insert` rather than slicing `digits`: a slice's panic message brings core's
+            // char escaping and its Unicode tables into the package (about 4 KB gzipped).
+            out.push_str(&digits);
+            out.insert(sign.len() + point as usize, '.');
         }
         out
     }

@@ -178,7 +178,7 @@ describe("engine boundary", () => {
     // exponent, `.0` when there is no point), without linking Rust's float printing.
     const invalid = (message) => ({ name: "RecallError", code: "invalid_argument", message });
     const key = (k) => `invalid type: ${k}, expected a string`;
-    const cases = [[1.5, "floating point `1.5`"], [1, "floating point `1.0`"], [0.1, "floating point `0.1`"],
+    const cases = [[1.5, "floating point `1.5`"], [-2.25, "floating point `-2.25`"], [1, "floating point `1.0`"], [0.1, "floating point `0.1`"],
       [1e21, "floating point `1000000000000000000000.0`"], [-1e22, "floating point `-10000000000000000000000.0`"],
       [1e-7, "floating point `0.0000001`"], [1.2345e-9, "floating point `0.0000000012345`"],
       [NaN, "floating point `NaN`"], [-Infinity, "floating point `-inf`"], [null, "unit value"],

@@ -138,7 +138,7 @@ const MONTHS: &str = "\
 /// Weekday names.
 const WEEKDAYS: &str = "monday tuesday wednesday thursday friday saturday sunday";
 
-// Token flags: the lists a token is in, from one lookup in `TABLE`, plus `DIGIT`.
+// Token flags: the lists a token is in, from one lookup in [`table`], plus `DIGIT`.
 const NEGATION: u32 = 1;
 const CONTRACTION: u32 = 1 << 1;
 const CONTRAST: u32 = 1 << 2;
@@ -195,7 +195,7 @@ fn top(term: Term) -> u8 {
     (term >> 120) as u8
 }
 
-/// One slot of [`TABLE`]: a packed word (`hi` is 0 when empty: a key's top byte is its
+/// One slot of [`table`]: a packed word (`hi` is 0 when empty: a key's top byte is its
 /// length) and the flags of its lists.
 #[derive(Clone, Copy)]
 struct Entry {
@@ -212,8 +212,25 @@ impl Entry {
 }
 
 /// Every listed word and its flags, by open addressing with linear probing (at most a
-/// quarter full, so a miss mostly stops at the first slot).
-static TABLE: [Entry; TABLE_SIZE] = build_table();
+/// quarter full, so a miss mostly stops at the first slot). Built on first use rather than
+/// kept as a static: its 24 KB of packed keys repeat the word lists and cost about 6 KB of the
+/// gzipped package, where building it takes microseconds.
+fn table() -> &'static [Entry; TABLE_SIZE] {
+    static TABLE: std::sync::OnceLock<Box<[Entry; TABLE_SIZE]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| Box::new(build_table()))
+}
+
+/// The flags of a packed word: the lists it is in.
+fn flags_of(key: Term) -> u32 {
+    let table = table();
+    table[probe(table, key)].flags
+}
+
+// The lists are checked when the crate compiles (a word too long, a table too full), though the
+// table itself is built at run time.
+const _: () = {
+    build_table();
+};
 
 /// The packed term of bytes `start..end` of `bytes` (at most [`MAX_KEY_BYTES`]).
 const fn const_key(bytes: &[u8], start: usize, end: usize) -> Term {
@@ -399,7 +416,7 @@ impl Pending {
         let bytes = token.as_bytes();
         let raw = key(bytes);
         // No listed word is longer than a key.
-        let mut flags = raw.map_or(0, |key| TABLE[probe(&TABLE, key)].flags);
+        let mut flags = raw.map_or(0, flags_of);
         if digit {
             flags |= DIGIT;
         }
@@ -1092,7 +1109,7 @@ mod tests {
             assert_eq!(key(&word[..n]), Some(const_key(word, 0, n)), "{n}");
         }
         assert_eq!(key(word), None);
-        let flags = |w: &str| key(w.as_bytes()).map_or(0, |k| TABLE[probe(&TABLE, k)].flags);
+        let flags = |w: &str| key(w.as_bytes()).map_or(0, flags_of);
         for &(list, flag) in LISTS {
             for w in list.split_ascii_whitespace() {
                 assert_ne!(flags(w) & flag, 0, "{w}");

@@ -399,9 +399,14 @@ pub struct ErrorOut {
 impl From<&Error> for ErrorOut {
     fn from(e: &Error) -> Self {
         let text = e.to_string();
-        let message = match text.split_once(": ") {
-            Some((code, rest)) if code == e.code() => rest.to_string(),
-            _ => text,
+        // `strip_prefix`, which cannot panic, rather than `split_once`, whose slicing brings
+        // core's char escaping and Unicode tables into the package.
+        let message = match text
+            .strip_prefix(e.code())
+            .and_then(|r| r.strip_prefix(": "))
+        {
+            Some(rest) => rest.to_string(),
+            None => text,
         };
         ErrorOut {
             code: e.code(),
