@@ -9,8 +9,6 @@
 //! searches of Ss, S6 and S8, and the candidates every stage starts from
 //! ([`memory_candidate`], [`note_candidate`], [`edge_candidate`]).
 
-use std::collections::HashMap;
-
 use super::output::StageReport;
 use super::recall::{RecallOptions, SearchMode};
 use super::Engine;
@@ -19,7 +17,7 @@ use crate::notes::NoteHit;
 use crate::rank::{Candidate, CandidateKey};
 use crate::recall::filter::Filter;
 use crate::signature as lsh;
-use crate::store::{DocId, Records, StoredMemory};
+use crate::store::{DocId, DocMap, Records, StoredMemory};
 
 /// What every stage of phase 2 reads of the recall: its (capped) query, filter, mode and
 /// limit, and the caller's clock for the stage timings.
@@ -79,7 +77,7 @@ pub(super) struct Found {
 pub(super) struct Pool {
     /// The candidates.
     pub(super) cands: Vec<Candidate>,
-    by_doc: HashMap<DocId, usize>,
+    by_doc: DocMap<usize>,
 }
 
 impl Pool {

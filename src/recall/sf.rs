@@ -21,8 +21,6 @@
 //! trigram sub-queries only expand non-stopwords. A query of stopwords alone ("what is the")
 //! is trivial and finds nothing.
 
-use std::collections::HashMap;
-
 use crate::index::bm25::{self, Bm25Params, Bm25Source, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::porter_index::PorterIndex;
@@ -30,7 +28,7 @@ use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
 use crate::sort::{desc_key, sort_pairs};
-use crate::store::{DocId, StoredMemory};
+use crate::store::{DocId, DocMap, StoredMemory};
 use crate::text;
 
 /// Each sub-query keeps `limit ×` this many candidates before the Sf formula's factors re-rank
@@ -183,44 +181,43 @@ pub fn run<'m>(
         (distinct.len() <= 32).then(|| f64::from(terms.count_ones()) / distinct.len() as f64)
     };
     let accept = |doc: DocId| memory(doc).is_some_and(|m| query.filter.accepts(doc, m));
-    let mut best: HashMap<DocId, SfHit> = HashMap::new();
-    let keep =
-        |best: &mut HashMap<DocId, SfHit>, source: SfSource, found: Vec<ScoredDoc>, weight: f64| {
-            for hit in found {
-                let Some(m) = memory(hit.doc) else { continue };
-                let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
-                let score = components.score();
-                let share = if weight > 0.0 {
-                    (hit.score / weight).min(1.0)
-                } else {
-                    0.0
-                };
-                let entry = best.entry(hit.doc).or_insert_with(|| SfHit {
-                    doc: hit.doc,
-                    source,
-                    score,
-                    components,
-                    porter: None,
-                    trigram: None,
-                    lexical: 0.0,
-                    coverage: None,
-                });
-                if source == SfSource::Porter {
-                    entry.coverage = share_of(hit.terms);
-                }
-                // First sub-query wins the label; the memory keeps its best score.
-                if score > entry.score {
-                    entry.score = score;
-                    entry.components = components;
-                }
-                let raw = match source {
-                    SfSource::Porter => &mut entry.porter,
-                    SfSource::TrigramEn | SfSource::TrigramOrig => &mut entry.trigram,
-                };
-                *raw = Some(raw.map_or(hit.score, |r| r.max(hit.score)));
-                entry.lexical = entry.lexical.max(share);
+    let mut best: DocMap<SfHit> = DocMap::default();
+    let keep = |best: &mut DocMap<SfHit>, source: SfSource, found: Vec<ScoredDoc>, weight: f64| {
+        for hit in found {
+            let Some(m) = memory(hit.doc) else { continue };
+            let components = SfComponents::new(hit.score, m, query.filter.now, query.params);
+            let score = components.score();
+            let share = if weight > 0.0 {
+                (hit.score / weight).min(1.0)
+            } else {
+                0.0
+            };
+            let entry = best.entry(hit.doc).or_insert_with(|| SfHit {
+                doc: hit.doc,
+                source,
+                score,
+                components,
+                porter: None,
+                trigram: None,
+                lexical: 0.0,
+                coverage: None,
+            });
+            if source == SfSource::Porter {
+                entry.coverage = share_of(hit.terms);
             }
-        };
+            // First sub-query wins the label; the memory keeps its best score.
+            if score > entry.score {
+                entry.score = score;
+                entry.components = components;
+            }
+            let raw = match source {
+                SfSource::Porter => &mut entry.porter,
+                SfSource::TrigramEn | SfSource::TrigramOrig => &mut entry.trigram,
+            };
+            *raw = Some(raw.map_or(hit.score, |r| r.max(hit.score)));
+            entry.lexical = entry.lexical.max(share);
+        }
+    };
 
     // Porter: FTS5-exact scores over every query term, but a memory must match at least one
     // term that is not a stopword ("the" alone is not a reason to recall anything).
