@@ -125,11 +125,15 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     await blocker.query("LOCK TABLE recallkit_records IN SHARE MODE");
     const batch = Array.from({ length: BATCH }, (_, i) => ({ id: `batch-${i}`, text: `batch memory ${i}: the orchard, the river and the old mill` }));
     const pending = call(a, "POST", "/memories", { userId: "crash", memories: batch }).catch((e) => e);
+    // What a said, should it answer before its insert is seen waiting (a failure then names it).
+    let answered;
+    pending.then((r) => { answered = r instanceof Error ? r.message : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`; });
     // Kill a while the server runs the batch's insert (each write is one statement,
     // `WITH created AS (INSERT …`), here waiting for the lock, with small writes in flight.
     let seen = false;
     try {
       await eventually(async () => {
+        if (answered !== undefined) throw new Error(`a answered the batch before its insert was seen: ${answered}`);
         const { rows } = await monitor.query(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'service-a' AND state = 'active' " +
           "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%'");
