@@ -45,6 +45,7 @@ mod multi;
 pub mod output;
 pub mod recall;
 mod stages;
+mod statements;
 mod visible;
 
 pub use output::{Components, HitKind, RecallHit, RecallOutput, StageReport};
@@ -198,6 +199,8 @@ pub struct Engine {
     /// re-indexed or removed (`dedup.rs`). Documents are never reused, so a key stays its
     /// memory's until then. 8 bytes per memory a recall has ranked.
     text_keys: std::cell::RefCell<Vec<u64>>,
+    /// The contradiction rule's statements of recalled memories (`statements.rs`).
+    statements: statements::Statements,
 }
 
 impl Engine {
@@ -222,6 +225,7 @@ impl Engine {
             mentions: MentionIndex::default(),
             unsigned: false,
             text_keys: Default::default(),
+            statements: Default::default(),
         })
     }
 
@@ -265,6 +269,7 @@ impl Engine {
             ("signatures", self.signatures.heap_bytes()),
             ("tags", self.tags.heap_bytes()),
             ("text keys", self.text_keys.borrow().capacity() * 8),
+            ("statements", self.statements.heap_bytes()),
         ]
     }
 
@@ -679,6 +684,7 @@ impl Engine {
 
     fn unindex(&mut self, doc: DocId, m: &StoredMemory) {
         self.forget_text_key(doc);
+        self.statements.forget(doc);
         let mut analysis = std::mem::take(&mut self.analysis);
         self.unindex_with(&mut analysis, doc, m);
         self.analysis = analysis;

@@ -879,7 +879,7 @@ impl Engine {
         options: &RecallOptions,
     ) -> Vec<RecallHit> {
         let timelines = rank::enrich::timeline(&ranked, utc_offset);
-        let conflicts = rank::enrich::conflicts(&ranked);
+        let conflicts = self.conflicts(&ranked);
         let mut hits: Vec<RecallHit> = Vec::with_capacity(ranked.len());
         for c in &ranked {
             let components = Components(c.components.clone());

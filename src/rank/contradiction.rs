@@ -450,7 +450,7 @@ impl Pending {
 
 /// Buffers reused across [`Statement::parse_with`] calls.
 #[derive(Default)]
-pub(super) struct Scratch {
+pub struct Scratch {
     pending: Pending,
     /// Where the current clause starts in `pending.tokens`.
     clause_start: usize,
@@ -626,8 +626,16 @@ impl Statement {
         Statement::parse_with(text, &mut Scratch::default())
     }
 
+    /// Bytes this statement holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.clauses.capacity() * std::mem::size_of::<Clause>()
+            + self.words.capacity() * std::mem::size_of::<WordRef>()
+            + self.values.capacity() * std::mem::size_of::<ValueToken>()
+            + self.bytes.capacity()
+    }
+
     /// [`Statement::parse`] with buffers reused from earlier calls.
-    pub(super) fn parse_with(text: &str, scratch: &mut Scratch) -> Statement {
+    pub fn parse_with(text: &str, scratch: &mut Scratch) -> Statement {
         scratch.pending.clear();
         scratch.pending.tokens.reserve(64);
         scratch.out.words.reserve(32);

@@ -98,10 +98,16 @@ pub fn conflicts(results: &[Candidate]) -> Vec<Vec<usize>> {
         .iter()
         .map(|r| Statement::parse_with(&r.text, &mut scratch))
         .collect();
-    let mut out = vec![Vec::new(); results.len()];
+    conflicts_among(&statements.iter().collect::<Vec<_>>())
+}
+
+/// [`conflicts`] of results already parsed, in result order (the engine keeps the statements
+/// of memories it has recalled: `engine/statements.rs`).
+pub fn conflicts_among(statements: &[&Statement]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); statements.len()];
     for i in 0..statements.len() {
         for j in i + 1..statements.len() {
-            if statements[i].contradiction(&statements[j]).is_some() {
+            if statements[i].contradiction(statements[j]).is_some() {
                 out[i].push(j);
                 out[j].push(i);
             }
