@@ -157,10 +157,10 @@ impl Filter {
     /// `accepts` only about documents that could enter their top k.
     #[inline(never)]
     fn topic_passes(&self, m: &StoredMemory) -> bool {
-        let topic = m.topic();
+        let topic = m.topic_bytes();
         match self.topic.as_deref() {
-            Some(wanted) => topic == Some(wanted),
-            None => !topic.is_some_and(is_conversation_topic),
+            Some(wanted) => topic == Some(wanted.as_bytes()),
+            None => !topic.is_some_and(|t| t.starts_with(CONVERSATION_TOPIC_PREFIX.as_bytes())),
         }
     }
 

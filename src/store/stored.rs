@@ -270,6 +270,21 @@ impl StoredMemory {
         }
     }
 
+    /// The topic's bytes, `None` without a topic: [`StoredMemory::topic`] without the char
+    /// boundary checks of slicing a `str`, for the filter every stage asks about each document
+    /// that could enter its top k (it was about 3 % of a recall's CPU at 10,000 memories).
+    #[inline]
+    pub fn topic_bytes(&self) -> Option<&[u8]> {
+        match self.topic_len {
+            NO_TOPIC => None,
+            IN_REST => self.rest().topic.as_deref().map(str::as_bytes),
+            len => {
+                let start = self.text_end();
+                self.strings.as_bytes().get(start..start + usize::from(len))
+            }
+        }
+    }
+
     /// The packed tags (each behind its length as one `char`).
     fn tags(&self) -> impl Iterator<Item = &str> {
         let mut left = self.part(self.tags_start(), self.strings.len());
@@ -419,6 +434,7 @@ mod tests {
         assert_eq!(back, m);
         assert_eq!(back.emotion.to_bits(), m.emotion.to_bits());
         assert_eq!(back.relevance.to_bits(), m.relevance.to_bits());
+        assert_eq!(stored.topic_bytes(), m.topic.as_deref().map(str::as_bytes));
         stored
     }
 
