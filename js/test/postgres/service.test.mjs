@@ -139,7 +139,13 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
           "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%'");
         seen = rows[0].n > 0;
         return seen;
-      }, 60_000, "a's batch insert is running");
+      }, 60_000, "a's batch insert is running").catch(async (e) => {
+        // Name what a's connections were doing instead (a write of its own queued in front of
+        // the batch and waiting at the lock would show here).
+        const { rows } = await monitor.query(
+          "SELECT state, wait_event_type, left(query, 100) AS query FROM pg_stat_activity WHERE application_name = 'service-a'");
+        throw new Error(`${e.message}; a's connections: ${JSON.stringify(rows)}`);
+      });
       steady = steadyWriters(1);
       await eventually(() => inFlight.size > 0, 10_000, "small writes are in flight");
     } finally {
