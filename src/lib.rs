@@ -57,6 +57,7 @@ mod test_support;
 pub mod engine;
 pub mod error;
 pub mod graph;
+pub mod hash;
 pub mod image;
 pub mod index;
 pub mod notes;

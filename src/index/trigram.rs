@@ -105,7 +105,9 @@ use crate::text;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
+
+use crate::hash::IntHasher;
 
 /// Boundary marker code: above `char::MAX` (0x10FFFF) and fits the 21 bits of a gram slot.
 const MARKER: u64 = 0x1F_FFFF;
@@ -227,7 +229,7 @@ pub struct TrigramIndex {
     /// Char count of each term, saturated at [`SATURATED_LEN`]; one entry per term.
     char_lens: Vec<u8>,
     /// Packed gram → index into `postings`.
-    gram_ids: HashMap<u64, usize, BuildHasherDefault<GramHasher>>,
+    gram_ids: HashMap<u64, usize, BuildHasherDefault<IntHasher>>,
     /// Sorted term ids per gram.
     postings: Vec<IdList>,
 }
@@ -851,34 +853,6 @@ fn retain_present(ids: &mut Vec<u32>, list: &[u32]) {
         cursor = gallop_from(list, cursor, id);
         list.get(cursor) == Some(&id)
     });
-}
-
-/// splitmix64 finalizer (Steele, Lea and Flood, 2014).
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Deterministic hasher for packed grams: no ambient randomness, so the core stays
-/// reproducible (the vocabulary is the user's own data, so flooding is not a concern).
-#[derive(Default)]
-struct GramHasher(u64);
-
-impl Hasher for GramHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = mix64(self.0 ^ u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = mix64(self.0 ^ x);
-    }
 }
 
 #[cfg(test)]

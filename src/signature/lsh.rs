@@ -54,6 +54,7 @@
 //! [`for_each_token`]: crate::text::for_each_token
 
 use crate::error::{Error, Result};
+use crate::hash::mix64;
 use crate::sort;
 use crate::text::{analyse, Stemmer, TermList};
 
@@ -596,13 +597,6 @@ fn fnv1a64_from(state: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(state, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
-}
-
-/// The splitmix64 output function, a bijective 64-bit finalizer.
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Number of differing bits: the popcount of the XOR, word by word.

@@ -6,7 +6,7 @@ pub mod scope;
 pub mod stored;
 
 pub use chunked::Chunked;
-pub use records::{DocHasher, DocId, DocMap, Memory};
+pub use records::{DocId, DocMap, Memory};
 pub use scope::{Moment, Scope};
 pub use stored::StoredMemory;
 
