@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { minify } from "terser";
 import { copyExtensionPackage } from "./extension-copy.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -32,10 +33,12 @@ run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown
 // --keep-debug keeps the function names for wasm-opt's --reorder-functions-by-name below, which
 // then strips them.
 run("wasm-bindgen", [wasmOut, "--keep-debug", "--out-dir", join(root, "pkg"), "--target", "web"]);
-// The glue's JSDoc blocks repeat the Rust docs of the exports, which recallkit.d.ts keeps for
-// editors and tsc; in the shipped JS no one reads them (1.4 KB of the gzipped package).
+// The glue ships minified (terser: its JSDoc blocks repeat the Rust docs that recallkit.d.ts
+// keeps for editors and tsc, and its local names are long): 1.8 KB less gzipped than with only
+// the JSDoc removed. Export names and the wasm's import names (object keys) are kept.
 const glue = join(root, "pkg", "recallkit.js");
-writeFileSync(glue, readFileSync(glue, "utf8").replace(/^[ \t]*\/\*\*[\s\S]*?\*\/\n/gm, ""));
+const { code } = await minify(readFileSync(glue, "utf8"), { module: true, ecma: 2020 });
+writeFileSync(glue, code);
 const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
 const optimised = join(root, "pkg", "recallkit_bg.opt.wasm");
 // --strip-producers and --strip-target-features drop two custom sections (tool names and

@@ -45,9 +45,10 @@ import { fileURLToPath } from "node:url";
 // recalled memories (7–8 % less recall CPU at 1k) added 1.1 KiB: 238.4 KiB (244,149 B); the topic rule's bytes and one hasher, 0.2 KiB: 238.7 KiB
 // (244,391 B). Functions sorted by name in the module (wasm-opt --reorder-functions-by-name),
 // so that gzip's window finds the repeats of one module's and one generic's code, saved
-// 2.9 KiB: 235.8 KiB (241,445 B). The check stands at 236 KiB, catching growth; the 200 KiB
-// target stays missed (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 236 * 1024;
+// 2.9 KiB: 235.8 KiB (241,445 B). The glue minified by terser instead of only stripped of its
+// JSDoc saved 1.8 KiB: 234.0 KiB (239,596 B). The check stands at 234.5 KiB, catching growth;
+// the 200 KiB target stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 234.5 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

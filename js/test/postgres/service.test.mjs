@@ -144,7 +144,9 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
         // the batch and waiting at the lock would show here).
         const { rows } = await monitor.query(
           "SELECT state, wait_event_type, left(query, 100) AS query FROM pg_stat_activity WHERE application_name = 'service-a'");
-        throw new Error(`${e.message}; a's connections: ${JSON.stringify(rows)}`);
+        const exit = a.child.exitCode ?? a.child.signalCode;
+        throw new Error(`${e.message}; a's connections: ${JSON.stringify(rows)}` +
+          (exit === null ? "" : `; a exited (${exit}), its stderr: ${a.stderr().slice(-2000)}`));
       });
       steady = steadyWriters(1);
       await eventually(() => inFlight.size > 0, 10_000, "small writes are in flight");
