@@ -46,9 +46,11 @@ import { fileURLToPath } from "node:url";
 // (244,391 B). Functions sorted by name in the module (wasm-opt --reorder-functions-by-name),
 // so that gzip's window finds the repeats of one module's and one generic's code, saved
 // 2.9 KiB: 235.8 KiB (241,445 B). The glue minified by terser instead of only stripped of its
-// JSDoc saved 1.8 KiB: 234.0 KiB (239,596 B). The check stands at 234.5 KiB, catching growth;
-// the 200 KiB target stays missed (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 234.5 * 1024;
+// JSDoc saved 1.8 KiB: 234.0 KiB (239,596 B). The tokenizer's two Unicode category tables held
+// packed (start differences and run lengths as varints) saved 2.7 KiB: 231.3 KiB (236,828 B).
+// The check stands at 231.5 KiB, catching growth; the 200 KiB target stays missed
+// (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 231.5 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

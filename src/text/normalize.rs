@@ -23,7 +23,8 @@
 //!
 //! The tables live in `unicode_tables.rs`, copied from SQLite. Lookups for U+0000–U+036F
 //! (ASCII, Latin-1, Latin Extended-A/B, IPA, combining marks) read one precomputed array built
-//! from those tables at compile time; other code points run the same binary searches as SQLite.
+//! from those tables at compile time; other code points run the same binary searches as SQLite,
+//! over category tables that the package holds packed and decodes on first use.
 //!
 //! Reference: SQLite `ext/fts5/fts5_unicode2.c`, `ext/fts5/fts5_tokenize.c` (public domain).
 
@@ -147,17 +148,134 @@ pub(crate) fn char_info(code: u32) -> CharInfo {
     if code < LOW_LIMIT {
         CharInfo(LOW_CHARS[code as usize])
     } else {
+        let runs = category_runs();
         CharInfo(compute_info(
             code,
             &tables::CATEGORY_BLOCKS_STATIC,
-            &tables::CATEGORY_STARTS_STATIC,
-            &tables::CATEGORY_RUNS_STATIC,
+            &runs.starts,
+            &runs.runs,
             &tables::FOLD_RULES_STATIC,
             &tables::FOLD_OFFSETS_STATIC,
             &tables::DIACRITIC_KEYS_STATIC,
             &tables::DIACRITIC_BASES_STATIC,
         ))
     }
+}
+
+/// [`tables::CATEGORY_STARTS`] and [`tables::CATEGORY_RUNS`] as [`compute_info`] reads them
+/// at run time, decoded on first use from their packed copies ([`PACKED_STARTS`],
+/// [`RUN_CATEGORIES`], [`PACKED_RUN_LENGTHS`]). Only code points from U+0370 up need them.
+struct CategoryRuns {
+    starts: Vec<u16>,
+    runs: Vec<u16>,
+}
+
+/// The decoded category tables (built on first use, then shared).
+fn category_runs() -> &'static CategoryRuns {
+    static DECODED: std::sync::OnceLock<CategoryRuns> = std::sync::OnceLock::new();
+    DECODED.get_or_init(|| {
+        let mut start = 0u16;
+        let starts = (read_varints(&PACKED_STARTS).into_iter())
+            .map(|delta| {
+                start = start.wrapping_add(delta);
+                start
+            })
+            .collect();
+        let runs = (read_varints(&PACKED_RUN_LENGTHS).into_iter())
+            .zip(RUN_CATEGORIES)
+            .map(|(length, category)| length << 5 | u16::from(category))
+            .collect();
+        CategoryRuns { starts, runs }
+    })
+}
+
+/// The packed tables: the two `u16` tables, 3.5 KB each, gzip to 5.5 KB in the package, their
+/// packed form to 2.6 KB. A run mostly starts where the one before it ends, so the difference
+/// of two starts is small.
+///
+/// [`tables::CATEGORY_STARTS`] as LEB128 varints of each start's difference from the one before
+/// (wrapping: each plane starts again from 0).
+static PACKED_STARTS: [u8; STARTS_BYTES] = varints(&tables::CATEGORY_STARTS, true);
+const STARTS_BYTES: usize = varints_len(&tables::CATEGORY_STARTS, true);
+/// The length of each run of [`tables::CATEGORY_RUNS`] (`run >> 5`) as LEB128 varints.
+static PACKED_RUN_LENGTHS: [u8; RUN_LENGTH_BYTES] = varints(&tables::CATEGORY_RUNS, false);
+const RUN_LENGTH_BYTES: usize = varints_len(&tables::CATEGORY_RUNS, false);
+/// The category of each run of [`tables::CATEGORY_RUNS`] (`run & 0x1F`).
+static RUN_CATEGORIES: [u8; tables::CATEGORY_RUNS.len()] = run_categories();
+
+/// The `i`th value [`varints`] writes: the difference from the value before it (wrapping) when
+/// `delta`, else a run's length.
+const fn packed_value(values: &[u16], i: usize, delta: bool) -> u16 {
+    if !delta {
+        values[i] >> 5
+    } else if i == 0 {
+        values[0]
+    } else {
+        values[i].wrapping_sub(values[i - 1])
+    }
+}
+
+/// Bytes [`varints`] writes for `values`.
+const fn varints_len(values: &[u16], delta: bool) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < values.len() {
+        let v = packed_value(values, i, delta);
+        n += if v < 1 << 7 {
+            1
+        } else if v < 1 << 14 {
+            2
+        } else {
+            3
+        };
+        i += 1;
+    }
+    n
+}
+
+/// LEB128 varints of [`packed_value`] for each of `values` (`N` from [`varints_len`]).
+const fn varints<const N: usize>(values: &[u16], delta: bool) -> [u8; N] {
+    let mut out = [0u8; N];
+    let (mut i, mut at) = (0, 0);
+    while i < values.len() {
+        let mut v = packed_value(values, i, delta);
+        while v >= 0x80 {
+            out[at] = (v as u8 & 0x7F) | 0x80;
+            v >>= 7;
+            at += 1;
+        }
+        out[at] = v as u8;
+        at += 1;
+        i += 1;
+    }
+    assert!(at == N, "varints_len disagrees with varints");
+    out
+}
+
+/// Reads the values of [`varints`].
+fn read_varints(bytes: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let (mut value, mut shift) = (0u16, 0);
+    for &b in bytes {
+        value |= u16::from(b & 0x7F) << shift;
+        if b & 0x80 == 0 {
+            out.push(value);
+            (value, shift) = (0, 0);
+        } else {
+            shift += 7;
+        }
+    }
+    out
+}
+
+/// The low 5 bits of every [`tables::CATEGORY_RUNS`] entry.
+const fn run_categories() -> [u8; tables::CATEGORY_RUNS.len()] {
+    let mut out = [0u8; tables::CATEGORY_RUNS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = (tables::CATEGORY_RUNS[i] & 0x1F) as u8;
+        i += 1;
+    }
+    out
 }
 
 /// True for the ASCII bytes that are token characters (`aTokenChar` of the tokenizer).
@@ -494,12 +612,13 @@ mod tests {
 
     #[test]
     fn low_table_agrees_with_the_general_lookup() {
+        let runs = category_runs();
         for code in 128..LOW_LIMIT {
             let general = compute_info(
                 code,
                 &tables::CATEGORY_BLOCKS_STATIC,
-                &tables::CATEGORY_STARTS_STATIC,
-                &tables::CATEGORY_RUNS_STATIC,
+                &runs.starts,
+                &runs.runs,
                 &tables::FOLD_RULES_STATIC,
                 &tables::FOLD_OFFSETS_STATIC,
                 &tables::DIACRITIC_KEYS_STATIC,
@@ -507,6 +626,13 @@ mod tests {
             );
             assert_eq!(LOW_CHARS[code as usize], general, "{code:#x}");
         }
+    }
+
+    #[test]
+    fn packed_category_tables_decode_to_sqlites_tables() {
+        let runs = category_runs();
+        assert_eq!(runs.starts, tables::CATEGORY_STARTS);
+        assert_eq!(runs.runs, tables::CATEGORY_RUNS);
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! the layout of each table is described where it is used.
 //!
 //! The tables are `const` so that `normalize` can derive lookup tables from them at compile
-//! time; the `static` copies are the ones read at run time.
+//! time; the `static` copies are the ones read at run time, except for the two category run
+//! tables, which `normalize` packs at compile time and decodes on first use.
 
 /// `aFts5UnicodeBlock`: for each plane `p`, the rows of [`CATEGORY_STARTS`] for plane `p` are `CATEGORY_BLOCKS[p]..CATEGORY_BLOCKS[p + 1]`.
 pub(super) const CATEGORY_BLOCKS: [u16; 17] = [
@@ -138,8 +139,6 @@ pub(super) const CATEGORY_STARTS: [u16; 1765] = [
     62406, 62432, 62464, 62528, 62530, 62713, 62720, 62784, 62800, 62971, 63045, 63104, 63232, 0,
     42710, 42752, 46900, 46912, 47133, 63488, 1, 32, 256, 0, 65533,
 ];
-/// Run-time copy of [`CATEGORY_STARTS`].
-pub(super) static CATEGORY_STARTS_STATIC: [u16; 1765] = CATEGORY_STARTS;
 
 /// `aFts5UnicodeData`: for each run, `length << 5 | category` (category 30 alternates Lu/Ll).
 pub(super) const CATEGORY_RUNS: [u16; 1765] = [
@@ -230,8 +229,6 @@ pub(super) const CATEGORY_RUNS: [u16; 1765] = [
     218, 2266, 666, 1210, 186, 570, 2042, 58, 5850, 154, 2010, 154, 794, 2266, 378, 2266, 3738, 39,
     39, 39, 39, 39, 39, 17351, 34, 3074, 7692, 63, 63,
 ];
-/// Run-time copy of [`CATEGORY_RUNS`].
-pub(super) static CATEGORY_RUNS_STATIC: [u16; 1765] = CATEGORY_RUNS;
 
 /// `aEntry` of `sqlite3Fts5UnicodeFold`: `(first code point, flags, range length)`; `flags >> 1`
 /// indexes [`FOLD_OFFSETS`] and `flags & 1` means only every second code point folds.
