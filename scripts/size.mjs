@@ -48,9 +48,11 @@ import { fileURLToPath } from "node:url";
 // 2.9 KiB: 235.8 KiB (241,445 B). The glue minified by terser instead of only stripped of its
 // JSDoc saved 1.8 KiB: 234.0 KiB (239,596 B). The tokenizer's two Unicode category tables held
 // packed (start differences and run lengths as varints) saved 2.7 KiB: 231.3 KiB (236,828 B).
-// The check stands at 231.5 KiB, catching growth; the 200 KiB target stays missed
-// (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 231.5 * 1024;
+// Letter case, numbers and word characters asked of SQLite's tables instead of std's (whose
+// Unicode property tables then leave the package) saved 3.3 KiB: 228.0 KiB (233,487 B). The
+// check stands at 228.5 KiB, catching growth; the 200 KiB target stays missed (CHANGELOG.md
+// says by what).
+const BUDGET_GZIP_BYTES = 228.5 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

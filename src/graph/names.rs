@@ -13,6 +13,7 @@
 //! unambiguous: distinct `(from, relation, to)` triples always give distinct ids.
 
 use crate::text;
+use crate::text::normalize::{is_lower, is_number, is_upper};
 
 /// The normal form of an entity name or alias: its folded tokens joined by single spaces.
 /// Empty when the name has no letters or digits.
@@ -71,10 +72,10 @@ fn split_camel_case(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 4);
     let mut previous_continues = false;
     for c in s.chars() {
-        if previous_continues && c.is_uppercase() {
+        if previous_continues && is_upper(c) {
             out.push(' ');
         }
-        previous_continues = c.is_lowercase() || c.is_numeric();
+        previous_continues = is_lower(c) || is_number(c);
         out.push(c);
     }
     out

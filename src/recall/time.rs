@@ -26,6 +26,7 @@
 
 use crate::error::{Error, Result};
 use crate::notes::note::{civil_from_days, days_from_civil, days_in_month};
+use crate::text::normalize::{is_token_char, is_upper};
 use crate::text::slice;
 
 const MS_PER_MINUTE: f64 = 60_000.0;
@@ -650,12 +651,12 @@ pub fn find_in(question: &str) -> Option<Found> {
     let clean: Vec<String> = spans
         .iter()
         .map(|&(s, e)| {
-            let w = slice(question, s..e).trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+            let w = slice(question, s..e).trim_matches(|c: char| !is_token_char(c) && c != '-');
             let w = strip_all(strip_all(w, "'s"), "’s");
             w.chars()
                 .filter_map(crate::text::normalize::fold)
                 .collect::<String>()
-                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .trim_end_matches(|c: char| !is_token_char(c))
                 .to_string()
         })
         .collect();
@@ -731,8 +732,8 @@ fn lowercase_is(original: &str, word: &str) -> bool {
 fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, usize)]) -> bool {
     let capitalised = |word: &str| {
         spans.iter().any(|&(s, e)| {
-            let original = slice(question, s..e).trim_matches(|c: char| !c.is_alphanumeric());
-            lowercase_is(original, word) && original.starts_with(char::is_uppercase)
+            let original = slice(question, s..e).trim_matches(|c: char| !is_token_char(c));
+            lowercase_is(original, word) && original.starts_with(is_upper)
         })
     };
     let name = words.iter().copied().find(|w| {

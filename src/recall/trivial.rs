@@ -12,7 +12,7 @@
 //! recall without a query, `engine/answer.rs`). The recall option `skipTrivial: false` turns
 //! the check off.
 
-use crate::text::normalize::fold;
+use crate::text::normalize::{fold, is_token_char};
 
 /// Letters and digits a message needs to be worth a search.
 pub const MIN_ALNUM: usize = 3;
@@ -63,11 +63,11 @@ pub fn is_trivial(query: &str) -> bool {
     if matches!(query, "" | "*") {
         return false;
     }
-    let alnum = query.chars().filter(|c| c.is_alphanumeric()).count();
+    let alnum = query.chars().filter(|&c| is_token_char(c)).count();
     if alnum < MIN_ALNUM {
         return true;
     }
-    let core = query.trim_matches(|c: char| !c.is_alphanumeric());
+    let core = query.trim_matches(|c: char| !is_token_char(c));
     let folded: String = core.chars().filter_map(fold).collect();
     let phrase = folded.split_whitespace().collect::<Vec<_>>().join(" ");
     TRIVIAL_PHRASES.contains(&phrase.as_str())

@@ -142,6 +142,52 @@ pub fn continues_token(c: char) -> bool {
     char_info(c as u32).continues_token()
 }
 
+/// FTS5 category numbers of the numbers (Nd, Nl, No: "N*").
+const NUMBER_CATEGORIES: u32 = (1 << 13) | (1 << 14) | (1 << 15);
+
+/// The FTS5 category number of `c` (SQLite's `sqlite3Fts5UnicodeCategory`, with the runs that
+/// alternate Lu and Ll resolved).
+fn category_of(c: char) -> u32 {
+    let runs = category_runs();
+    category(
+        c as u32,
+        &tables::CATEGORY_BLOCKS_STATIC,
+        &runs.starts,
+        &runs.runs,
+    )
+}
+
+/// Whether `c` is an upper-case letter (general category Lu) by SQLite's tables, the ones the
+/// tokenizer reads (`char::is_uppercase` reads Unicode's `Uppercase` property, which also holds
+/// Ⓐ and Ⅳ, and brings the standard library's case tables into the package).
+///
+/// ```
+/// use recallkit::text::normalize::is_upper;
+/// assert!(is_upper('M') && is_upper('Ä') && is_upper('Σ') && !is_upper('m') && !is_upper('1'));
+/// ```
+pub fn is_upper(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_uppercase();
+    }
+    category_of(c) == CATEGORY_LU
+}
+
+/// Whether `c` is a lower-case letter (general category Ll) by SQLite's tables.
+pub fn is_lower(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_lowercase();
+    }
+    category_of(c) == CATEGORY_LL
+}
+
+/// Whether `c` is a number (general categories Nd, Nl and No) by SQLite's tables.
+pub fn is_number(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    NUMBER_CATEGORIES & (1 << category_of(c)) != 0
+}
+
 /// Looks up the tokenizer's view of one code point (any `u32`; invalid ones are separators).
 #[inline]
 pub(crate) fn char_info(code: u32) -> CharInfo {
@@ -633,6 +679,29 @@ mod tests {
         let runs = category_runs();
         assert_eq!(runs.starts, tables::CATEGORY_STARTS);
         assert_eq!(runs.runs, tables::CATEGORY_RUNS);
+    }
+
+    #[test]
+    fn case_and_number_classes_are_within_the_standard_librarys() {
+        // Unicode's Uppercase, Lowercase and Numeric properties hold the categories Lu, Ll and
+        // N* and more (ª and º, modifier letters, Ⓐ, Ⅳ); SQLite's tables are of an older Unicode,
+        // in which ʕ (U+0295) was still a lower-case letter.
+        for code in 0..=char::MAX as u32 {
+            let Some(c) = char::from_u32(code) else {
+                continue;
+            };
+            assert!(!is_upper(c) || c.is_uppercase(), "{code:#x}");
+            assert!(
+                !is_lower(c) || c.is_lowercase() || code == 0x295,
+                "{code:#x}"
+            );
+            assert!(!is_number(c) || c.is_numeric(), "{code:#x}");
+            if c.is_ascii() || matches!(code, 0xC0..=0xFF | 0x391..=0x3C9 | 0x410..=0x44F) {
+                assert_eq!(is_upper(c), c.is_uppercase(), "{code:#x}");
+                assert_eq!(is_lower(c), c.is_lowercase(), "{code:#x}");
+                assert_eq!(is_number(c), c.is_numeric(), "{code:#x}");
+            }
+        }
     }
 
     #[test]
