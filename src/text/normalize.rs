@@ -52,8 +52,8 @@ const CATEGORY_LU: u32 = 9;
 /// FTS5 category number of runs that alternate upper and lower case letters.
 const CATEGORY_LC: u32 = 30;
 
-/// Code points below this limit are classified by one lookup in [`LOW_CHARS`]; the limit
-/// covers ASCII, Latin-1, Latin Extended-A/B, IPA, spacing modifiers and combining marks.
+/// Non-ASCII code points below this limit are classified by one lookup in [`low_chars`]; the
+/// limit covers Latin-1, Latin Extended-A/B, IPA, spacing modifiers and combining marks.
 const LOW_LIMIT: u32 = 0x370;
 
 /// [`CharInfo`] bit: the code point starts (and continues) a token.
@@ -191,21 +191,46 @@ pub fn is_number(c: char) -> bool {
 /// Looks up the tokenizer's view of one code point (any `u32`; invalid ones are separators).
 #[inline]
 pub(crate) fn char_info(code: u32) -> CharInfo {
-    if code < LOW_LIMIT {
-        CharInfo(LOW_CHARS[code as usize])
+    if code < 0x80 {
+        CharInfo(ascii_info(code))
+    } else if code < LOW_LIMIT {
+        CharInfo(low_chars()[(code - 0x80) as usize])
     } else {
-        let runs = category_runs();
-        CharInfo(compute_info(
-            code,
-            &tables::CATEGORY_BLOCKS_STATIC,
-            &runs.starts,
-            &runs.runs,
-            &tables::FOLD_RULES_STATIC,
-            &tables::FOLD_OFFSETS_STATIC,
-            &tables::DIACRITIC_KEYS_STATIC,
-            &tables::DIACRITIC_BASES_STATIC,
-        ))
+        CharInfo(general_info(code))
     }
+}
+
+/// [`CharInfo`] bits of an ASCII code point: `A-Z` fold to `a-z`, the rest to themselves, and
+/// the token characters of [`ascii_token_bytes`] start and continue tokens.
+const fn ascii_info(code: u32) -> u32 {
+    let lower = (code as u8).to_ascii_lowercase() as u32;
+    if ASCII_TOKEN_BYTES[code as usize] {
+        lower | INFO_STARTS | INFO_CONTINUES
+    } else {
+        lower
+    }
+}
+
+/// [`CharInfo`] bits of the non-ASCII code points below [`LOW_LIMIT`], from
+/// [`general_info`], built on first use (3.5 KB that the package need not carry).
+fn low_chars() -> &'static [u32] {
+    static LOW: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    LOW.get_or_init(|| (0x80..LOW_LIMIT).map(general_info).collect())
+}
+
+/// [`CharInfo`] bits of any code point from SQLite's tables (their run-time copies).
+fn general_info(code: u32) -> u32 {
+    let runs = category_runs();
+    compute_info(
+        code,
+        &tables::CATEGORY_BLOCKS_STATIC,
+        &runs.starts,
+        &runs.runs,
+        &tables::FOLD_RULES_STATIC,
+        &tables::FOLD_OFFSETS_STATIC,
+        &tables::DIACRITIC_KEYS_STATIC,
+        &tables::DIACRITIC_BASES_STATIC,
+    )
 }
 
 /// [`tables::CATEGORY_STARTS`] and [`tables::CATEGORY_RUNS`] as [`compute_info`] reads them
@@ -327,9 +352,6 @@ const fn run_categories() -> [u8; tables::CATEGORY_RUNS.len()] {
 /// True for the ASCII bytes that are token characters (`aTokenChar` of the tokenizer).
 pub(crate) static ASCII_TOKEN_BYTES: [bool; 128] = ascii_token_bytes();
 
-/// [`CharInfo`] bits of every code point below [`LOW_LIMIT`], computed at compile time.
-static LOW_CHARS: [u32; LOW_LIMIT as usize] = low_chars();
-
 /// Port of `sqlite3Fts5UnicodeAscii` with the default categories: walks the first category
 /// runs and marks the ASCII code points whose category is enabled; NUL is never a token char.
 pub(crate) const fn ascii_token_bytes() -> [bool; 128] {
@@ -350,42 +372,8 @@ pub(crate) const fn ascii_token_bytes() -> [bool; 128] {
     out
 }
 
-/// Builds [`LOW_CHARS`] from the SQLite tables.
-const fn low_chars() -> [u32; LOW_LIMIT as usize] {
-    let ascii = ascii_token_bytes();
-    let mut out = [0u32; LOW_LIMIT as usize];
-    let mut code = 0u32;
-    while code < LOW_LIMIT {
-        out[code as usize] = if code < 128 {
-            let lower = if code >= b'A' as u32 && code <= b'Z' as u32 {
-                code + 32
-            } else {
-                code
-            };
-            if ascii[code as usize] {
-                lower | INFO_STARTS | INFO_CONTINUES
-            } else {
-                lower
-            }
-        } else {
-            compute_info(
-                code,
-                &tables::CATEGORY_BLOCKS,
-                &tables::CATEGORY_STARTS,
-                &tables::CATEGORY_RUNS,
-                &tables::FOLD_RULES,
-                &tables::FOLD_OFFSETS,
-                &tables::DIACRITIC_KEYS,
-                &tables::DIACRITIC_BASES,
-            )
-        };
-        code += 1;
-    }
-    out
-}
-
-/// Classifies and folds a non-ASCII code point from the given tables (the `const` tables at
-/// compile time, their `static` copies at run time).
+/// Classifies and folds a non-ASCII code point from the given tables (the `const` tables in
+/// tests, their run-time copies otherwise).
 #[allow(clippy::too_many_arguments)]
 const fn compute_info(
     code: u32,
@@ -657,21 +645,24 @@ mod tests {
     }
 
     #[test]
-    fn low_table_agrees_with_the_general_lookup() {
-        let runs = category_runs();
-        for code in 128..LOW_LIMIT {
-            let general = compute_info(
+    fn run_time_lookups_agree_with_sqlites_tables() {
+        // Through the lazily built table below U+0370, and the decoded category runs above.
+        for code in (0x80..0x3000).chain(0x1_0000..0x1_0500) {
+            let expected = compute_info(
                 code,
-                &tables::CATEGORY_BLOCKS_STATIC,
-                &runs.starts,
-                &runs.runs,
-                &tables::FOLD_RULES_STATIC,
-                &tables::FOLD_OFFSETS_STATIC,
-                &tables::DIACRITIC_KEYS_STATIC,
-                &tables::DIACRITIC_BASES_STATIC,
+                &tables::CATEGORY_BLOCKS,
+                &tables::CATEGORY_STARTS,
+                &tables::CATEGORY_RUNS,
+                &tables::FOLD_RULES,
+                &tables::FOLD_OFFSETS,
+                &tables::DIACRITIC_KEYS,
+                &tables::DIACRITIC_BASES,
             );
-            assert_eq!(LOW_CHARS[code as usize], general, "{code:#x}");
+            assert_eq!(char_info(code).0, expected, "{code:#x}");
         }
+        assert_eq!(fold('Q'), Some('q'));
+        assert_eq!(fold(' '), Some(' '));
+        assert!(is_token_char('7') && !is_token_char('_') && !continues_token('\0'));
     }
 
     #[test]
