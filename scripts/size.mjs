@@ -50,10 +50,11 @@ import { fileURLToPath } from "node:url";
 // packed (start differences and run lengths as varints) saved 2.7 KiB: 231.3 KiB (236,828 B).
 // Letter case, numbers and word characters asked of SQLite's tables instead of std's (whose
 // Unicode property tables then leave the package) saved 3.3 KiB: 228.0 KiB (233,487 B). The
-// tokenizer's table of U+0080–U+036F built on first use, 1.1 KiB: 226.9 KiB (232,372 B). The
-// check stands at 227.5 KiB, catching growth; the 200 KiB target stays missed (CHANGELOG.md
-// says by what).
-const BUDGET_GZIP_BYTES = 227.5 * 1024;
+// tokenizer's table of U+0080–U+036F built on first use, 1.1 KiB: 226.9 KiB (232,372 B).
+// Naming getrandom's two js-backend failures instead of linking its Display for every
+// platform, 0.3 KiB: 226.6 KiB (232,043 B). The check stands at 227 KiB, catching growth; the
+// 200 KiB target stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 227 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

@@ -247,9 +247,18 @@ pub fn random_id() -> Result<String, JsValue> {
         if pool.len() < b.len() {
             pool.resize(RANDOM_POOL_BYTES, 0);
             getrandom::getrandom(&mut pool).map_err(|e| {
+                // getrandom's own messages cover every platform (its `Display` would bring them
+                // all into the package); these are the two of its `js` backend.
+                let why = match e {
+                    getrandom::Error::WEB_CRYPTO => "crypto.getRandomValues is unavailable".into(),
+                    getrandom::Error::WEB_GET_RANDOM_VALUES => {
+                        "crypto.getRandomValues failed".into()
+                    }
+                    _ => format!("getrandom error {}", e.code()),
+                };
                 let error = ErrorOut {
                     code: "internal",
-                    message: format!("no source of randomness: {e}"),
+                    message: format!("no source of randomness: {why}"),
                 };
                 serde_wasm_bindgen::to_value(&error).unwrap_or_else(|e| e.into())
             })?;
