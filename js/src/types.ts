@@ -58,7 +58,7 @@ export interface MemoryInput {
   updatedAt?: TimeInput;
   /** Event-time validity start. */
   validFrom?: TimeInput;
-  /** Event-time validity end. */
+  /** Event-time validity end (exclusive); after `validFrom` when both are set, else `invalid_argument`. */
   validTo?: TimeInput;
   /** Expiry; expired memories are hidden from recall unless `includeExpired`. */
   expiresAt?: TimeInput;

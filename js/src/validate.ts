@@ -349,8 +349,24 @@ export function toRecord(input: unknown, now: number, newId: () => string, where
   record.id ??= newId();
   record.createdAt ??= now;
   record.updatedAt ??= record.createdAt;
+  checkValidity(record, where);
   // Every field MemoryRecord requires is set (text checked, id and times filled in).
   return { record: record as MemoryRecord, embedding };
+}
+
+/**
+ * A memory holds from `validFrom` until before `validTo` (the `asOf` rule), so `validTo` must be
+ * after `validFrom` when both are set: an empty interval would keep the memory out of every
+ * recall without saying so. Checked where memories are written (remember, rememberMany,
+ * update), as the engine checks edges; records a store already holds open as they are.
+ */
+function checkValidity(record: { validFrom?: number; validTo?: number }, where: Where): void {
+  const { validFrom, validTo } = record;
+  if (validFrom !== undefined && validTo !== undefined && validTo <= validFrom) {
+    throw new RecallError(
+      "invalid_argument", `${prefixOf(where)}validTo (${validTo}) must be after validFrom (${validFrom})`,
+    );
+  }
 }
 
 /**
@@ -406,6 +422,7 @@ export function applyPatch(
     }
   }
   if (!("updatedAt" in rest) || rest.updatedAt == null) out.updatedAt = now;
+  checkValidity(out, "");
   const embedding = rest.embedding === null ? null : out.embedding;
   delete out.embedding;
   // A copy of a whole record, none of whose required fields a patch may clear.

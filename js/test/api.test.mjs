@@ -1,6 +1,9 @@
 // Node tests of the public API against the built package (real WebAssembly).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryStore, RecallError } from "../dist/index.js";
 import { rejectsWith } from "./support/errors.mjs";
 import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
@@ -83,6 +86,39 @@ describe("remember, get, update, forget", () => {
     assert.deepEqual([m.validFrom, m.validTo, m.expiresAt], [undefined, undefined, undefined]);
     assert.equal(m.updatedAt, NOW + 1000);
     assert.equal(m.createdAt, NOW - DAY);
+  });
+
+  test("a memory whose validTo is not after its validFrom is refused by remember, rememberMany and update, and nothing is stored", async () => {
+    const store = await open();
+    await rejectsWith(store.remember({ id: "a", text: "x", validFrom: NOW, validTo: NOW }), "invalid_argument",
+      new RegExp(`validTo \\(${NOW}\\) must be after validFrom \\(${NOW}\\)`));
+    await rejectsWith(store.remember({ id: "a", text: "x", validFrom: "2025-02-01", validTo: "2025-01-01" }), "invalid_argument", /validTo/);
+    await rejectsWith(store.rememberMany([{ id: "b", text: "y" }, { id: "c", text: "z", validFrom: NOW, validTo: NOW - 1 }]),
+      "invalid_argument", /^item 1: validTo/);
+    assert.equal(store.size, 0);
+    await store.remember({ id: "d", text: "w", validFrom: NOW - DAY });
+    await rejectsWith(store.update("d", { validTo: NOW - 2 * DAY }), "invalid_argument", /validTo/);
+    assert.equal((await store.get("d")).validTo, undefined, "a rejected patch changes nothing");
+    assert.equal((await store.update("d", { validTo: NOW })).validTo, NOW);
+    // Open on either side, or both set in order, as before.
+    await store.rememberMany([{ id: "e", text: "v", validTo: 1 }, { id: "f", text: "u", validFrom: 1, validTo: 2 }]);
+  });
+
+  test("a stored memory with validTo before validFrom (written before writes checked it) still imports and reopens", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "recallkit-validity-"));
+    try {
+      const path = join(dir, "store");
+      const store = await MemoryStore.open({ storage: "file", path });
+      const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+      const record = { id: "old", text: "an old record", createdAt: 1, updatedAt: 1, validFrom: 20, validTo: 10 };
+      await store.import(`${meta}\n{"v":1,"kind":"memory","data":${JSON.stringify(record)}}\n`);
+      await store.close();
+      const reopened = await MemoryStore.open({ storage: "file", path });
+      assert.equal((await reopened.get("old")).validTo, 10);
+      await reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("forget removes the memory from get and recall", async () => {

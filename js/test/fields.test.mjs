@@ -106,7 +106,8 @@ function sample(k) {
     case "keywords": case "tags": case "emotionTags": case "entities": return ["v-1"];
     case "credibility": case "classification": return 1;
     case "emotion": case "importance": case "confidence": case "trust": case "relevance": return 0.5;
-    case "createdAt": case "updatedAt": case "validFrom": case "validTo": case "expiresAt": return 1_700_000_000_000;
+    case "createdAt": case "updatedAt": case "validFrom": case "expiresAt": return 1_700_000_000_000;
+    case "validTo": return 1_700_000_000_001; // after validFrom
     default: return "v-2";
   }
 }
