@@ -1,8 +1,8 @@
 //! Phase 2 of a recall for the rankings that weigh every stage's evidence (`recallkit`, `rrf`,
 //! `composite`, `weighted`): every stage adds what it found about a candidate to that
-//! candidate's [`Evidence`] instead of the first stage keeping it (abmind's rule, which the
-//! `abmind` ranking keeps in `recall.rs`). One function per stage; what the two pipelines
-//! share is in `stages.rs`.
+//! candidate's [`Evidence`](crate::rank::evidence::Evidence) instead of the first stage
+//! keeping it (abmind's rule, which the `abmind` ranking keeps in `recall.rs`). One function
+//! per stage; what the two pipelines share is in `stages.rs`.
 //!
 //! - **Sf**: every sub-query candidate (not only the first `limit`), ranked by lexical evidence.
 //! - **Se**: the best `max(limit × 3, 50)` by cosine, with no fixed threshold (unless the store
