@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { minify } from "terser";
 import { copyExtensionPackage } from "./extension-copy.mjs";
+import { minifyImports } from "./minify-imports.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Cargo's output directory: $CARGO_TARGET_DIR when set (relative to the repository), else target/.
@@ -35,7 +36,8 @@ run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown
 run("wasm-bindgen", [wasmOut, "--keep-debug", "--out-dir", join(root, "pkg"), "--target", "web"]);
 // The glue ships minified (terser: its JSDoc blocks repeat the Rust docs that recallkit.d.ts
 // keeps for editors and tsc, and its local names are long): 1.8 KB less gzipped than with only
-// the JSDoc removed. Export names and the wasm's import names (object keys) are kept.
+// the JSDoc removed. Export names and the wasm's import names (object keys) are kept; the
+// latter become numbers after wasm-opt (below).
 const glue = join(root, "pkg", "recallkit.js");
 const { code } = await minify(readFileSync(glue, "utf8"), { module: true, ecma: 2020 });
 writeFileSync(glue, code);
@@ -57,6 +59,10 @@ run("node", [
 ]);
 copyFileSync(optimised, bgWasm);
 rmSync(optimised);
+// The imports' hashed names become numbers in the wasm and the glue alike (minify-imports.mjs).
+const short = minifyImports(readFileSync(bgWasm), readFileSync(glue, "utf8"));
+writeFileSync(bgWasm, short.wasm);
+writeFileSync(glue, short.glue);
 run("node", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "js", "tsconfig.json")]);
 console.error(`build: pkg/recallkit_bg.wasm is ${statSync(bgWasm).size} bytes`);
 // examples/extension/ loads the package from its own folder (an extension cannot reach outside it).

@@ -52,9 +52,11 @@ import { fileURLToPath } from "node:url";
 // Unicode property tables then leave the package) saved 3.3 KiB: 228.0 KiB (233,487 B). The
 // tokenizer's table of U+0080–U+036F built on first use, 1.1 KiB: 226.9 KiB (232,372 B).
 // Naming getrandom's two js-backend failures instead of linking its Display for every
-// platform, 0.3 KiB: 226.6 KiB (232,043 B). The check stands at 227 KiB, catching growth; the
-// 200 KiB target stays missed (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 227 * 1024;
+// platform, 0.3 KiB: 226.6 KiB (232,043 B). The wasm's 69 imports named by numbers instead of
+// wasm-bindgen's hashed names, in the wasm and the glue (scripts/minify-imports.mjs), 2.2 KiB:
+// 224.4 KiB (229,775 B). The check stands at 225 KiB, catching growth; the 200 KiB target
+// stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 225 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;
