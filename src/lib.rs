@@ -67,6 +67,7 @@ pub mod signature;
 pub mod sort;
 pub mod store;
 pub mod text;
+mod varint;
 pub mod vector;
 pub mod wire;
 

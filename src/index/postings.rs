@@ -58,6 +58,7 @@ use super::{grow_by_quarter, quarter_growth};
 use crate::image::{self, Persist, Reader, Writer};
 use crate::sort;
 use crate::store::DocId;
+use crate::varint;
 use crate::{Error, Result};
 
 /// Dense id of a distinct term in an [`InvertedIndex`]'s vocabulary, assigned in order of first
@@ -556,34 +557,16 @@ impl Iterator for Postings<'_> {
 /// bytes are advanced past it.
 #[inline(never)]
 fn decode(bytes: &mut &[u8], next_doc: u32) -> Posting {
-    let head = read_varint(bytes);
+    let head = varint::read(bytes);
     let tf = if head & 1 == 0 {
         1
     } else {
-        read_varint(bytes).wrapping_add(2)
+        varint::read(bytes).wrapping_add(2)
     };
     Posting {
         doc: DocId(next_doc.wrapping_add(head >> 1)),
         tf,
     }
-}
-
-/// A LEB128 varint from the front of `bytes`, advanced past it. The lists are written by
-/// this module, so the bytes are well formed; a truncated varint ends early instead of
-/// panicking.
-#[inline]
-fn read_varint(bytes: &mut &[u8]) -> u32 {
-    let mut value = 0;
-    let mut shift = 0;
-    while let Some((&byte, rest)) = bytes.split_first() {
-        *bytes = rest;
-        value |= u32::from(byte & 0x7f) << (shift & 31);
-        if byte < 0x80 {
-            break;
-        }
-        shift += 7;
-    }
-    value
 }
 
 /// Up to two encoded postings, built on the stack before they enter a list.
@@ -619,19 +602,10 @@ impl Encoded {
 /// less 2 as a second varint when it is.
 fn encode_posting(posting: Posting, next_doc: u32, mut out: impl FnMut(u8)) {
     let many = posting.tf > 1;
-    put_varint((posting.doc.0 - next_doc) << 1 | u32::from(many), &mut out);
+    varint::put((posting.doc.0 - next_doc) << 1 | u32::from(many), &mut out);
     if many {
-        put_varint(posting.tf - 2, &mut out);
+        varint::put(posting.tf - 2, &mut out);
     }
-}
-
-/// Gives `out` the LEB128 bytes of `value`.
-fn put_varint(mut value: u32, out: &mut impl FnMut(u8)) {
-    while value >= 0x80 {
-        out(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out(value as u8);
 }
 
 /// Skip entries of the posting lists, by slot: for every [`SKIP`]-th posting, its document and

@@ -21,10 +21,10 @@
 //!
 //! SQLite decodes U+FFFE and U+FFFF as U+FFFD (`READ_UTF8`), so both are separators here too.
 //!
-//! The tables live in `unicode_tables.rs`, copied from SQLite. Lookups for U+0000–U+036F
-//! (ASCII, Latin-1, Latin Extended-A/B, IPA, combining marks) read one precomputed array built
-//! from those tables at compile time; other code points run the same binary searches as SQLite,
-//! over category tables that the package holds packed and decodes on first use.
+//! The tables live in `unicode_tables.rs`, copied from SQLite. ASCII is answered by a few
+//! operations; U+0080–U+036F (Latin-1, Latin Extended-A/B, IPA, combining marks) by one array
+//! built from the tables on first use; other code points run the same binary searches as
+//! SQLite, over category tables that the package holds packed and decodes on first use.
 //!
 //! Reference: SQLite `ext/fts5/fts5_unicode2.c`, `ext/fts5/fts5_tokenize.c` (public domain).
 
@@ -260,12 +260,10 @@ fn category_runs() -> &'static CategoryRuns {
     })
 }
 
-/// The packed tables: the two `u16` tables, 3.5 KB each, gzip to 5.5 KB in the package, their
-/// packed form to 2.6 KB. A run mostly starts where the one before it ends, so the difference
-/// of two starts is small.
-///
 /// [`tables::CATEGORY_STARTS`] as LEB128 varints of each start's difference from the one before
-/// (wrapping: each plane starts again from 0).
+/// (wrapping: each plane starts again from 0). A run mostly starts where the one before it
+/// ends, so the differences are small: the two `u16` tables (3.5 KB each) gzip to 5.5 KB, their
+/// packed form ([`PACKED_STARTS`], [`PACKED_RUN_LENGTHS`], [`RUN_CATEGORIES`]) to 2.6 KB.
 static PACKED_STARTS: [u8; STARTS_BYTES] = varints(&tables::CATEGORY_STARTS, true);
 const STARTS_BYTES: usize = varints_len(&tables::CATEGORY_STARTS, true);
 /// The length of each run of [`tables::CATEGORY_RUNS`] (`run >> 5`) as LEB128 varints.
@@ -303,7 +301,9 @@ const fn varints_len(values: &[u16], delta: bool) -> usize {
     n
 }
 
-/// LEB128 varints of [`packed_value`] for each of `values` (`N` from [`varints_len`]).
+/// LEB128 varints of [`packed_value`] for each of `values` (`N` from [`varints_len`]): the
+/// encoding of [`crate::varint`], written here by a `const fn` so that only the packed bytes
+/// are in the package.
 const fn varints<const N: usize>(values: &[u16], delta: bool) -> [u8; N] {
     let mut out = [0u8; N];
     let (mut i, mut at) = (0, 0);
@@ -322,18 +322,11 @@ const fn varints<const N: usize>(values: &[u16], delta: bool) -> [u8; N] {
     out
 }
 
-/// Reads the values of [`varints`].
-fn read_varints(bytes: &[u8]) -> Vec<u16> {
+/// Reads the values of [`varints`] ([`crate::varint::read`]).
+fn read_varints(mut bytes: &[u8]) -> Vec<u16> {
     let mut out = Vec::with_capacity(bytes.len());
-    let (mut value, mut shift) = (0u16, 0);
-    for &b in bytes {
-        value |= u16::from(b & 0x7F) << shift;
-        if b & 0x80 == 0 {
-            out.push(value);
-            (value, shift) = (0, 0);
-        } else {
-            shift += 7;
-        }
+    while !bytes.is_empty() {
+        out.push(crate::varint::read(&mut bytes) as u16);
     }
     out
 }
