@@ -834,6 +834,7 @@ mod tests {
     use crate::index::bm25::Bm25Source;
     use crate::index::postings::{InvertedIndex, Postings};
     use crate::recall::filter::Filter;
+    use crate::recall::tags::{TagFilter, TagMatch};
     use crate::store::records::MAX_RECALL_TIMESTAMPS;
 
     const DAY: f64 = 86_400_000.0;
@@ -961,6 +962,48 @@ mod tests {
             ..RecallOptions::default()
         };
         assert_eq!(recall_ids(&mut e, "shared", &options), ["rare"]);
+    }
+
+    #[test]
+    fn a_tag_few_memories_hold_filters_a_query_recall_through_the_tag_index() {
+        // 300 memories share the words; every 40th is tagged, with weaker matches (longer
+        // texts, each its own: the same text is returned once) so that the tagged ones rank
+        // below the first rounds of untagged hits.
+        let memories: Vec<Memory> = (0..300)
+            .map(|i| match i % 40 {
+                7 => Memory {
+                    tags: vec![format!("project:{i}")],
+                    ..memory(
+                        &format!("t{i}"),
+                        &format!("shared words in longer tagged text {i}"),
+                    )
+                },
+                _ => memory(&format!("m{i}"), "shared words"),
+            })
+            .collect();
+        let mut e = engine_with(memories);
+        let mut options = RecallOptions {
+            limit: 20,
+            track_recalls: false,
+            ..RecallOptions::default()
+        };
+        options.filter.tags = TagFilter {
+            tags: vec!["project".into()],
+            ..TagFilter::default()
+        };
+        let mut got = recall_ids(&mut e, "shared words", &options);
+        got.sort();
+        let mut want: Vec<String> = (0..300)
+            .filter(|i| i % 40 == 7)
+            .map(|i| format!("t{i}"))
+            .collect();
+        want.sort();
+        assert_eq!(got, want);
+        options.filter.tags.matching = TagMatch::Exact;
+        assert!(
+            recall_ids(&mut e, "shared words", &options).is_empty(),
+            "project:N is not project"
+        );
     }
 
     #[test]

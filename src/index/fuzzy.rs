@@ -333,7 +333,8 @@ fn top_accepted(
 
 /// The best `k` hits that `accept` keeps, by score descending, ties by ascending `DocId`.
 /// `accept` is asked about the best candidates first, in growing rounds, so a common word
-/// that touches most documents does not run the filter on all of them.
+/// that touches most documents does not run the filter on all of them; once it refuses most
+/// of a round, it is asked about the rest in one pass.
 ///
 /// Hits come as `(desc_key(score), doc)` pairs, whose ascending order is that order, so the
 /// selection and the sorts are the crate's shared integer ones ([`sort::select_pairs`],
@@ -354,19 +355,46 @@ fn top_accepted_keys(
             sort::select_pairs(rest, take - 1);
         }
         sort::sort_pairs(&mut rest[..take]);
+        let before = kept.len();
+        let mut asked = 0;
         for &(key, doc) in &rest[..take] {
-            if kept.len() < k && accept(DocId(doc)) {
-                kept.push(ScoredDoc {
-                    doc: DocId(doc),
-                    score: sort::from_desc_key(key),
-                    terms: 0,
-                });
+            if kept.len() == k {
+                break;
+            }
+            asked += 1;
+            if accept(DocId(doc)) {
+                kept.push(scored(key, doc));
             }
         }
         start += take;
+        // A filter that kept under a quarter of what it was asked about (a tag held by a few
+        // memories): the rest goes through it in one pass, and only what it keeps is
+        // selected, instead of selecting ever larger windows of hits it mostly refuses. Each
+        // hit is still asked about once at most.
+        if kept.len() < k && (kept.len() - before) * 4 < asked {
+            let mut rest: Vec<(u64, u32)> = (hits[start..].iter().copied())
+                .filter(|&(_, doc)| accept(DocId(doc)))
+                .collect();
+            let want = k - kept.len();
+            if want < rest.len() {
+                sort::select_pairs(&mut rest, want - 1);
+                rest.truncate(want);
+            }
+            sort::sort_pairs(&mut rest);
+            kept.extend(rest.iter().map(|&(key, doc)| scored(key, doc)));
+            break;
+        }
         window = window.saturating_mul(4);
     }
     kept
+}
+
+fn scored(key: u64, doc: u32) -> ScoredDoc {
+    ScoredDoc {
+        doc: DocId(doc),
+        score: sort::from_desc_key(key),
+        terms: 0,
+    }
 }
 
 #[cfg(test)]
@@ -391,7 +419,8 @@ mod tests {
                     terms: 0,
                 })
                 .collect();
-            let modulus = 1 + rng.below(7);
+            // Up to 1 in 30 kept: filters that refuse most hits take the one-pass path.
+            let modulus = 1 + rng.below(30);
             let keep = |d: DocId| u64::from(d.0) % modulus == 0;
             let k = rng.below(60) as usize;
             let mut oracle: Vec<ScoredDoc> = hits.iter().copied().filter(|h| keep(h.doc)).collect();

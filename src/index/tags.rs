@@ -7,8 +7,9 @@
 //! by (trending, or filters only) reads the posting lists of its tags
 //! ([`TagIndex::candidates`]: their union for `tagMode: "any"`, their intersection for
 //! `"all"`), so a filter on a tag held by 1 % of 100,000 memories reads those 1,000 entries;
-//! a recall with a query checks the tags ([`crate::recall::tags`]) only on the memories its
-//! stages found through their own indexes. An exact match (`tagMatch: "exact"`) reads the
+//! a recall with a query reads the same lists once (`Filter::tag_docs`), so that what its
+//! stages find through their own indexes outside them is refused without its tags being
+//! decoded, and checks the tags ([`crate::recall::tags`]) only on the rest. An exact match (`tagMatch: "exact"`) reads the
 //! same lists (a superset) and the rule then drops the longer tags.
 //!
 //! Cost: one list entry per distinct prefix per memory (a two-segment tag: two); the index

@@ -69,6 +69,12 @@ pub struct Filter {
     pub include_invalid: bool,
     /// The tag filter (empty: none).
     pub tags: TagFilter,
+    /// The documents the tag index lists for `tags`, sorted (a superset of those the tag rule
+    /// keeps: `Engine::plan` sets it once per recall from
+    /// [`crate::index::tags::TagIndex::candidates`]). A document not listed fails the filter
+    /// without its tags being read; a listed one is still checked by the rule. `None`: every
+    /// document is checked by the rule.
+    pub tag_docs: Option<Vec<u32>>,
     /// The time expiry is judged against (ms).
     pub now: f64,
 }
@@ -166,6 +172,9 @@ impl Filter {
 
     /// Whether `m` passes every filter.
     pub fn accepts(&self, doc: DocId, m: &StoredMemory) -> bool {
+        if (self.tag_docs.as_deref()).is_some_and(|d| d.binary_search(&doc.0).is_err()) {
+            return false;
+        }
         if let Some(u) = &self.user_id {
             if m.user_id() != Some(u.as_str()) {
                 return false;
@@ -203,6 +212,7 @@ impl Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recall::tags::TagMatch;
     use crate::store::Memory;
 
     fn memory() -> Memory {
@@ -269,6 +279,28 @@ mod tests {
             tier: Some("archive".into()),
             ..Filter::default()
         }));
+    }
+
+    #[test]
+    fn tag_docs_reject_unlisted_documents_and_leave_listed_ones_to_the_rule() {
+        let m = Memory {
+            tags: vec!["work:report".into()],
+            ..memory()
+        };
+        let check = |doc: u32, f: Filter| f.accepts(DocId(doc), &m.clone().into());
+        let listed = |tags: &[&str], matching: TagMatch| Filter {
+            tags: TagFilter {
+                tags: tags.iter().map(|t| t.to_string()).collect(),
+                matching,
+                ..TagFilter::default()
+            },
+            tag_docs: Some(vec![3, 7]),
+            ..Filter::default()
+        };
+        assert!(check(7, listed(&["work"], TagMatch::Prefix)));
+        assert!(!check(5, listed(&["work"], TagMatch::Prefix)), "not listed");
+        // Listed (the index lists an exact filter's superset), but the rule drops it.
+        assert!(!check(7, listed(&["work"], TagMatch::Exact)));
     }
 
     #[test]
