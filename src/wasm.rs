@@ -34,7 +34,7 @@ use crate::graph::Relation;
 use crate::recall::filter::Filter;
 use crate::store::Scope;
 use crate::wire::outputs::{
-    EdgeOut, EntityOut, ErrorOut, ListOut, MemoryOut, NoteOut, OutputOut, StatsOut,
+    EdgeOut, EntityOut, ErrorOut, GraphChangeOut, ListOut, MemoryOut, NoteOut, OutputOut, StatsOut,
 };
 use crate::wire::{batch, inputs, Value};
 
@@ -131,6 +131,10 @@ export interface EdgeRecord {
 }
 /** An edge as `relate` takes it: the graph derives `id`; `strength` comes apart. */
 export type EdgeInput = Omit<EdgeRecord, "id" | "strength"> & { id?: string; strength?: number };
+/** Some of the graph's records. */
+export interface GraphRecordsJs { entities: EntityRecord[]; edges: EdgeRecord[] }
+/** The records graph writes touched: as they were (`before`: absent when created) and are (`after`: absent when removed). */
+export interface GraphChangesJs { before: GraphRecordsJs; after: GraphRecordsJs }
 /** Store statistics. */
 export interface EngineStatsJs { memories: number; porterTerms: number; fuzzyTerms: number }
 /**
@@ -187,6 +191,9 @@ extern "C" {
     /// An `EngineStatsJs`.
     #[wasm_bindgen(typescript_type = "EngineStatsJs")]
     pub type JsStats;
+    /// A `GraphChangesJs`.
+    #[wasm_bindgen(typescript_type = "GraphChangesJs")]
+    pub type JsGraphChanges;
 }
 
 #[wasm_bindgen]
@@ -606,6 +613,20 @@ impl Engine {
             .remove_entity(name, user_id.as_deref())
             .map_err(to_js)?;
         out(&EntityOut(&entity))
+    }
+
+    /// Starts noting the graph records that writes touch (`graphChanges` ends it), so that a
+    /// store persists a graph write as what it changed.
+    #[wasm_bindgen(js_name = trackGraphChanges)]
+    pub fn track_graph_changes(&mut self) {
+        self.inner.track_graph_changes();
+    }
+
+    /// The entities and edges the graph writes since `trackGraphChanges` touched, as they were
+    /// before and as they are now (`GraphChangesJs`); stops noting.
+    #[wasm_bindgen(js_name = graphChanges)]
+    pub fn graph_changes(&mut self) -> Result<JsGraphChanges, JsValue> {
+        out(&GraphChangeOut(&self.inner.graph_changes()))
     }
 
     /// Every entity; with a user or a ceiling, the entities that scope sees.

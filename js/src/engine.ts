@@ -21,7 +21,8 @@ import {
   Engine as WasmEngine, PendingRecall, PendingRerank, isTrivial as wasmIsTrivial, randomId as wasmRandomId,
 } from "../../pkg/recallkit.js";
 import type {
-  EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs,
+  EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, GraphChangesJs, GraphRecordsJs, MemoryRecord,
+  NoteRecord, RecallOptionsJs,
 } from "../../pkg/recallkit.js";
 import type { Edge, Entity, Memory, Note, RecallResult } from "./types.js";
 import { RecallError, isErrorCode } from "./errors.js";
@@ -31,7 +32,10 @@ import { encodeRecordsView } from "./wire.js";
 export type EngineRecallResult = Omit<RecallResult, "tier" | "trivial">;
 
 export type { PendingRecall, PendingRerank };
-export type { EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs };
+export type {
+  EdgeRecord, EngineConfigJs, EngineErrorJs, EngineStatsJs, EntityRecord, GraphChangesJs, GraphRecordsJs, MemoryRecord, NoteRecord,
+  RecallOptionsJs,
+};
 
 /** Whether `e` is the `EngineErrorJs` an engine call throws. */
 function isEngineError(e: unknown): e is EngineErrorJs {
@@ -272,6 +276,16 @@ export class Engine {
   /** Removes an entity and its edges; with `userId`, only that user's entity. */
   removeEntity(name: string, userId?: string): Entity {
     return call(() => this.#inner.removeEntity(name, userId)) as Entity;
+  }
+
+  /** Starts noting the graph records that writes touch; {@link Engine.graphChanges} ends it. */
+  trackGraphChanges(): void {
+    this.#inner.trackGraphChanges();
+  }
+
+  /** The graph records the writes since {@link Engine.trackGraphChanges} touched, as they were and are; stops noting. */
+  graphChanges(): GraphChangesJs {
+    return call(() => this.#inner.graphChanges());
   }
 
   /** Every entity; with a scope, the entities it sees. */

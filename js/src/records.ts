@@ -11,7 +11,7 @@
  *   so that every open loads memories in the same order.
  * @module
  */
-import type { Engine, EdgeRecord, EntityRecord, MemoryRecord, NoteRecord } from "./engine.js";
+import type { Engine, EdgeRecord, EntityRecord, GraphRecordsJs, MemoryRecord, NoteRecord } from "./engine.js";
 import { RecallError, located, storageError } from "./errors.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import { decodeRecord, encodeRecord } from "./storage/codec.js";
@@ -148,11 +148,8 @@ export function noteOp(engine: Engine, id: string): StorageOp {
   return { op: "put", key: NOTE_PREFIX + id, value: encodeRecord({ kind: "note", data: { ...note } }) };
 }
 
-/** The whole graph: every entity and edge. */
-export interface GraphState {
-  entities: EntityRecord[];
-  edges: EdgeRecord[];
-}
+/** Graph records: every entity and edge, or those a change touched. */
+export type GraphState = GraphRecordsJs;
 
 /** The engine's graph, as stored. */
 export function graphState(engine: Engine): GraphState {
@@ -175,6 +172,19 @@ export function graphOps(before: GraphState, after: GraphState): StorageOp[] {
   diff(ENTITY_PREFIX, "entity", json(before.entities, (e) => e.name), objects(after.entities, (e) => e.name));
   diff(EDGE_PREFIX, "edge", json(before.edges, (e) => e.id), objects(after.edges, (e) => e.id));
   return ops;
+}
+
+/**
+ * The whole graph as it was before a change that turned the records `before` into `after`
+ * (those it touched, {@link Engine.graphChanges}): `now` less `after`, plus `before`.
+ */
+export function graphBefore(now: GraphState, before: GraphState, after: GraphState): GraphState {
+  const names = new Set(after.entities.map((e) => e.name));
+  const ids = new Set(after.edges.map((e) => e.id));
+  return {
+    entities: [...now.entities.filter((e) => !names.has(e.name)), ...before.entities],
+    edges: [...now.edges.filter((e) => !ids.has(e.id)), ...before.edges],
+  };
 }
 
 /**

@@ -39,7 +39,9 @@ import { detectMemory, guardFields } from "./observe.js";
 import type { GuardReason, MemoryKind } from "./observe.js";
 import { runRecall } from "./recall.js";
 import type { RecallSettings } from "./recall.js";
-import { InsertionOrder, flatten, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph } from "./records.js";
+import {
+  InsertionOrder, flatten, graphBefore, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph,
+} from "./records.js";
 import { OtherTabs } from "./remote.js";
 import { repairStore } from "./repair.js";
 import { EngineSlot } from "./slot.js";
@@ -241,12 +243,19 @@ export class MemoryStore {
   /** A graph write: run `change`, persist the difference, restore the old graph on failure. */
   #graphWrite<T>(change: (engine: Engine) => T): Promise<T> {
     return this.#writes.write((engine) => {
-      const before = graphState(engine);
-      const result = callEngine(() => change(engine));
+      // Only the records the write touches are read back, so that its cost does not grow
+      // with the graph; the whole graph is read only to undo a write that did not commit.
+      engine.trackGraphChanges();
+      let result: T;
+      try {
+        result = callEngine(() => change(engine));
+      } finally {
+        var { before, after } = engine.graphChanges();
+      }
       return {
         result,
-        ops: () => graphOps(before, graphState(engine)),
-        undo: () => setGraph(engine, before),
+        ops: () => graphOps(before, after),
+        undo: () => setGraph(engine, graphBefore(graphState(engine), before, after)),
       };
     });
   }

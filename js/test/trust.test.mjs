@@ -99,6 +99,45 @@ test("a first vector whose write fails leaves the dimension free", async () => {
 });
 
 
+test("a graph write stores only the records it touches, and a failed one changes nothing", async () => {
+  const path = fresh("s");
+  const flaky = new FlakyFiles(await FileAdapter.open({ path }));
+  /** The record keys (entities, edges) of each batch written. */
+  const batches = [];
+  const recording = Object.create(flaky);
+  recording.write = (ops) => {
+    batches.push(ops.map((op) => `${op.op} ${op.key}`).filter((k) => / [eg]\//.test(k)).sort());
+    return flaky.write(ops);
+  };
+  let store = await MemoryStore.open({ storage: recording, clock: () => 1_800_000_000_000 });
+  for (let i = 0; i < 60; i++) await store.relate({ from: `person ${i}`, relation: "knows", to: `person ${i + 1}` });
+  const last = () => batches.at(-1);
+  await store.relate({ from: "person 3", relation: "likes", to: "Newbie" });
+  assert.deepEqual(last(), ["put e/Newbie", "put g/person 3|likes|newbie"]);
+  await store.relate({ from: "person 3", relation: "likes", to: "newbie", strength: 0.9 });
+  assert.deepEqual(last(), ["put g/person 3|likes|newbie"], "an existing edge, updated");
+  await store.addEntity({ name: "person 5", aliases: ["P5"] });
+  assert.deepEqual(last(), ["put e/person 5"]);
+  await store.forgetEntity("person 10");
+  assert.deepEqual(last(), ["delete e/person 10", "delete g/person 10|knows|person 11", "delete g/person 9|knows|person 10"]);
+  const before = { entities: await store.entities(), edges: await store.edges() };
+  for (const write of [
+    () => store.relate({ from: "person 1", relation: "likes", to: "Stranger" }),
+    () => store.addEntity({ name: "person 2", aliases: ["P2"] }),
+    () => store.forgetEntity("person 20"),
+    () => store.unrelate({ from: "person 30", to: "person 31" }),
+  ]) {
+    flaky.failNext = true;
+    await assert.rejects(write(), (e) => e.code === "storage_failed");
+    assert.deepEqual({ entities: await store.entities(), edges: await store.edges() }, before);
+  }
+  await store.close();
+  store = await MemoryStore.open({ storage: "file", path });
+  assert.deepEqual({ entities: await store.entities(), edges: await store.edges() }, before, "what was stored");
+  await store.close();
+});
+
+
 const WORDS = ["garden", "invoice", "paris", "meeting", "sqlite", "deploy", "friday", "coffee", "budget", "tram"];
 
 describe("random writes with random failures against a model", () => {

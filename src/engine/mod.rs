@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use crate::error::{check_unit, Error, Result};
+use crate::graph::graph_store::GraphChange;
 use crate::graph::{Edge, Entity, Graph, Relation};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::grow_by_quarter;
@@ -490,6 +491,17 @@ impl Engine {
     /// The entity graph (read-only).
     pub fn graph(&self) -> &Graph {
         &self.graph
+    }
+
+    /// Starts noting the graph records that writes touch ([`Graph::track_changes`]).
+    pub fn track_graph_changes(&mut self) {
+        self.graph.track_changes();
+    }
+
+    /// What the graph writes since [`Engine::track_graph_changes`] did, and stops noting
+    /// ([`Graph::take_changes`]).
+    pub fn graph_changes(&mut self) -> GraphChange {
+        self.graph.take_changes()
     }
 
     /// Adds an entity, or merges it into the one with the same name.

@@ -9,6 +9,7 @@
 //! | `words` | word count (index) → how many `lookup` keys have it | the S8 scan bound |
 //! | `edges` | edge id → edge | everything |
 //! | `relations` | every relation normal form an edge had (the value is unused) | S8's relation names |
+//! | `touched` | while changes are tracked: entity key / edge id → its record before the first change | the store's graph writes |
 //!
 //! Invariants: every `lookup` value is a key of `entities`; every edge's `from` and `to` are
 //! keys of `entities`, and an edge id is in the edge set of exactly its endpoints; `words`
@@ -33,6 +34,11 @@
 //! the whole store, as before owners existed: it creates shared records and may change or
 //! remove any record, keeping its owner. [`Graph::upsert_edge`] (loading, import) stores the
 //! record as given.
+//!
+//! Tracked changes. A store persists a graph write as the records it changed: between
+//! [`Graph::track_changes`] and [`Graph::take_changes`], every entity and edge a write touches
+//! is noted with its record as it was before, so the write costs what it touches, not the size
+//! of the graph.
 
 use std::collections::{HashMap, HashSet};
 
@@ -62,12 +68,79 @@ pub struct Graph {
     pub(super) words: Vec<usize>,
     pub(super) edges: Keyed<Edge>,
     pub(super) relations: HashMap<String, u32>,
+    touched: Option<Touched>,
+}
+
+/// The records touched since [`Graph::track_changes`], each as it was before (`None`: absent).
+#[derive(Debug, Clone, Default)]
+struct Touched {
+    entities: Keyed<Option<Entity>>,
+    edges: Keyed<Option<Edge>>,
+}
+
+/// What the writes since [`Graph::track_changes`] did: the entities and edges they touched,
+/// as they were before and as they are now. A record created is only in `after`, a removed one
+/// only in `before`; records no write touched are in neither (a touched record may be
+/// unchanged).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphChange {
+    /// Touched entities that existed before.
+    pub entities_before: Vec<Entity>,
+    /// Touched edges that existed before.
+    pub edges_before: Vec<Edge>,
+    /// Touched entities that exist now.
+    pub entities_after: Vec<Entity>,
+    /// Touched edges that exist now.
+    pub edges_after: Vec<Edge>,
 }
 
 impl Graph {
     /// An empty graph.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Starts noting the records that writes touch (module doc), forgetting any earlier notes.
+    pub fn track_changes(&mut self) {
+        self.touched = Some(Touched::default());
+    }
+
+    /// Stops noting and returns what the writes since [`Graph::track_changes`] did (nothing
+    /// when changes were not tracked).
+    pub fn take_changes(&mut self) -> GraphChange {
+        let mut change = GraphChange::default();
+        let Some(touched) = self.touched.take() else {
+            return change;
+        };
+        for (key, before) in touched.entities.iter_sorted() {
+            change.entities_before.extend(before.clone());
+            let now = self.entities.get(key).map(|n| n.entity.clone());
+            change.entities_after.extend(now);
+        }
+        for (id, before) in touched.edges.iter_sorted() {
+            change.edges_before.extend(before.clone());
+            change.edges_after.extend(self.edges.get(id).cloned());
+        }
+        change
+    }
+
+    /// Notes entity `key`'s record as it is, before a write changes it (module doc).
+    fn note_entity(&mut self, key: &str) {
+        if let Some(t) = &mut self.touched {
+            if !t.entities.contains_key(key) {
+                let before = self.entities.get(key).map(|n| n.entity.clone());
+                t.entities.insert(key.to_owned(), before);
+            }
+        }
+    }
+
+    /// Notes edge `id`'s record as it is, before a write changes it (module doc).
+    fn note_edge(&mut self, id: &str) {
+        if let Some(t) = &mut self.touched {
+            if !t.edges.contains_key(id) {
+                t.edges.insert(id.to_owned(), self.edges.get(id).cloned());
+            }
+        }
     }
 
     /// Adds an entity, or merges it into the entity with the same normalised name: aliases
@@ -122,6 +195,7 @@ impl Graph {
         for alias in &merged.aliases {
             self.index_name(&normalize_name(alias), &key);
         }
+        self.note_entity(&key);
         match self.entities.get_mut(&key) {
             Some(node) => node.entity = merged,
             None => {
@@ -145,6 +219,7 @@ impl Graph {
                 return Err(no_entity(name));
             }
         }
+        self.note_entity(&key);
         let Some(node) = self.entities.remove(&key) else {
             return Err(no_entity(name));
         };
@@ -209,6 +284,7 @@ impl Graph {
         let id = edge_id(&from_key, &relation, &to_key);
         self.link(&id, &from_key, &to_key);
         self.count_relation(&relation);
+        self.note_edge(&id);
         let edge = self.edges.get_or_insert_with(id, |id| Edge {
             id: id.to_owned(),
             from: from_key,
@@ -265,6 +341,7 @@ impl Graph {
             memory_ids,
             ..edge
         };
+        self.note_edge(&id);
         Ok(self.edges.put(id, edge))
     }
 
@@ -397,6 +474,7 @@ impl Graph {
         }
         let key = normalize_name(name);
         self.index_name(&key, &key);
+        self.note_entity(&key);
         let node = Node {
             entity: Entity {
                 user_id: owner.map(str::to_owned),
@@ -448,6 +526,7 @@ impl Graph {
 
     /// Removes an edge and its entries in its endpoints' edge sets.
     fn remove_edge(&mut self, id: &str) {
+        self.note_edge(id);
         if let Some(edge) = self.edges.remove(id) {
             for end in [&edge.from, &edge.to] {
                 if let Some(node) = self.entities.get_mut(end) {
@@ -569,6 +648,104 @@ mod tests {
 
     fn ids(ids: &[&str]) -> Vec<String> {
         ids.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The graph's records: entities by display name, edges by id.
+    fn records(g: &Graph) -> (Vec<Entity>, Vec<Edge>) {
+        (
+            g.entities().cloned().collect(),
+            g.edges().cloned().collect(),
+        )
+    }
+
+    #[test]
+    fn tracked_changes_turn_the_records_before_into_the_records_after() {
+        let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay"];
+        for seed in 0..200u64 {
+            let mut rng = crate::test_support::SplitMix64(seed);
+            let mut g = Graph::new();
+            for step in 0..30 {
+                let (entities, edges) = records(&g);
+                g.track_changes();
+                let a = names[rng.below(6) as usize];
+                let b = names[rng.below(6) as usize];
+                let relation = ["knows", "likes"][rng.below(2) as usize];
+                let _ = match rng.below(6) {
+                    0 | 1 => rel(
+                        &mut g,
+                        a,
+                        relation,
+                        b,
+                        Some(0.5),
+                        &ids(&["m1"]),
+                        step as f64,
+                    )
+                    .map(drop),
+                    2 => g.add_entity(entity(a, &[&format!("{b} {step}")])),
+                    3 => g.remove_entity(a, None).map(drop),
+                    4 => g.unrelate(a, None, b, None).map(drop),
+                    _ => g
+                        .upsert_edge(Edge {
+                            id: String::new(),
+                            from: a.into(),
+                            relation: relation.into(),
+                            to: b.into(),
+                            strength: 0.3,
+                            created_at: step as f64,
+                            last_seen_at: step as f64,
+                            memory_ids: Vec::new(),
+                            user_id: None,
+                            classification: 0,
+                            valid_from: None,
+                            valid_to: None,
+                        })
+                        .map(drop),
+                };
+                let change = g.take_changes();
+                // Before, less what the change held before, plus what it holds now: after.
+                let mut want_entities: Vec<Entity> = entities
+                    .into_iter()
+                    .filter(|e| !change.entities_before.contains(e))
+                    .chain(change.entities_after.iter().cloned())
+                    .collect();
+                want_entities.sort_by_key(|x| normalize_name(&x.name));
+                let mut want_edges: Vec<Edge> = edges
+                    .into_iter()
+                    .filter(|e| !change.edges_before.contains(e))
+                    .chain(change.edges_after.iter().cloned())
+                    .collect();
+                want_edges.sort_by(|x, y| x.id.cmp(&y.id));
+                assert_eq!(
+                    records(&g),
+                    (want_entities, want_edges),
+                    "seed {seed} step {step}"
+                );
+            }
+            assert_eq!(g.take_changes(), GraphChange::default(), "not tracked");
+        }
+    }
+
+    #[test]
+    fn tracked_changes_hold_only_what_a_write_touched() {
+        let mut g = Graph::new();
+        rel(&mut g, "Ada", "knows", "Bob", None, &[], 1.0).unwrap();
+        rel(&mut g, "Cy", "knows", "Dee", None, &[], 1.0).unwrap();
+        g.track_changes();
+        let old = g.edges().next().cloned().unwrap();
+        rel(&mut g, "Ada", "knows", "Bob", Some(0.9), &[], 2.0).unwrap();
+        let change = g.take_changes();
+        assert!(change.entities_before.is_empty() && change.entities_after.is_empty());
+        assert_eq!(change.edges_before, [old]);
+        assert_eq!(change.edges_after[0].strength, 0.9);
+        g.track_changes();
+        g.remove_entity("Cy", None).unwrap();
+        let change = g.take_changes();
+        assert_eq!(change.entities_before.len(), 1);
+        assert_eq!(change.edges_before.len(), 1);
+        assert!(change.entities_after.is_empty() && change.edges_after.is_empty());
+        g.track_changes();
+        assert!(g.relate(&Relation::new("", "knows", "Bob"), 3.0).is_err());
+        assert_eq!(g.take_changes(), GraphChange::default(), "a refused write");
     }
 
     /// Checks the documented invariants between the maps.

@@ -12,6 +12,7 @@ use serde::{Serialize, Serializer};
 use crate::engine::expand::Origin;
 use crate::engine::{HitKind, RecallHit, RecallOutput, StageReport, Stats};
 use crate::error::Error;
+use crate::graph::graph_store::GraphChange;
 use crate::graph::{Edge, Entity};
 use crate::notes::Note;
 use crate::store::Memory;
@@ -133,6 +134,34 @@ impl Serialize for EdgeOut<'_> {
         o.serialize_field("classification", &(e.classification as f64))?;
         opt(&mut o, "validFrom", e.valid_from)?;
         opt(&mut o, "validTo", e.valid_to)?;
+        o.end()
+    }
+}
+
+/// Some of the graph's records (`GraphRecordsJs`).
+struct GraphRecordsOut<'a>(&'a [Entity], &'a [Edge]);
+
+impl Serialize for GraphRecordsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut o = s.serialize_struct("GraphRecordsJs", 2)?;
+        o.serialize_field("entities", &ListOut(self.0, EntityOut))?;
+        o.serialize_field("edges", &ListOut(self.1, EdgeOut))?;
+        o.end()
+    }
+}
+
+/// The records graph writes touched, before and now (`GraphChangesJs`).
+pub struct GraphChangeOut<'a>(pub &'a GraphChange);
+
+impl Serialize for GraphChangeOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut o = s.serialize_struct("GraphChangesJs", 2)?;
+        o.serialize_field(
+            "before",
+            &GraphRecordsOut(&c.entities_before, &c.edges_before),
+        )?;
+        o.serialize_field("after", &GraphRecordsOut(&c.entities_after, &c.edges_after))?;
         o.end()
     }
 }
