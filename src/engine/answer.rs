@@ -41,10 +41,10 @@ impl Engine {
     /// (`mentions.rs`), and notes whether `query` is a trending one.
     pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
         options.filter.validate()?;
-        // The tag index's lists, read once: a stage's candidate outside them fails the filter
-        // without its tags being decoded (a tag held by 5 % of the store rejects 95 %).
-        let tag_docs = self.tags.candidates(&options.filter.tags);
-        options.filter.tag_docs = tag_docs.map(|docs| docs.into_iter().map(|d| d.0).collect());
+        // The tag index's lists, read once into a bit set: a stage's candidate outside them
+        // fails the filter without its tags being decoded (a tag held by 5 % of the store
+        // rejects 95 %).
+        options.filter.tag_docs = self.tags.candidate_bits(&options.filter.tags);
         // Pronouns first, over the whole question: the host's vector is made from this text.
         let resolved = (options.resolve_pronouns)
             .then(|| self.resolve_pronouns(query, options))

@@ -94,6 +94,33 @@ impl TagIndex {
         Some(docs.into_iter().map(DocId).collect())
     }
 
+    /// [`TagIndex::candidates`] as a bit set over document ids (bit `d % 64` of word `d / 64`):
+    /// a recall with a query asks it about each candidate its stages find
+    /// (`Filter::tag_docs`). Built from the lists without sorting them.
+    pub fn candidate_bits(&self, filter: &TagFilter) -> Option<Vec<u64>> {
+        if filter.tags.is_empty() {
+            return None;
+        }
+        let mut bits: Vec<u64> = Vec::new();
+        let mut set = |d: u32| {
+            let word = (d / 64) as usize;
+            if bits.len() <= word {
+                bits.resize(word + 1, 0);
+            }
+            bits[word] |= 1 << (d % 64);
+        };
+        match filter.mode {
+            TagMode::Any => {
+                for tag in &filter.tags {
+                    let list = self.find(tag).map_or(&[][..], |at| &self.postings[at].1);
+                    list.iter().for_each(|&d| set(d));
+                }
+            }
+            TagMode::All => (self.candidates(filter).into_iter().flatten()).for_each(|d| set(d.0)),
+        }
+        Some(bits)
+    }
+
     /// Heap bytes (the table, keys and list capacities).
     pub fn heap_bytes(&self) -> usize {
         let table = self.postings.capacity() * std::mem::size_of::<(Box<str>, Vec<u32>)>();
@@ -133,6 +160,29 @@ mod tests {
     fn docs(index: &TagIndex, tags: &[&str], mode: TagMode) -> Vec<u32> {
         let found = index.candidates(&filter(tags, mode)).unwrap();
         found.into_iter().map(|d| d.0).collect()
+    }
+
+    #[test]
+    fn candidate_bits_hold_exactly_the_candidates() {
+        let mut index = TagIndex::new();
+        let tags = ["a", "a:x", "b", "c:y:z"];
+        for d in 0..300u32 {
+            let held: Vec<&str> = (0..4)
+                .filter(|t| (d * 7 + t * 3) % (t + 2) == 0)
+                .map(|t| tags[t as usize])
+                .collect();
+            index.insert(DocId(d), held);
+        }
+        for wanted in [&["a"][..], &["a:x", "b"], &["c"], &["b", "c:y"], &["none"]] {
+            for mode in [TagMode::Any, TagMode::All] {
+                let bits = index.candidate_bits(&filter(wanted, mode)).unwrap();
+                let from_bits: Vec<u32> = (0..bits.len() as u32 * 64)
+                    .filter(|d| bits[(d / 64) as usize] >> (d % 64) & 1 == 1)
+                    .collect();
+                assert_eq!(from_bits, docs(&index, wanted, mode), "{wanted:?} {mode:?}");
+            }
+        }
+        assert_eq!(index.candidate_bits(&filter(&[], TagMode::Any)), None);
     }
 
     #[test]

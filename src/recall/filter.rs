@@ -69,12 +69,12 @@ pub struct Filter {
     pub include_invalid: bool,
     /// The tag filter (empty: none).
     pub tags: TagFilter,
-    /// The documents the tag index lists for `tags`, sorted (a superset of those the tag rule
-    /// keeps: `Engine::plan` sets it once per recall from
-    /// [`crate::index::tags::TagIndex::candidates`]). A document not listed fails the filter
-    /// without its tags being read; a listed one is still checked by the rule. `None`: every
-    /// document is checked by the rule.
-    pub tag_docs: Option<Vec<u32>>,
+    /// The documents the tag index lists for `tags`, as a bit set over document ids (a
+    /// superset of those the tag rule keeps: `Engine::plan` sets it once per recall from
+    /// [`crate::index::tags::TagIndex::candidate_bits`]). A document not listed fails the
+    /// filter without its tags being read; a listed one is still checked by the rule. `None`:
+    /// every document is checked by the rule.
+    pub tag_docs: Option<Vec<u64>>,
     /// The time expiry is judged against (ms).
     pub now: f64,
 }
@@ -172,8 +172,11 @@ impl Filter {
 
     /// Whether `m` passes every filter.
     pub fn accepts(&self, doc: DocId, m: &StoredMemory) -> bool {
-        if (self.tag_docs.as_deref()).is_some_and(|d| d.binary_search(&doc.0).is_err()) {
-            return false;
+        if let Some(bits) = &self.tag_docs {
+            let word = bits.get((doc.0 / 64) as usize).copied().unwrap_or(0);
+            if word >> (doc.0 % 64) & 1 == 0 {
+                return false;
+            }
         }
         if let Some(u) = &self.user_id {
             if m.user_id() != Some(u.as_str()) {
@@ -294,11 +297,15 @@ mod tests {
                 matching,
                 ..TagFilter::default()
             },
-            tag_docs: Some(vec![3, 7]),
+            tag_docs: Some(vec![1 << 3 | 1 << 7]),
             ..Filter::default()
         };
         assert!(check(7, listed(&["work"], TagMatch::Prefix)));
         assert!(!check(5, listed(&["work"], TagMatch::Prefix)), "not listed");
+        assert!(
+            !check(700, listed(&["work"], TagMatch::Prefix)),
+            "past the set"
+        );
         // Listed (the index lists an exact filter's superset), but the rule drops it.
         assert!(!check(7, listed(&["work"], TagMatch::Exact)));
     }
