@@ -249,9 +249,11 @@ export class MemoryStore {
       let result: T;
       try {
         result = callEngine(() => change(engine));
-      } finally {
-        var { before, after } = engine.graphChanges();
+      } catch (e) {
+        engine.graphChanges(); // stops noting: a refused write changed nothing
+        throw e;
       }
+      const { before, after } = engine.graphChanges();
       return {
         result,
         ops: () => graphOps(before, after),
