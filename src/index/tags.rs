@@ -74,9 +74,7 @@ impl TagIndex {
         if filter.tags.is_empty() {
             return None;
         }
-        let lists: Vec<&[u32]> = (filter.tags.iter())
-            .map(|t| self.find(t).map_or(&[][..], |at| &self.postings[at].1))
-            .collect();
+        let lists: Vec<&[u32]> = (filter.tags.iter()).map(|t| self.list(t)).collect();
         let docs = match filter.mode {
             TagMode::Any => {
                 let mut all: Vec<u32> = lists.concat();
@@ -112,8 +110,7 @@ impl TagIndex {
         match filter.mode {
             TagMode::Any => {
                 for tag in &filter.tags {
-                    let list = self.find(tag).map_or(&[][..], |at| &self.postings[at].1);
-                    list.iter().for_each(|&d| set(d));
+                    self.list(tag).iter().for_each(|&d| set(d));
                 }
             }
             TagMode::All => (self.candidates(filter).into_iter().flatten()).for_each(|d| set(d.0)),
@@ -131,6 +128,11 @@ impl TagIndex {
     }
 
     /// The position of `prefix` in the table, or where it would go.
+    /// The documents listed under `prefix` (none when it is not a tag prefix).
+    fn list(&self, prefix: &str) -> &[u32] {
+        self.find(prefix).map_or(&[], |at| &self.postings[at].1)
+    }
+
     fn find(&self, prefix: &str) -> Result<usize, usize> {
         self.postings.binary_search_by(|(k, _)| (**k).cmp(prefix))
     }
