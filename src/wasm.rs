@@ -423,15 +423,19 @@ impl Engine {
     }
 
     /// The stored embedding of a memory.
-    pub fn embedding(&self, id: &str) -> Option<Float32Array> {
-        self.inner.embedding(id).map(Float32Array::from)
+    ///
+    /// Returned as a `Vec`, which crosses as a pointer and a length that the glue copies into a
+    /// `Float32Array`, not as a `Float32Array` built here: an export returning one `externref`
+    /// crashes Node 20 (V8 11.3 inlines the call into optimised JavaScript, and a lazy
+    /// deoptimisation while it runs, such as a collection changing an allocation site, hits
+    /// an unreachable case of the deoptimiser). A test keeps every export off that shape.
+    pub fn embedding(&self, id: &str) -> Option<Vec<f32>> {
+        self.inner.embedding(id).map(<[f32]>::to_vec)
     }
 
-    /// The 32-byte signature of a memory.
-    pub fn signature(&self, id: &str) -> Option<Uint8Array> {
-        self.inner
-            .signature(id)
-            .map(|s| Uint8Array::from(&s.to_bytes()[..]))
+    /// The 32-byte signature of a memory (a `Vec` for the reason given at [`Engine::embedding`]).
+    pub fn signature(&self, id: &str) -> Option<Vec<u8>> {
+        self.inner.signature(id).map(|s| s.to_bytes().to_vec())
     }
 
     /// The memory with this id, or undefined.
