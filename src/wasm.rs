@@ -7,8 +7,10 @@
 //!   recall answers and errors: serde, into the [`Value`] trees that [`crate::wire::inputs`]
 //!   reads (through `from_js`, serde-wasm-bindgen's way of reading a value without its float
 //!   printing) and from the `Serialize` views of [`crate::wire::outputs`] (serde-wasm-bindgen);
-//! - embeddings, signatures and reranker scores: typed arrays (`js_sys::Float32Array`,
-//!   `Uint8Array`), one bulk copy each, never an element at a time;
+//! - embeddings, signatures and reranker scores: typed arrays, one bulk copy each, never an
+//!   element at a time (`js_sys::Float32Array` / `Uint8Array` coming in; going out, a `Vec`
+//!   that the glue copies into one, because no export may return a lone `externref`, see
+//!   [`Engine::embedding`]);
 //! - a batch of memories (`stageMany` / `insertMany`): the binary record batch of
 //!   [`crate::wire::batch`], measured faster than serde-wasm-bindgen there (DESIGN.md);
 //! - ids the wrapper needs (`randomId`): drawn here, from `crypto.getRandomValues` through
