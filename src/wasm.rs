@@ -607,6 +607,26 @@ impl Engine {
         self.inner.add_entity(entity).map_err(to_js)
     }
 
+    /// Stores a whole entity record, replacing the one with its name and keeping its edges.
+    #[wasm_bindgen(js_name = putEntity)]
+    pub fn put_entity(&mut self, entity: JsEntity) -> Result<(), JsValue> {
+        let entity = inputs::entity_from(value(entity.into())?).map_err(to_js)?;
+        self.inner.put_entity(entity).map_err(to_js)
+    }
+
+    /// Removes the entity named `name` (not by alias) and its edges; returns whether there
+    /// was one.
+    #[wasm_bindgen(js_name = dropEntity)]
+    pub fn drop_entity(&mut self, name: &str) -> bool {
+        self.inner.drop_entity(name)
+    }
+
+    /// Removes the edge with this id; returns whether there was one.
+    #[wasm_bindgen(js_name = removeEdge)]
+    pub fn remove_edge(&mut self, id: &str) -> bool {
+        self.inner.remove_edge(id)
+    }
+
     /// Removes an entity and its edges (only `user_id`'s entity, when given); returns it.
     #[wasm_bindgen(js_name = removeEntity)]
     pub fn remove_entity(

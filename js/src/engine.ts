@@ -273,6 +273,21 @@ export class Engine {
     call(() => this.#inner.addEntity(entity));
   }
 
+  /** Stores a whole entity record, replacing the one with its name (no merge) and keeping its edges. */
+  putEntity(entity: EntityRecord): void {
+    call(() => this.#inner.putEntity(entity));
+  }
+
+  /** Removes the entity named `name` (not by alias) and its edges; whether there was one. */
+  dropEntity(name: string): boolean {
+    return this.#inner.dropEntity(name);
+  }
+
+  /** Removes the edge with this id; whether there was one. */
+  removeEdge(id: string): boolean {
+    return this.#inner.removeEdge(id);
+  }
+
   /** Removes an entity and its edges; with `userId`, only that user's entity. */
   removeEntity(name: string, userId?: string): Entity {
     return call(() => this.#inner.removeEntity(name, userId)) as Entity;

@@ -19,7 +19,7 @@
 import type { Engine } from "./engine.js";
 import { RecallError, fromEngineError, itemError } from "./errors.js";
 import {
-  InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, setGraph, splitMemory,
+  InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, reloadGraph, setGraph, splitMemory,
 } from "./records.js";
 import type { OtherTabs } from "./remote.js";
 import type { EngineSlot } from "./slot.js";
@@ -27,7 +27,7 @@ import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
 import {
-  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
+  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
   SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, parseJournalKey, planReplay,
 } from "./storage/layout.js";
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
@@ -177,7 +177,7 @@ async function loadImage(
     if (rank !== null && rank !== undefined) order.set(id, rank);
   });
   await reload(adapter, engine, order, replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)), true);
-  if (replay.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) setGraph(engine, await readGraph(adapter));
+  await reloadGraph(adapter, engine, replay);
   return replay.length;
 }
 

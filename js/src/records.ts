@@ -6,7 +6,8 @@
  * - the ops that store a memory, a note or the graph's difference ({@link memoryOp},
  *   {@link noteOp}, {@link graphOps});
  * - making the engine what storage holds ({@link reload} for memories and notes,
- *   {@link setGraph} with {@link readGraph} for the graph), without writing;
+ *   {@link reloadGraph} for graph records, {@link setGraph} with {@link readGraph} for the
+ *   whole graph), without writing;
  * - the insertion rank of each memory ({@link InsertionOrder}), which records and snapshots keep
  *   so that every open loads memories in the same order.
  * @module
@@ -207,6 +208,48 @@ export function setGraph(engine: Engine, state: GraphState): void {
       // See above.
     }
   }
+}
+
+/**
+ * Re-reads the entity and edge keys among `keys` (`e/`, `g/`) and makes the engine's graph
+ * agree with what storage holds for them, touching only those records, without writing:
+ * entities first (a stored entity replaces the engine's without merging and keeps its edges),
+ * then edges, then the removed entities (a removal deletes their edges in the same batch).
+ * When a record does not fit the engine's graph (two tabs gave one alias to different
+ * entities at once), the whole graph is read again ({@link setGraph}).
+ */
+export async function reloadGraph(adapter: StorageAdapter, engine: Engine, keys: readonly string[]): Promise<void> {
+  const entityKeys = keys.filter((k) => k.startsWith(ENTITY_PREFIX));
+  const edgeKeys = keys.filter((k) => k.startsWith(EDGE_PREFIX));
+  if (entityKeys.length === 0 && edgeKeys.length === 0) return;
+  const entities = await readValues(adapter, entityKeys);
+  const edges = await readValues(adapter, edgeKeys);
+  try {
+    const removed: string[] = [];
+    entityKeys.forEach((key, i) => {
+      const bytes = entities[i];
+      if (bytes === undefined) removed.push(key.slice(ENTITY_PREFIX.length));
+      else engine.putEntity(asRecord("entity", decodeAt(key, bytes, "entity").data));
+    });
+    edgeKeys.forEach((key, i) => {
+      const bytes = edges[i];
+      if (bytes === undefined) engine.removeEdge(key.slice(EDGE_PREFIX.length));
+      else engine.upsertEdge(asRecord("edge", decodeAt(key, bytes, "edge").data));
+    });
+    for (const name of removed) engine.dropEntity(name);
+  } catch {
+    setGraph(engine, await readGraph(adapter));
+  }
+}
+
+/** The values of `keys`, read {@link REREAD_CONCURRENCY} at a time. */
+async function readValues(adapter: StorageAdapter, keys: readonly string[]): Promise<(Uint8Array | undefined)[]> {
+  const values: (Uint8Array | undefined)[] = [];
+  for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
+    const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
+    values.push(...await readStore(() => Promise.all(chunk.map((k) => adapter.get(k)))));
+  }
+  return values;
 }
 
 /** Every entity and edge record in storage. */

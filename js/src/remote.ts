@@ -3,7 +3,7 @@
  * processes), which an adapter with `subscribe` (IndexedDB through a `BroadcastChannel`,
  * PostgreSQL through LISTEN/NOTIFY) reports as the keys of each committed batch. The keys are
  * queued like a write, re-read and applied to the engine without writing (a memory or note
- * inserted, replaced or removed; the graph re-read whole when an entity or edge changed), and
+ * inserted, replaced or removed; an entity or edge likewise, {@link reloadGraph}), and
  * the batches they belong to are claimed (`storage/layout.ts`). Concurrent changes to one
  * record: the last write wins, and every tab converges to it.
  *
@@ -11,12 +11,12 @@
  * are held, since the open reads after subscribing and applies them once it has loaded).
  * @module
  */
-import { InsertionOrder, readGraph, readStore, reload, setGraph } from "./records.js";
+import { InsertionOrder, readStore, reload, reloadGraph } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import {
-  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, parseJournalKey,
+  CONFIG_KEY, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, parseJournalKey,
 } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
@@ -82,9 +82,7 @@ export class OtherTabs {
     const sequences = keys.filter((k) => k.startsWith(SEQ_PREFIX)).map((k) => ({ key: k, value: readStore(() => adapter.get(k)) }));
     for (const s of sequences) s.value.catch(() => undefined); // awaited below, after the records
     if (!(await reload(adapter, engine, this.#order, records))) slot.unsynced = true;
-    if (keys.some((k) => k.startsWith(ENTITY_PREFIX) || k.startsWith(EDGE_PREFIX))) {
-      setGraph(engine, await readGraph(adapter));
-    }
+    await reloadGraph(adapter, engine, keys);
     if (keys.includes(CONFIG_KEY)) {
       const bytes = await readStore(() => adapter.get(CONFIG_KEY));
       if (bytes !== undefined) {

@@ -509,6 +509,23 @@ impl Engine {
         self.graph.add_entity(entity)
     }
 
+    /// Stores a whole entity record, replacing the one with its name and keeping its edges
+    /// ([`Graph::put_entity`]).
+    pub fn put_entity(&mut self, entity: Entity) -> Result<()> {
+        self.graph.put_entity(entity)
+    }
+
+    /// Removes the entity named `name` (not by alias) and its edges; returns whether there was
+    /// one ([`Graph::drop_entity`]).
+    pub fn drop_entity(&mut self, name: &str) -> bool {
+        self.graph.drop_entity(name)
+    }
+
+    /// Removes the edge with this id; returns whether there was one ([`Graph::remove_edge`]).
+    pub fn remove_edge(&mut self, id: &str) -> bool {
+        self.graph.remove_edge(id)
+    }
+
     /// Removes an entity and its edges; with `user_id`, only that user's entity
     /// ([`Graph::remove_entity`]).
     pub fn remove_entity(&mut self, name: &str, user_id: Option<&str>) -> Result<Entity> {

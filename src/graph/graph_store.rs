@@ -233,6 +233,59 @@ impl Graph {
         Ok(node.entity)
     }
 
+    /// Stores a whole entity record as given (its aliases deduplicated as on
+    /// [`add_entity`](Self::add_entity)), replacing the entity with the same normalised name
+    /// without merging and keeping its edges: the path for applying an entity record another
+    /// handle stored. Owners are not checked. Errors: [`Entity::validate`]'s;
+    /// `invalid_argument` when the name or an alias names another entity.
+    pub fn put_entity(&mut self, entity: Entity) -> Result<()> {
+        entity.validate()?;
+        let key = normalize_name(&entity.name);
+        let mut entity = entity;
+        let aliases = std::mem::take(&mut entity.aliases);
+        let entity = merge_aliases(entity, &key, aliases);
+        for name in std::iter::once(&entity.name).chain(&entity.aliases) {
+            if let Some(other) = self.owner_other_than(&normalize_name(name), &key) {
+                return Err(Error::InvalidArgument(format!(
+                    "\"{name}\" of entity \"{}\" already names {}",
+                    entity.name,
+                    self.describe(other, None)
+                )));
+            }
+        }
+        self.note_entity(&key);
+        let old_aliases = match self.entities.get(&key) {
+            Some(node) => node.entity.aliases.clone(),
+            None => Vec::new(),
+        };
+        for alias in &old_aliases {
+            self.unindex_name(&normalize_name(alias));
+        }
+        self.index_name(&key, &key);
+        for alias in &entity.aliases {
+            self.index_name(&normalize_name(alias), &key);
+        }
+        match self.entities.get_mut(&key) {
+            Some(node) => node.entity = entity,
+            None => {
+                let node = Node {
+                    entity,
+                    edges: Vec::new(),
+                };
+                self.entities.insert(key, node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the entity whose normalised name is `name`'s (not one that has it as an alias)
+    /// and every edge that touches it; returns whether there was one. Owners are not
+    /// checked: the path for applying an entity removal another handle stored.
+    pub fn drop_entity(&mut self, name: &str) -> bool {
+        let key = normalize_name(name);
+        self.entities.contains_key(&key) && self.remove_entity(&key, None).is_ok()
+    }
+
     /// The entity with this name or alias.
     pub fn entity(&self, name_or_alias: &str) -> Option<&Entity> {
         let key = self.resolve(name_or_alias)?;
@@ -525,17 +578,21 @@ impl Graph {
     }
 
     /// Removes an edge and its entries in its endpoints' edge sets.
-    fn remove_edge(&mut self, id: &str) {
+    /// Removes the edge with this id; returns whether there was one. Owners are not checked:
+    /// the path for applying an edge removal another handle stored.
+    pub fn remove_edge(&mut self, id: &str) -> bool {
         self.note_edge(id);
-        if let Some(edge) = self.edges.remove(id) {
-            for end in [&edge.from, &edge.to] {
-                if let Some(node) = self.entities.get_mut(end) {
-                    if let Ok(at) = node.edges.binary_search_by(|e| e.as_str().cmp(id)) {
-                        node.edges.remove(at);
-                    }
+        let Some(edge) = self.edges.remove(id) else {
+            return false;
+        };
+        for end in [&edge.from, &edge.to] {
+            if let Some(node) = self.entities.get_mut(end) {
+                if let Ok(at) = node.edges.binary_search_by(|e| e.as_str().cmp(id)) {
+                    node.edges.remove(at);
                 }
             }
         }
+        true
     }
 
     fn index_name(&mut self, normal: &str, key: &str) {
@@ -723,6 +780,131 @@ mod tests {
             }
             assert_eq!(g.take_changes(), GraphChange::default(), "not tracked");
         }
+    }
+
+    /// Applies a graph's tracked change to a replica the way a store applies another handle's
+    /// graph records (`js/src/records.ts`, `reloadGraph`): entities stored now, then edges,
+    /// then the entities removed.
+    fn apply_change(replica: &mut Graph, change: &GraphChange) {
+        for e in &change.entities_after {
+            replica.put_entity(e.clone()).unwrap();
+        }
+        let now: HashSet<&str> = change.edges_after.iter().map(|e| e.id.as_str()).collect();
+        for e in &change.edges_before {
+            if !now.contains(e.id.as_str()) {
+                assert!(
+                    replica.remove_edge(&e.id),
+                    "edge {} was in the replica",
+                    e.id
+                );
+            }
+        }
+        for e in &change.edges_after {
+            replica.upsert_edge(e.clone()).unwrap();
+        }
+        let kept: HashSet<String> = change
+            .entities_after
+            .iter()
+            .map(|e| normalize_name(&e.name))
+            .collect();
+        for e in &change.entities_before {
+            if !kept.contains(&normalize_name(&e.name)) {
+                assert!(
+                    replica.drop_entity(&e.name),
+                    "entity {} was in the replica",
+                    e.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_replica_applying_only_the_touched_records_stays_equal_to_the_graph() {
+        let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay"];
+        for seed in 0..200u64 {
+            let mut rng = crate::test_support::SplitMix64(seed);
+            let mut g = Graph::new();
+            let mut replica = Graph::new();
+            for step in 0..40 {
+                g.track_changes();
+                let a = names[rng.below(6) as usize];
+                let b = names[rng.below(6) as usize];
+                let relation = ["knows", "likes"][rng.below(2) as usize];
+                let _ = match rng.below(8) {
+                    0..=2 => rel(
+                        &mut g,
+                        a,
+                        relation,
+                        b,
+                        Some(0.5),
+                        &ids(&["m1"]),
+                        step as f64,
+                    )
+                    .map(drop),
+                    3 => g.add_entity(entity(a, &[&format!("{b} {step}")])),
+                    4 => g.remove_entity(a, None).map(drop),
+                    5 => g.unrelate(a, None, b, None).map(drop),
+                    6 => g.put_entity(entity(a, &[&format!("{a} {}", step % 3)])),
+                    _ => {
+                        g.drop_entity(b);
+                        Ok(())
+                    }
+                };
+                let change = g.take_changes();
+                apply_change(&mut replica, &change);
+                assert_eq!(records(&replica), records(&g), "seed {seed} step {step}");
+                assert_consistent(&replica);
+                assert_consistent(&g);
+            }
+        }
+    }
+
+    #[test]
+    fn put_entity_replaces_the_record_without_merging_and_keeps_its_edges() {
+        let mut g = Graph::new();
+        g.add_entity(entity("Robert", &["Bob", "Rob"])).unwrap();
+        rel(&mut g, "Robert", "knows", "Ada", None, &[], 1.0).unwrap();
+        g.put_entity(entity("robert", &["Bobby", "robert"]))
+            .unwrap();
+        let stored = g.entity("Bobby").unwrap();
+        assert_eq!(
+            (stored.name.as_str(), stored.aliases.clone()),
+            ("robert", ids(&["Bobby"]))
+        );
+        assert!(
+            g.entity("Bob").is_none() && g.entity("Rob").is_none(),
+            "old aliases are gone"
+        );
+        assert_eq!(g.edges_of("Bobby").len(), 1, "the edge stays");
+        let err = g.put_entity(entity("Ada", &["bobby"])).unwrap_err();
+        assert!(
+            err.to_string().contains("already names entity \"robert\""),
+            "{err}"
+        );
+        assert_eq!(
+            g.entity("Ada").unwrap().aliases,
+            Vec::<String>::new(),
+            "refused: unchanged"
+        );
+        assert_consistent(&g);
+    }
+
+    #[test]
+    fn drop_entity_removes_only_the_entity_of_that_name_and_remove_edge_only_that_edge() {
+        let mut g = Graph::new();
+        g.add_entity(entity("Robert", &["Bob"])).unwrap();
+        rel(&mut g, "Robert", "knows", "Ada", None, &[], 1.0).unwrap();
+        rel(&mut g, "Robert", "likes", "Ada", None, &[], 1.0).unwrap();
+        assert!(!g.drop_entity("Bob"), "an alias is not a name");
+        assert!(!g.remove_edge("robert|knows|nobody"));
+        assert!(g.remove_edge("robert|knows|ada"));
+        assert_eq!(
+            g.edges().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            ["robert|likes|ada"]
+        );
+        assert!(g.drop_entity("ROBERT"));
+        assert_eq!((g.entity_count(), g.edge_count()), (1, 0));
+        assert_consistent(&g);
     }
 
     #[test]

@@ -13,6 +13,7 @@ import { rejectsWith } from "../support/errors.mjs";
 import { pgMissing, startCluster } from "../support/postgres.mjs";
 import pgModule from "pg";
 import { eventually } from "../support/wait.mjs";
+import { rng } from "../support/rng.mjs";
 
 const missing = pgMissing();
 if (missing !== undefined) console.log(`# skipping the PostgreSQL tests: ${missing}`);
@@ -283,6 +284,48 @@ describe("the change feed", { skip }, () => {
       await a.forget("bike");
       await eventually(async () => b.size === 2, 5000, "b sees a's delete");
       await rejectsWith(() => b.remember({ id: "tea", text: "again" }), "already_exists");
+    } finally {
+      await a.close();
+      await b.close();
+      await other.close();
+    }
+  });
+
+  test("graph writes through one process reach the other's engine record by record, and both graphs stay equal", async () => {
+    const other = await PostgresDatabase.connect({ config: pg.config });
+    // b's adapter, noting every listing: a graph applied record by record lists nothing.
+    const inner = other.adapter("graph-feed");
+    const listed = [];
+    const spy = {
+      get: (k) => inner.get(k), keys: (p) => inner.keys(p), write: (ops) => inner.write(ops),
+      entries: (p) => { listed.push(p); return inner.entries(p); },
+      subscribe: (l) => inner.subscribe(l), checksCreates: inner.checksCreates, close: () => inner.close(),
+    };
+    const a = await MemoryStore.open({ name: "graph-feed", storage: db.adapter("graph-feed") });
+    const b = await MemoryStore.open({ name: "graph-feed", storage: spy });
+    const graph = async (s) => JSON.stringify([await s.entities(), await s.edges()]);
+    try {
+      listed.length = 0;
+      const random = rng(7);
+      const names = ["Ada", "Bob", "Cy", "Dee", "Eve"];
+      for (let step = 0; step < 60; step++) {
+        const [x, y] = [random.pick(names), random.pick(names)];
+        const writer = random.chance(0.25) ? b : a;
+        const op = random.int(6);
+        try {
+          if (op <= 2) await writer.relate({ from: x, relation: random.pick(["knows", "likes"]), to: y, memoryIds: [`m${step % 3}`] });
+          else if (op === 3) await writer.addEntity({ name: x, aliases: [`${x} ${step % 4}`] });
+          else if (op === 4) await writer.forgetEntity(x);
+          else await writer.unrelate({ from: x, to: y });
+        } catch (e) {
+          assert.equal(e.code, "not_found", e.message); // forgetting or unrelating what is not there
+        }
+        const want = await graph(writer);
+        const reader = writer === a ? b : a;
+        await eventually(async () => (await graph(reader)) === want, 5000, `step ${step}: the other process's graph`);
+      }
+      assert.ok((await a.edges()).length > 0, "the run ends with edges");
+      assert.deepEqual(listed, [], "b never listed the graph again");
     } finally {
       await a.close();
       await b.close();
