@@ -715,49 +715,50 @@ mod tests {
         )
     }
 
+    /// One random graph write among six entities: every kind of write, refused ones included.
+    fn random_write(g: &mut Graph, rng: &mut crate::test_support::SplitMix64, step: usize) {
+        let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay"];
+        let a = names[rng.below(6) as usize];
+        let b = names[rng.below(6) as usize];
+        let relation = ["knows", "likes"][rng.below(2) as usize];
+        let _ = match rng.below(9) {
+            0..=2 => rel(g, a, relation, b, Some(0.5), &ids(&["m1"]), step as f64).map(drop),
+            3 => g.add_entity(entity(a, &[&format!("{b} {step}")])),
+            4 => g.remove_entity(a, None).map(drop),
+            5 => g.unrelate(a, None, b, None).map(drop),
+            6 => g.put_entity(entity(a, &[&format!("{a} {}", step % 3)])),
+            7 => {
+                g.drop_entity(b);
+                Ok(())
+            }
+            _ => g
+                .upsert_edge(Edge {
+                    id: String::new(),
+                    from: a.into(),
+                    relation: relation.into(),
+                    to: b.into(),
+                    strength: 0.3,
+                    created_at: step as f64,
+                    last_seen_at: step as f64,
+                    memory_ids: Vec::new(),
+                    user_id: None,
+                    classification: 0,
+                    valid_from: None,
+                    valid_to: None,
+                })
+                .map(drop),
+        };
+    }
+
     #[test]
     fn tracked_changes_turn_the_records_before_into_the_records_after() {
-        let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay"];
         for seed in 0..200u64 {
             let mut rng = crate::test_support::SplitMix64(seed);
             let mut g = Graph::new();
             for step in 0..30 {
                 let (entities, edges) = records(&g);
                 g.track_changes();
-                let a = names[rng.below(6) as usize];
-                let b = names[rng.below(6) as usize];
-                let relation = ["knows", "likes"][rng.below(2) as usize];
-                let _ = match rng.below(6) {
-                    0 | 1 => rel(
-                        &mut g,
-                        a,
-                        relation,
-                        b,
-                        Some(0.5),
-                        &ids(&["m1"]),
-                        step as f64,
-                    )
-                    .map(drop),
-                    2 => g.add_entity(entity(a, &[&format!("{b} {step}")])),
-                    3 => g.remove_entity(a, None).map(drop),
-                    4 => g.unrelate(a, None, b, None).map(drop),
-                    _ => g
-                        .upsert_edge(Edge {
-                            id: String::new(),
-                            from: a.into(),
-                            relation: relation.into(),
-                            to: b.into(),
-                            strength: 0.3,
-                            created_at: step as f64,
-                            last_seen_at: step as f64,
-                            memory_ids: Vec::new(),
-                            user_id: None,
-                            classification: 0,
-                            valid_from: None,
-                            valid_to: None,
-                        })
-                        .map(drop),
-                };
+                random_write(&mut g, &mut rng, step);
                 let change = g.take_changes();
                 // Before, less what the change held before, plus what it holds now: after.
                 let mut want_entities: Vec<Entity> = entities
@@ -820,36 +821,13 @@ mod tests {
 
     #[test]
     fn a_replica_applying_only_the_touched_records_stays_equal_to_the_graph() {
-        let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay"];
         for seed in 0..200u64 {
             let mut rng = crate::test_support::SplitMix64(seed);
             let mut g = Graph::new();
             let mut replica = Graph::new();
             for step in 0..40 {
                 g.track_changes();
-                let a = names[rng.below(6) as usize];
-                let b = names[rng.below(6) as usize];
-                let relation = ["knows", "likes"][rng.below(2) as usize];
-                let _ = match rng.below(8) {
-                    0..=2 => rel(
-                        &mut g,
-                        a,
-                        relation,
-                        b,
-                        Some(0.5),
-                        &ids(&["m1"]),
-                        step as f64,
-                    )
-                    .map(drop),
-                    3 => g.add_entity(entity(a, &[&format!("{b} {step}")])),
-                    4 => g.remove_entity(a, None).map(drop),
-                    5 => g.unrelate(a, None, b, None).map(drop),
-                    6 => g.put_entity(entity(a, &[&format!("{a} {}", step % 3)])),
-                    _ => {
-                        g.drop_entity(b);
-                        Ok(())
-                    }
-                };
+                random_write(&mut g, &mut rng, step);
                 let change = g.take_changes();
                 apply_change(&mut replica, &change);
                 assert_eq!(records(&replica), records(&g), "seed {seed} step {step}");
