@@ -156,22 +156,7 @@ impl Graph {
         entity.validate()?;
         let key = normalize_name(&entity.name);
         let writer = entity.user_id.as_deref();
-        if let Some(other) = self.owner_other_than(&key, &key) {
-            return Err(Error::InvalidArgument(format!(
-                "entity name \"{}\" is already an alias of {}",
-                entity.name,
-                self.describe(other, writer)
-            )));
-        }
-        for alias in &entity.aliases {
-            if let Some(other) = self.owner_other_than(&normalize_name(alias), &key) {
-                return Err(Error::InvalidArgument(format!(
-                    "alias \"{alias}\" of entity \"{}\" already names {}",
-                    entity.name,
-                    self.describe(other, writer)
-                )));
-            }
-        }
+        self.check_names_free(&entity, &key, writer)?;
         if let (Some(user), Some(node)) = (writer, self.entities.get(&key)) {
             let what = format!("entity \"{}\"", entity.name);
             check_owner(node.entity.user_id.as_deref(), user, what)?;
@@ -244,15 +229,7 @@ impl Graph {
         let mut entity = entity;
         let aliases = std::mem::take(&mut entity.aliases);
         let entity = merge_aliases(entity, &key, aliases);
-        for name in std::iter::once(&entity.name).chain(&entity.aliases) {
-            if let Some(other) = self.owner_other_than(&normalize_name(name), &key) {
-                return Err(Error::InvalidArgument(format!(
-                    "\"{name}\" of entity \"{}\" already names {}",
-                    entity.name,
-                    self.describe(other, None)
-                )));
-            }
-        }
+        self.check_names_free(&entity, &key, None)?;
         self.note_entity(&key);
         let old_aliases = match self.entities.get(&key) {
             Some(node) => node.entity.aliases.clone(),
@@ -549,6 +526,28 @@ impl Graph {
                 }
             }
         }
+    }
+
+    /// Fails with `invalid_argument` when `entity`'s name or an alias names an entity other
+    /// than `key` (named as [`describe`](Self::describe) shows it to `writer`).
+    fn check_names_free(&self, entity: &Entity, key: &str, writer: Option<&str>) -> Result<()> {
+        if let Some(other) = self.owner_other_than(key, key) {
+            return Err(Error::InvalidArgument(format!(
+                "entity name \"{}\" is already an alias of {}",
+                entity.name,
+                self.describe(other, writer)
+            )));
+        }
+        for alias in &entity.aliases {
+            if let Some(other) = self.owner_other_than(&normalize_name(alias), key) {
+                return Err(Error::InvalidArgument(format!(
+                    "alias \"{alias}\" of entity \"{}\" already names {}",
+                    entity.name,
+                    self.describe(other, writer)
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The key of the entity that owns `normal` (a name or alias normal form), when that is
