@@ -219,37 +219,37 @@ export function setGraph(engine: Engine, state: GraphState): void {
  * entities at once), the whole graph is read again ({@link setGraph}).
  */
 export async function reloadGraph(adapter: StorageAdapter, engine: Engine, keys: readonly string[]): Promise<void> {
-  const entityKeys = keys.filter((k) => k.startsWith(ENTITY_PREFIX));
-  const edgeKeys = keys.filter((k) => k.startsWith(EDGE_PREFIX));
-  if (entityKeys.length === 0 && edgeKeys.length === 0) return;
-  const entities = await readValues(adapter, entityKeys);
-  const edges = await readValues(adapter, edgeKeys);
+  // Entities before edges: one read of both keeps that order.
+  const graphKeys = [...keys.filter((k) => k.startsWith(ENTITY_PREFIX)), ...keys.filter((k) => k.startsWith(EDGE_PREFIX))];
+  if (graphKeys.length === 0) return;
+  const stored: Array<[string, Uint8Array | undefined]> = [];
+  for await (const [chunk, values] of readChunks(adapter, graphKeys)) chunk.forEach((key, i) => stored.push([key, values[i]]));
   try {
     const removed: string[] = [];
-    entityKeys.forEach((key, i) => {
-      const bytes = entities[i];
-      if (bytes === undefined) removed.push(key.slice(ENTITY_PREFIX.length));
-      else engine.putEntity(asRecord("entity", decodeAt(key, bytes, "entity").data));
-    });
-    edgeKeys.forEach((key, i) => {
-      const bytes = edges[i];
-      if (bytes === undefined) engine.removeEdge(key.slice(EDGE_PREFIX.length));
-      else engine.upsertEdge(asRecord("edge", decodeAt(key, bytes, "edge").data));
-    });
+    for (const [key, bytes] of stored) {
+      if (key.startsWith(ENTITY_PREFIX)) {
+        if (bytes === undefined) removed.push(key.slice(ENTITY_PREFIX.length));
+        else engine.putEntity(asRecord("entity", decodeAt(key, bytes, "entity").data));
+      } else if (bytes === undefined) {
+        engine.removeEdge(key.slice(EDGE_PREFIX.length));
+      } else {
+        engine.upsertEdge(asRecord("edge", decodeAt(key, bytes, "edge").data));
+      }
+    }
     for (const name of removed) engine.dropEntity(name);
   } catch {
     setGraph(engine, await readGraph(adapter));
   }
 }
 
-/** The values of `keys`, read {@link REREAD_CONCURRENCY} at a time. */
-async function readValues(adapter: StorageAdapter, keys: readonly string[]): Promise<(Uint8Array | undefined)[]> {
-  const values: (Uint8Array | undefined)[] = [];
+/** `keys` in chunks of {@link REREAD_CONCURRENCY}, each with the values storage holds for it. */
+async function* readChunks(
+  adapter: StorageAdapter, keys: readonly string[],
+): AsyncGenerator<[readonly string[], (Uint8Array | undefined)[]]> {
   for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
     const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
-    values.push(...await readStore(() => Promise.all(chunk.map((k) => adapter.get(k)))));
+    yield [chunk, await readStore(() => Promise.all(chunk.map((k) => adapter.get(k))))];
   }
-  return values;
 }
 
 /** Every entity and edge record in storage. */
@@ -297,9 +297,7 @@ export async function reload(
   adapter: StorageAdapter, engine: Engine, order: InsertionOrder, keys: readonly string[], strict = false,
 ): Promise<boolean> {
   let synced = true;
-  for (let at = 0; at < keys.length; at += REREAD_CONCURRENCY) {
-    const chunk = keys.slice(at, at + REREAD_CONCURRENCY);
-    const values = await readStore(() => Promise.all(chunk.map((k) => adapter.get(k))));
+  for await (const [chunk, values] of readChunks(adapter, keys)) {
     chunk.forEach((key, i) => {
       const bytes = values[i];
       try {
