@@ -182,6 +182,12 @@ export interface FusionParameters {
   semanticFrom?: number;
   /** … and where it is full (8). */
   semanticFull?: number;
+  /**
+   * Share of the best adjacent memory's score a memory gains (0.2): the memories written just
+   * before or after it (at most two apart in insertion order), by the same user, under the same
+   * topic, within 30 minutes of it and not at the same instant: turns of one conversation.
+   */
+  adjacentWeight?: number;
 }
 
 /** What {@link MemoryStore.storageInfo} reports; a field is absent where the backend cannot tell. */

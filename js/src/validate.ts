@@ -470,7 +470,7 @@ export function toRecallOptions(
 const FUSION_FIELDS = fieldTable<Record<string, number>>({
   lexicalWeight: "number", signatureWeight: "number", graphWeight: "number", noteWeight: "number",
   recencyWeight: "number", latestRecencyWeight: "number", priorExponent: "number",
-  coverageWeight: "number", semanticFrom: "number", semanticFull: "number",
+  coverageWeight: "number", semanticFrom: "number", semanticFull: "number", adjacentWeight: "number",
 });
 
 /**

@@ -42,6 +42,30 @@ describe("the default ranking", () => {
     assert.ok(!res.results.some((r) => r.id === "c"), "an unrelated memory stays under minScore");
   });
 
+  test("the reply after a matching turn of a conversation is found through it, and fusion.adjacentWeight: 0 turns that off", async () => {
+    const turns = [
+      "Melanie: What did you paint in your class last week?",
+      "Caroline: A sunset over the lake, with purple clouds.",
+      "Melanie: That sounds lovely, the kids would like it.",
+      "Melanie: We are going camping next month.",
+      "Melanie: The tent is still in the garage.",
+      "Caroline: A long walk along the river, with my dog.",
+    ].map((text, i) => ({ id: `t${i}`, text, createdAt: NOW - DAY + i * 60_000 }));
+    const question = "what did Caroline paint?";
+    const store = await openMemoryStore();
+    await store.rememberMany(turns);
+    const res = await store.recall(question, { trackRecalls: false });
+    const ids = res.results.map((r) => r.id);
+    assert.ok(ids.indexOf("t1") < ids.indexOf("t5"), ids.join());
+    assert.ok(res.results.find((r) => r.id === "t1").components.adjacent > 0);
+
+    const off = await openMemoryStore({ fusion: { adjacentWeight: 0 } });
+    await off.rememberMany(turns);
+    const plain = await off.recall(question, { trackRecalls: false });
+    assert.ok(plain.results.every((r) => r.components.adjacent === undefined));
+    await rejectsWith(MemoryStore.open({ storage: "memory", fusion: { adjacentWeight: 1.5 } }), "invalid_argument", /fusion\.adjacentWeight/);
+  });
+
   test("minScore drops weak results, per store and per recall", async () => {
     const store = await quickStart({ minScore: 0.99 });
     assert.equal((await store.recall("database pipeline")).results.length, 0);

@@ -407,3 +407,95 @@ fn only_words_read_as_a_neighbour_the_stemmer_does_not_know_count_as_corrected()
         assert_eq!(pending.corrected, corrected, "{query}");
     }
 }
+
+/// A conversation: turns one minute apart, by `user`; the reply to the question about
+/// painting names no painting, and a later turn by the same speaker matches the query as
+/// weakly as the reply does.
+fn conversation(user: &str, reply_user: &str, minute: f64) -> Vec<Memory> {
+    let turns = [
+        (
+            "ask",
+            user,
+            "Melanie: What did you paint in your class last week?",
+        ),
+        (
+            "reply",
+            reply_user,
+            "Caroline: A sunset over the lake, with purple clouds.",
+        ),
+        (
+            "f1",
+            user,
+            "Melanie: That sounds lovely, the kids would like it.",
+        ),
+        ("f2", user, "Melanie: We are going camping next month."),
+        ("f3", user, "Melanie: The tent is still in the garage."),
+        (
+            "later",
+            user,
+            "Caroline: A long walk along the river, with my dog.",
+        ),
+    ];
+    turns
+        .iter()
+        .enumerate()
+        .map(|(i, (id, u, text))| {
+            let at = NOW - DAY + i as f64 * minute;
+            Memory {
+                user_id: Some((*u).into()),
+                created_at: at,
+                updated_at: at,
+                ..memory(id, text)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_turn_after_a_matching_one_gains_a_share_of_its_score() {
+    let query = "what did Caroline paint?";
+    let mut e = engine(conversation("u", "u", 60_000.0));
+    let out = e.recall(query, &options(), None, &|| 0.0).unwrap();
+    let rank = |id: &str| out.results.iter().position(|h| h.id == id);
+    let reply = &out.results[rank("reply").expect("the reply is found")];
+    assert!(component(reply, "adjacent").unwrap() > 0.0);
+    assert!(rank("reply") < rank("later"), "{:?}", ids(&out));
+    let later = &out.results[rank("later").unwrap()];
+    assert_eq!(
+        component(later, "adjacent"),
+        None,
+        "no matching turn beside it"
+    );
+
+    // With the weight at 0 no memory gains anything from its neighbours.
+    let mut config = EngineConfig::default();
+    config.fusion.adjacent_weight = 0.0;
+    let mut e = Engine::new(config).unwrap();
+    e.insert_many(conversation("u", "u", 60_000.0), &[])
+        .unwrap();
+    let off = e.recall(query, &options(), None, &|| 0.0).unwrap();
+    assert!(off
+        .results
+        .iter()
+        .all(|h| component(h, "adjacent").is_none()));
+}
+
+#[test]
+fn a_batch_written_at_one_instant_or_another_user_s_turn_gains_nothing_from_its_neighbours() {
+    let query = "what did Caroline paint?";
+    for memories in [
+        conversation("u", "u", 0.0),
+        conversation("u", "v", 60_000.0),
+        conversation("u", "u", 45.0 * 60_000.0),
+    ] {
+        let mut e = engine(memories);
+        let out = e.recall(query, &options(), None, &|| 0.0).unwrap();
+        assert!(
+            out.results
+                .iter()
+                .all(|h| component(h, "adjacent").is_none()),
+            "{:?}",
+            out.results
+        );
+    }
+}

@@ -112,6 +112,11 @@ impl Engine {
             min_score,
             // Room for the repeats the content dedup drops (`dedup.rs`).
             limit: depth + self.repeated_texts(&pool.cands),
+            adjacent: if ranking == Ranking::Recallkit && self.config.fusion.adjacent_weight > 0.0 {
+                self.adjacent_pairs(&pool)
+            } else {
+                Vec::new()
+            },
         };
         self.apply_hints(&mut pool.cands, &options);
         let ranked = fused::rank(pool.cands, &fused_options);
@@ -371,6 +376,36 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The adjacent memories among the candidates ([`model::written_in_one_sitting`]): each
+    /// memory candidate and the ones inserted up to [`model::ADJACENT_SPAN`] after it, by the
+    /// same user, under the same topic, in one sitting; positions in the pool and distance.
+    fn adjacent_pairs(&self, pool: &Pool) -> Vec<(u32, u32, u32)> {
+        let mut pairs = Vec::new();
+        for (a, c) in pool.cands.iter().enumerate() {
+            let CandidateKey::Memory(doc) = c.key else {
+                continue;
+            };
+            let Some(m) = self.memory(doc) else {
+                continue;
+            };
+            for distance in 1..=model::ADJACENT_SPAN {
+                let Some(next) = doc.0.checked_add(distance).map(DocId) else {
+                    break;
+                };
+                let (Some(b), Some(n)) = (pool.position(next), self.memory(next)) else {
+                    continue;
+                };
+                if n.user_id() == m.user_id()
+                    && n.topic() == m.topic()
+                    && model::written_in_one_sitting(m.created_at(), n.created_at())
+                {
+                    pairs.push((a as u32, b as u32, distance));
+                }
+            }
+        }
+        pairs
     }
 
     /// The share of `terms` (porter stems, [`evidence::query_terms`]) each memory of `docs`

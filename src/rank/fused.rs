@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
 //! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
+//! | 2b. adjacent (`recallkit`) | `+ adjacentWeight · max own(n) / distance(n)` over the adjacent candidates ([`super::model`]) | `adjacent` |
 //! | 3. context (`recallkit`) | `+` abmind's context boost | `contextBoost` |
 //! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)` | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
@@ -51,6 +52,9 @@ pub struct FusedOptions {
     pub min_score: f64,
     /// Results to keep.
     pub limit: usize,
+    /// Adjacent memories among the candidates (`recallkit`): positions `(a, b, distance)`
+    /// in the candidate list [`rank`] receives, each pair once.
+    pub adjacent: Vec<(u32, u32, u32)>,
 }
 
 /// Runs steps 1–7 of the module doc and returns at most `limit` candidates, best first.
@@ -60,6 +64,7 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
         score(c, o);
     }
     if o.ranking == Ranking::Recallkit {
+        adjacent_bonus(&mut cands, &o.adjacent, o.fusion.adjacent_weight);
         if let Some(context) = &o.context {
             boost::context_boost(&mut cands, context);
         }
@@ -78,6 +83,31 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
         c.score = c.score.min(1.0);
     }
     ranked
+}
+
+/// Step 2b: each candidate in `pairs` gains `weight` times the best own score of the
+/// candidates adjacent to it, divided by their distance; read from the scores of step 2, so
+/// bonuses do not chain.
+fn adjacent_bonus(cands: &mut [Candidate], pairs: &[(u32, u32, u32)], weight: f64) {
+    if weight <= 0.0 || pairs.is_empty() {
+        return;
+    }
+    let own: Vec<f64> = cands.iter().map(|c| c.score).collect();
+    let mut best = vec![0.0f64; cands.len()];
+    for &(a, b, distance) in pairs {
+        let (a, b, d) = (a as usize, b as usize, f64::from(distance.max(1)));
+        if a < own.len() && b < own.len() {
+            best[a] = best[a].max(own[b] / d);
+            best[b] = best[b].max(own[a] / d);
+        }
+    }
+    for (c, b) in cands.iter_mut().zip(best) {
+        if b > 0.0 {
+            let gain = weight * b;
+            c.score += gain;
+            c.components.push(("adjacent", gain));
+        }
+    }
 }
 
 /// Step 1: the evidence present, as components.
@@ -169,6 +199,7 @@ mod tests {
             lambda: None,
             min_score: 0.0,
             limit: 10,
+            adjacent: Vec::new(),
         }
     }
 
@@ -206,6 +237,57 @@ mod tests {
         );
         // Scores stay in [0, 1].
         assert!(ranked.iter().all(|c| c.score == 1.0));
+    }
+
+    #[test]
+    fn a_memory_next_to_a_match_gains_a_share_of_its_score_without_chaining() {
+        let lexical = |x| Evidence {
+            lexical: x,
+            ..Evidence::default()
+        };
+        // 0 matches fully; 1 is the turn after it (distance 1), 2 the one after that
+        // (distance 2 from 0, 1 from 1); 3 matches a little and has no neighbour.
+        let cands = vec![
+            memory(0, lexical(0.9)),
+            memory(1, lexical(0.0)),
+            memory(2, lexical(0.0)),
+            memory(3, lexical(0.1)),
+        ];
+        let o = FusedOptions {
+            adjacent: vec![(0, 1, 1), (0, 2, 2), (1, 2, 1)],
+            ..options(Ranking::Recallkit)
+        };
+        let out = rank(cands, &o);
+        let got: Vec<(CandidateKey, f64)> = out.iter().map(|c| (c.key, c.score)).collect();
+        let w = FusionParams::default().adjacent_weight;
+        // 2 gains from 0 at distance 2, not from 1's bonus.
+        let expect = [(0, 0.9), (1, w * 0.9), (3, 0.1), (2, w * 0.9 / 2.0)];
+        assert_eq!(got.len(), 4);
+        for (&(key, score), &(doc, want)) in got.iter().zip(&expect) {
+            assert_eq!(key, CandidateKey::Memory(DocId(doc)));
+            assert_close!(score, want);
+        }
+        assert_close!(out[1].component("adjacent").unwrap(), w * 0.9);
+        assert_eq!(out[2].component("adjacent"), None);
+        // Other models ignore adjacency; so does a weight of 0.
+        for o in [
+            FusedOptions {
+                ranking: Ranking::Rrf,
+                ..o.clone()
+            },
+            FusedOptions {
+                fusion: FusionParams {
+                    adjacent_weight: 0.0,
+                    ..FusionParams::default()
+                },
+                ..o.clone()
+            },
+        ] {
+            let cands = vec![memory(0, lexical(0.9)), memory(1, lexical(0.0))];
+            assert!(rank(cands, &o)
+                .iter()
+                .all(|c| c.component("adjacent").is_none()));
+        }
     }
 
     #[test]

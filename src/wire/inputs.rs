@@ -434,6 +434,7 @@ fn fusion(v: Value, f: &mut FusionParams) -> Result<()> {
             "coverageWeight" => &mut f.coverage_weight,
             "semanticFrom" => &mut f.semantic_from,
             "semanticFull" => &mut f.semantic_full,
+            "adjacentWeight" => &mut f.adjacent_weight,
             _ => return Err(unknown(W, k)),
         };
         set(slot, opt_num(W, k, v)?);
