@@ -34,6 +34,12 @@ run("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown
 // --keep-debug keeps the function names for wasm-opt's --reorder-functions-by-name below, which
 // then strips them.
 run("wasm-bindgen", [wasmOut, "--keep-debug", "--out-dir", join(root, "pkg"), "--target", "web"]);
+// wasm-bindgen declares `[Symbol.dispose](): void` on each exported class, which only compiles
+// for a TypeScript user whose lib has esnext.disposable (or @types/node): under lib ES2022 + DOM
+// it is error TS2550 in our declarations. The wrapper frees these objects with `free()`, and no
+// user holds one, so the declarations leave the method out (the glue still defines it).
+const dts = join(root, "pkg", "recallkit.d.ts");
+writeFileSync(dts, readFileSync(dts, "utf8").replace(/^[ \t]*\[Symbol\.dispose\]\(\): void;\r?\n/gm, ""));
 // The glue ships minified (terser: its JSDoc blocks repeat the Rust docs that recallkit.d.ts
 // keeps for editors and tsc, and its local names are long): 1.8 KB less gzipped than with only
 // the JSDoc removed. Export names and the wasm's import names (object keys) are kept; the

@@ -5,6 +5,8 @@
 //     `recallkit/embedders` and `recallkit/postgres` import (the last without its optional pg);
 //   - Node, CommonJS: `require("recallkit")` works where Node can require ES modules (20.19 and
 //     later, 22.12 and later), else fails with ERR_REQUIRE_ESM; either way it says so;
+//   - TypeScript: a strict program using the entries compiles under lib ES2022 + DOM and no
+//     @types/node (what a browser project has);
 //   - Deno: the installed package by its bare name (node_modules), a file store;
 //   - Chromium, a page without a bundler: an import map names the package's entry;
 //   - Chromium, a Vite build of a page importing it (the wasm is emitted as an asset).
@@ -22,6 +24,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const DENO = join(root, "node_modules", ".bin", "deno");
 const VITE = join(root, "node_modules", "vite", "bin", "vite.js");
+const TSC = join(root, "node_modules", "typescript", "bin", "tsc");
 const TIMEOUT_MS = 120_000;
 
 let failures = 0;
@@ -107,6 +110,29 @@ const OPTIONS = { storage: "file", path: "./node-store" };
 ${USE}
 console.log("esm ok");`);
     return ran(run(process.execPath, ["esm.mjs"], app), "node esm.mjs").trim();
+  });
+
+  await check("TypeScript: the declarations compile under lib ES2022 + DOM, strict, without @types/node", () => {
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM"],
+        strict: true, noEmit: true, types: [], skipLibCheck: false,
+      },
+      files: ["use.mts"],
+    }, null, 2));
+    writeFileSync(join(app, "use.mts"), `
+import { MemoryStore, type RecallResult } from "recallkit";
+import { openWorkerStore } from "recallkit/worker";
+import { ollamaEmbedder } from "recallkit/embedders";
+import { PostgresDatabase } from "recallkit/postgres";
+const store = await MemoryStore.open({ storage: "memory", embed: ollamaEmbedder({ url: "http://127.0.0.1:11434", model: "m" }) });
+await store.remember({ text: "The backup runs at 02:00" });
+const res: RecallResult = await store.recall("backup");
+const score: number = res.results[0]?.score ?? 0;
+export { score, openWorkerStore, PostgresDatabase };
+`);
+    ran(run(process.execPath, [TSC, "-p", app], app), "tsc");
+    return `typescript ${JSON.parse(readFileSync(join(root, "node_modules", "typescript", "package.json"), "utf8")).version}`;
   });
 
   await check("Node, CommonJS: require() works where Node requires ES modules, else fails with ERR_REQUIRE_ESM", () => {
