@@ -41,6 +41,7 @@ Commands:
       --context-tags a,b --context-types t,u --language L --active-path PATH
       --translated (abmind's flag: the query is already English; accepted, recallkit searches
       the English text and the original either way and never translates)
+      --no-skip-trivial (search "ok", "thanks" or a lone emoji instead of answering nothing)
   context "query"         recall, then print the block for a prompt: lines grouped by memory type,
                           quoted, cited, within the token budget (its size goes to stderr)
       --budget N (tokens, default 1000) --limit N (1-100, default 20) --topic T --tier T
@@ -150,7 +151,7 @@ const COMMANDS = {
       "exclude-tags", "time", "sort", "query", "priority", "expansion-limit", "relation-limit", "context-tags",
       "context-types", "language", "active-path",
     ],
-    flags: ["json", "no-track", "expand-relations", "expand-entities", "auto-decompose", "translated"],
+    flags: ["json", "no-track", "expand-relations", "expand-entities", "auto-decompose", "translated", "no-skip-trivial"],
     args: [0, 1, '"query"'],
   },
   context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking"], flags: ["json", "no-citations"], args: [1, 1, '"query"'] },
@@ -493,6 +494,10 @@ export function formatRecall(query, result, limit) {
   // What the question became (time words, pronouns), before the stages that searched it.
   const resolved = describeQuery(result);
   if (resolved !== undefined) lines.push(`query: ${resolved}`);
+  if (result.trivial) {
+    lines.push("A trivial message (an acknowledgement, a greeting, a lone emoji or letter): nothing was searched; --no-skip-trivial searches it.");
+    return lines.join("\n");
+  }
   let candidates = 0;
   for (const s of result.stages) {
     if (s.skipped) {
@@ -596,6 +601,7 @@ async function cmdRecall(ctx) {
   if (opts.until !== undefined) options.end = parseDate(opts.until, "--until", now, true);
   if (options.start !== undefined && options.end !== undefined && options.start > options.end) throw usageError("--since is after --until");
   options.trackRecalls = !opts["no-track"];
+  if (opts["no-skip-trivial"]) options.skipTrivial = false;
   const store = await ctx.open({ mustExist: true });
   const query = args[0] ?? "";
   const result = await store.recall(query, options);

@@ -197,8 +197,9 @@ export interface RecallOptions {
    */
   priorityIds?: string[];
   /**
-   * Answer a trivial message ("ok", "thanks", "yes", a lone emoji, punctuation, under three
-   * letters and digits, and the Vietnamese "cảm ơn", "vâng", "ừ", "dạ") at once with
+   * Answer a trivial message ("ok", "thanks", "yes", a lone emoji, punctuation, a lone letter
+   * or digit, and the Vietnamese "cảm ơn", "vâng", "ừ", "dạ"; "Go", "AI" and "東京" are
+   * searched) at once with
    * `{ results: [], trivial: true }`: no stage runs and `embed` is not called (Engram's query
    * decision). Default true; `false` searches anyway. An empty query or `*` is not trivial: it
    * asks for the trending memories.
@@ -449,8 +450,8 @@ export interface RecallResult {
   /** The store's degradation tier this recall ran in (`MemoryStore.status()`). */
   tier: Tier;
   /**
-   * `true` when the query was a trivial message ("ok", "thanks", a lone emoji, under three
-   * letters and digits: Engram's query decision) and nothing ran; absent otherwise.
+   * `true` when the query was a trivial message ("ok", "thanks", a lone emoji, a lone letter
+   * or digit: Engram's query decision) and nothing ran; absent otherwise.
    * `skipTrivial: false` turns the check off.
    */
   trivial?: true;

@@ -224,6 +224,16 @@ describe("remember, recall, forget", () => {
     assert.match(r.stderr, /--text-en needs some text/);
   });
 
+  test("a trivial message says nothing was searched, and --no-skip-trivial searches it", async () => {
+    const other = join(tempDir(), "db");
+    await ok(["--db", other, "remember", "thanks to Ana the SQL is fast", "--id", "t-1"]);
+    const plain = await ok(["--db", other, "recall", "thanks"]);
+    assert.match(plain.stdout, /trivial message .*nothing was searched; --no-skip-trivial searches it/);
+    const json = JSON.parse((await ok(["--db", other, "recall", "thanks", "--json", "--no-skip-trivial"])).stdout);
+    assert.equal(json.trivial, undefined);
+    assert.equal(json.results[0].id, "t-1");
+  });
+
   test("recalls are tracked unless --no-track", async () => {
     const before = JSON.parse((await ok(["--db", db, "recall", "vacuum cleaner", "--json", "--no-track"])).stdout);
     const count = before.results.find((h) => h.id === "cat-1").memory.recallCount;

@@ -162,6 +162,24 @@ describe("trivial messages (Engram's query decision)", () => {
   });
 });
 
+describe("short queries that are words", () => {
+  test("a two-letter word or an East Asian word of one or two characters is searched and found", async () => {
+    const store = await MemoryStore.open({ storage: "memory" });
+    await store.rememberMany([
+      { id: "go", text: "Rewrote the ingest service in Go" },
+      { id: "ai", text: "The AI team meets on Mondays" },
+      { id: "tokyo", text: "来月 東京 に 行く" },
+      { id: "cat", text: "猫 が 好き" },
+    ]);
+    for (const [q, id] of [["Go", "go"], ["AI", "ai"], ["東京", "tokyo"], ["猫", "cat"]]) {
+      const r = await store.recall(q, { trackRecalls: false });
+      assert.equal(r.trivial, undefined, q);
+      assert.equal(r.results[0]?.id, id, q);
+    }
+    await store.close();
+  });
+});
+
 describe("time words in the question (Engram's query pipeline)", () => {
   test("the window comes from the question, the words leave the search text, explicit bounds win, resolveTime: false turns it off", async () => {
     const now = Date.UTC(2024, 2, 15, 12); // Friday 2024-03-15

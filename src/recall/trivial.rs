@@ -3,10 +3,13 @@
 //! trivial when, after folding as the tokenizer does (lowercase, diacritics removed) and
 //! trimming punctuation and symbols from both ends, it is
 //!
+//! - without a letter or digit ("?!", "👍", "   "),
 //! - one of [`TRIVIAL_PHRASES`] (acknowledgements, greetings, yes / no, in English and
-//!   Vietnamese, with or without diacritics), or
-//! - made of fewer than [`MIN_ALNUM`] letters and digits in all ("ừ", "dạ", "k", "?!", "👍",
-//!   "   "), so "sql?", "Ana" and "k8s" are not.
+//!   Vietnamese, with or without diacritics: "ok", "dạ", "cảm ơn"), or
+//! - a lone letter or digit of an alphabet ("k", "ừ"),
+//!
+//! so "Go", "AI", "UI", "k8s" and "sql?" are searched, and so is one character of a script
+//! whose words are that short (Chinese, Japanese, Korean: "猫", "東京").
 //!
 //! The empty string and `*` are not trivial: they ask for the trending memories (AutoMem's
 //! recall without a query, `engine/answer.rs`). The recall option `skipTrivial: false` turns
@@ -14,14 +17,25 @@
 
 use crate::text::normalize::{fold, is_token_char};
 
-/// Letters and digits a message needs to be worth a search.
-pub const MIN_ALNUM: usize = 3;
+/// Whether `c` is of an East Asian script (CJK radicals and ideographs, kana, Hangul), in which
+/// one character can be a word.
+fn east_asian(c: char) -> bool {
+    matches!(c, '\u{2E80}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}')
+}
 
 /// Whole messages that are trivial, folded as [`is_trivial`] compares them (so "cảm ơn" is
 /// "cam on", "vâng" is "vang", "chào" is "chao").
-pub const TRIVIAL_PHRASES: [&str; 34] = [
+pub const TRIVIAL_PHRASES: [&str; 43] = [
     // English
     "ok",
+    "k",
+    "ty",
+    "np",
+    "ya",
+    "oh",
+    "ah",
+    "hm",
+    "mm",
     "okay",
     "okey",
     "kk",
@@ -50,7 +64,8 @@ pub const TRIVIAL_PHRASES: [&str; 34] = [
     "alright",
     "all right",
     "lol",
-    // Vietnamese (ừ and dạ are under three letters)
+    // Vietnamese (ừ is a lone letter)
+    "da",
     "cam on",
     "vang",
     "chao",
@@ -63,9 +78,11 @@ pub fn is_trivial(query: &str) -> bool {
     if matches!(query, "" | "*") {
         return false;
     }
-    let alnum = query.chars().filter(|&c| is_token_char(c)).count();
-    if alnum < MIN_ALNUM {
-        return true;
+    let mut letters = query.chars().filter(|&c| is_token_char(c));
+    match (letters.next(), letters.next()) {
+        (None, _) => return true,
+        (Some(c), None) if !east_asian(c) => return true,
+        _ => {}
     }
     let core = query.trim_matches(|c: char| !is_token_char(c));
     let folded: String = core.chars().filter_map(fold).collect();
@@ -109,6 +126,9 @@ mod tests {
             "Vâng.",
             "  ok  ",
             "thanks a lot",
+            "ty!",
+            "Hm.",
+            "7",
         ] {
             assert!(is_trivial(q), "{q:?} should be trivial");
         }
@@ -129,6 +149,13 @@ mod tests {
             "what did I do yesterday?",
             "vâng lời",
         ] {
+            assert!(!is_trivial(q), "{q:?} should not be trivial");
+        }
+    }
+
+    #[test]
+    fn two_letter_words_and_one_east_asian_character_are_searched() {
+        for q in ["Go", "AI", "UI?", "R2", "東京", "猫", "한국", "ね"] {
             assert!(!is_trivial(q), "{q:?} should not be trivial");
         }
     }
