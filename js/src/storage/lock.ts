@@ -1,6 +1,7 @@
 /**
- * The file store's single-writer lock: a file created with `O_CREAT | O_EXCL` holding the
- * owner's pid, hostname and start time as JSON. A lock whose owner is a dead process on this
+ * The file store's single-writer lock: a file holding the owner's pid, hostname and start time
+ * as JSON, written to a private name and hard-linked into place (an exclusive create that never
+ * shows an empty lock; `O_CREAT | O_EXCL` where there are no hard links). A lock whose owner is a dead process on this
  * host is stale and is taken over; anything else (a live pid, another host, a pid we cannot
  * probe) gives `locked` with the holder's details, never a silent second writer.
  *
@@ -26,7 +27,10 @@ export interface LockOwner {
   createdAt: string;
 }
 
-/** How old an empty or unreadable lock file must be before it counts as stale: its creator writes it at once. */
+/**
+ * How old an empty or unreadable lock file must be before it counts as stale: its creator
+ * writes it at once (only where hard links are missing, or by an older version, can one be seen).
+ */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 const TAKEOVER_ATTEMPTS = 3;
 
@@ -110,7 +114,49 @@ async function checkStale(path: string, text: string): Promise<void> {
   throw lockedError(path, alive ? who : `${who} (this runtime cannot check whether that process lives)`);
 }
 
+/**
+ * Creates the lock at `path` holding `owner`, or returns false when one exists. The owner is
+ * written and synced to a private file first, which is then hard-linked to `path` (an atomic
+ * create that fails when the name exists): a writer killed at any moment leaves either no
+ * lock or a complete one, never the empty file that would lock the store out for
+ * {@link UNREADABLE_LOCK_GRACE_MS}. Where the file system has no hard links, the lock is
+ * created with `O_EXCL` and then written.
+ */
 async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
+  const draft = `${path}.new-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await writeSynced(draft, JSON.stringify(owner), "wx");
+  } catch (e) {
+    await unlink(draft).catch(() => undefined);
+    throw ioError(e, `cannot write lock file ${draft}`);
+  }
+  try {
+    await link(draft, path);
+    return true;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") {
+      throw ioError(e, `cannot create lock file ${path}`);
+    }
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+  return tryCreateInPlace(path, owner);
+}
+
+async function writeSynced(path: string, text: string, flag: string): Promise<void> {
+  const fh = await open(path, flag);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** {@link tryCreate} without hard links: `O_EXCL`, then the owner written into it. */
+async function tryCreateInPlace(path: string, owner: LockOwner): Promise<boolean> {
   let fh;
   try {
     fh = await open(path, "wx");

@@ -735,6 +735,41 @@ describe("the single-writer lock", () => {
     await s.close();
   });
 
+  test("a lock file is never seen empty: another process taking and releasing it is watched without a gap", async () => {
+    // An empty lock (a writer killed between creating the file and writing its owner) shuts the
+    // store for UNREADABLE_LOCK_GRACE_MS; the lock is written under a private name and linked
+    // into place, so a reader sees either no lock or a whole one.
+    const dir = freshDir("lock-watch");
+    mkdirSync(dir, { recursive: true });
+    const lockPath = join(dir, LOCK_FILE);
+    const done = join(dir, "done");
+    const lockUrl = new URL("../../dist/storage/lock.js", import.meta.url).href;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", `
+      import { acquireLock, releaseLock } from ${JSON.stringify(lockUrl)};
+      import { writeFileSync } from "node:fs";
+      for (let i = 0; i < 1500; i++) { await acquireLock(${JSON.stringify(lockPath)}); await releaseLock(${JSON.stringify(lockPath)}); }
+      writeFileSync(${JSON.stringify(done)}, "");`], { stdio: "ignore" });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    let whole = 0;
+    let empty = 0;
+    const until = Date.now() + 30_000;
+    while (!existsSync(done) && Date.now() < until) {
+      let content;
+      try {
+        content = readFileSync(lockPath, "utf8");
+      } catch {
+        continue; // no lock at this moment
+      }
+      if (content === "") empty++;
+      else if (JSON.parse(content).pid === child.pid) whole++;
+    }
+    assert.equal(await exited, 0);
+    assert.ok(existsSync(done), "the child finished its cycles");
+    assert.equal(empty, 0, `the lock was seen empty ${empty} times (whole ${whole} times)`);
+    assert.ok(whole > 0, "the watch saw the lock held");
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith(LOCK_FILE)), [], "no lock and no draft is left behind");
+  });
+
   test("a lock held by a live process, another host, or a writer still creating it is respected", async () => {
     const dir = freshDir("live");
     await (await FileAdapter.open({ path: dir })).close();
