@@ -9,12 +9,12 @@ import { isWellFormed } from "./storage/ops.js";
 import type { ContextEntity, MemoryPatch, RankingWeights, RecallContext, RerankFunction, SearchMode, TimeInput } from "./types.js";
 import type { EntityRecord, MemoryRecord, NoteRecord, RecallOptionsJs, Relation, Scope } from "./engine.js";
 
-type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker" | "entities";
+type Kind = "string" | "strings" | "name" | "names" | "keywords" | "number" | "integer" | "level" | "time" | "boolean" | "vector" | "mode" | "context" | "ranking" | "weights" | "reranker" | "entities";
 
 /** What {@link convert} makes of a value of each kind. */
 interface KindValue {
   string: string; strings: string[]; name: string; names: string[]; keywords: string[]; number: number;
-  integer: number; time: number; boolean: boolean; vector: Float32Array; mode: SearchMode; context: RecallContext;
+  integer: number; level: number; time: number; boolean: boolean; vector: Float32Array; mode: SearchMode; context: RecallContext;
   ranking: NonNullable<RecallOptionsJs["ranking"]>; weights: Record<string, number>; reranker: RerankFunction | false;
   entities: ContextEntity[];
 }
@@ -71,13 +71,13 @@ const MEMORY_FIELDS = fieldTable<MemoryDraft>({
   id: "name", text: "string", textEn: "string", keywords: "keywords", userId: "name",
   topic: "name", tags: "names", type: "name", tier: "name", emotion: "number",
   emotionTags: "names", importance: "number", confidence: "number", trust: "number",
-  credibility: "integer", relevance: "number", classification: "integer", createdAt: "time",
+  credibility: "integer", relevance: "number", classification: "level", createdAt: "time",
   updatedAt: "time", validFrom: "time", validTo: "time", expiresAt: "time", entities: "names",
   embedding: "vector",
 });
 
 const RECALL_FIELDS = fieldTable<RecallDraft>({
-  limit: "integer", userId: "name", maxClassification: "integer", start: "time", end: "time",
+  limit: "integer", userId: "name", maxClassification: "level", start: "time", end: "time",
   topic: "name", tier: "name", includeExpired: "boolean", now: "time", trackRecalls: "boolean",
   asOf: "time", includeInvalid: "boolean",
   embedding: "vector", searchMode: "mode", context: "context", mmrLambda: "number",
@@ -185,6 +185,12 @@ function convert(kind: Kind, value: unknown, field: string, where: Where): unkno
       return value;
     case "integer":
       if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(where, field, "an integer", value);
+      return value;
+    case "level":
+      // Classification levels count up from 0 (public), as maxClassification does.
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+        throw invalid(where, field, "an integer of 0 or more", value);
+      }
       return value;
     case "boolean":
       if (typeof value !== "boolean") throw invalid(where, field, "a boolean", value);
@@ -514,24 +520,27 @@ export function checkId(id: unknown): string {
   return checkName(id, "id", "");
 }
 
-/** `name` if it is well-formed UTF-16 (see "name" above), else `invalid_argument`. */
+/** `name` if it is not empty and well-formed UTF-16 (see "name" above), else `invalid_argument`. */
 function checkName(name: string, field: string, where: Where): string {
+  // An empty name is no name: `userId: ""` would be a user no scoped read sees (neither shared
+  // nor any caller's), `topic: ""` or a tag "" a filter that looks like none.
+  if (name === "") throw invalid(where, field, "a non-empty string", name);
   if (!isWellFormed(name)) throw invalid(where, field, "well-formed UTF-16 (no lone surrogate)", name);
   return name;
 }
 
 const NOTE_FIELDS = fieldTable<NoteDraft>({
-  id: "name", period: "string", start: "time", end: "time", text: "string", userId: "name", classification: "integer",
+  id: "name", period: "string", start: "time", end: "time", text: "string", userId: "name", classification: "level",
 });
 const ENTITY_FIELDS = fieldTable<EntityRecord>({
-  name: "name", type: "name", aliases: "names", userId: "name", classification: "integer",
+  name: "name", type: "name", aliases: "names", userId: "name", classification: "level",
 });
 const RELATION_FIELDS = fieldTable<Relation>({
   from: "name", relation: "name", to: "name", strength: "number", memoryIds: "names", userId: "name",
-  classification: "integer", validFrom: "time", validTo: "time",
+  classification: "level", validFrom: "time", validTo: "time",
 });
 const UNRELATION_FIELDS = fieldTable<Unrelation>({ from: "name", relation: "name", to: "name", userId: "name" });
-const SCOPE_FIELDS = fieldTable<Scope>({ userId: "name", maxClassification: "integer" });
+const SCOPE_FIELDS = fieldTable<Scope>({ userId: "name", maxClassification: "level" });
 const OWNER_FIELDS = fieldTable<{ userId?: string }>({ userId: "name" });
 /** The field tables of the stored record kinds, for their name fields ("name", "names"). */
 const RECORD_FIELDS: Readonly<Record<string, Readonly<Record<string, Kind | undefined>>>> = {

@@ -438,7 +438,16 @@ describe("errors", () => {
     await rejectsWith(store.remember({ text: "x", emotion: 7 }), "invalid_argument", /emotion must be between -5 and 5, got 7/);
     await rejectsWith(store.remember({ text: "x", trust: 4 }), "invalid_argument", /trust/);
     await rejectsWith(store.remember({ text: "x", importance: 2 }), "invalid_argument", /importance/);
-    await rejectsWith(store.remember({ text: "x", classification: 1.5 }), "invalid_argument", /classification must be an integer, got 1.5/);
+    await rejectsWith(store.remember({ text: "x", classification: 1.5 }), "invalid_argument", /classification must be an integer of 0 or more, got 1.5/);
+    // Empty names and negative levels are refused where they are given, nothing stored.
+    for (const [field, value] of [["userId", ""], ["topic", ""], ["type", ""], ["tier", ""], ["tags", ["work", ""]], ["classification", -1]]) {
+      await rejectsWith(store.remember({ text: "x", [field]: value }), "invalid_argument", new RegExp(field), field);
+    }
+    await rejectsWith(store.recall("x", { userId: "" }), "invalid_argument", /userId must be a non-empty string/);
+    await rejectsWith(store.recall("x", { maxClassification: -1 }), "invalid_argument", /maxClassification/);
+    await rejectsWith(store.relate({ from: "a", relation: "knows", to: "" }), "invalid_argument", /to must be a non-empty string/);
+    const line = (data) => JSON.stringify({ v: 1, kind: "memory", data: { id: "e", text: "x", emotion: 0, relevance: 0, classification: 0, createdAt: NOW, updatedAt: NOW, recallCount: 0, ...data } });
+    await rejectsWith(store.import([line({ topic: "" })]), "invalid_argument", /line 1: topic must be a non-empty string/);
     await rejectsWith(store.remember({ text: "x", createdAt: "not a date" }), "invalid_argument", /createdAt/);
     await rejectsWith(store.remember({ text: "x", tags: "one" }), "invalid_argument", /tags must be an array of strings/);
     await rejectsWith(store.remember({ text: "x", textEN: "typo" }), "invalid_argument", /unknown field "textEN"/);
