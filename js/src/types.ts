@@ -20,13 +20,16 @@ export type TimeInput = number | Date | string;
 export interface MemoryInput {
   /** Id; generated (a random UUID) when absent. */
   id?: string;
-  /** The text, in its original language. */
+  /** The text, in its original language: not empty, at most 256 KiB of UTF-8 (else `too_large`). */
   text: string;
-  /** English (or translated) text; searched by the porter and trigram sub-queries. Defaults to `text`. */
+  /**
+   * English (or translated) text; searched by the porter and trigram sub-queries. Defaults to
+   * `text`. At most 256 KiB of UTF-8.
+   */
   textEn?: string;
-  /** Preserved keywords, searched by the trigram sub-query. */
+  /** Preserved keywords, searched by the trigram sub-query; at most 256 KiB of UTF-8 in all. */
   keywords?: string[] | string;
-  /** Namespace: a recall with `userId` only sees this user's memories. */
+  /** Namespace (not empty): a recall with `userId` sees this user's memories and shared ones (no `userId`). */
   userId?: string;
   /** Topic. */
   topic?: string;
@@ -50,7 +53,7 @@ export interface MemoryInput {
   credibility?: number;
   /** Relevance score; a positive one scores ×1.2. */
   relevance?: number;
-  /** Classification level (integer); recall's `maxClassification` hides higher levels. */
+  /** Classification level, an integer of 0 or more (default 0); recall's `maxClassification` hides higher levels. */
   classification?: number;
   /** Creation time; defaults to now. */
   createdAt?: TimeInput;
@@ -235,6 +238,8 @@ export interface RecallOptions {
    * other entities those name, and their memories ("What does Sarah's sister do?" finds "Rachel
    * is a nurse" through "Sarah's sister is Rachel"); added after the seeds with
    * `expandedFromEntity` and `matchType: "entity"`, counted in the answer's `entityExpansion`.
+   * The entities are those of the store's graph (`addEntity`, `relate`): with none, nothing is
+   * expanded.
    */
   expandEntities?: boolean;
   /** Edges followed per seed by `expandRelations`, 1–200 (default 5). */
@@ -536,7 +541,7 @@ export interface NoteInput {
   text: string;
   /** Only recalls with this userId (or none) see it (absent: shared, seen by every recall). */
   userId?: string;
-  /** Classification level (integer, default 0); recall's `maxClassification` hides higher levels. */
+  /** Classification level, an integer of 0 or more (default 0); recall's `maxClassification` hides higher levels. */
   classification?: number;
 }
 
@@ -578,7 +583,7 @@ export interface EntityInput {
   aliases?: string[];
   /** Owner (absent: shared). */
   userId?: string;
-  /** Classification level (default 0); recall's `maxClassification` hides higher levels. */
+  /** Classification level, an integer of 0 or more (default 0); recall's `maxClassification` hides higher levels. */
   classification?: number;
 }
 
