@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // recallkit command-line interface: remember, recall, context, observe, forget, notes, relations, import, export,
-// stats and repair on a store kept in a directory (--db, default ./recallkit-data). Plain Node ESM,
+// stats and repair on a store kept in a directory (--db, default ./recallkit-data/default: the
+// store MemoryStore.open() opens in Node). Plain Node ESM,
 // no dependencies beyond the package itself. `recallkit --help` lists everything.
 //
 // Errors print as `recallkit: code: message` (a RecallError's stable code), with the stack
@@ -18,7 +19,10 @@ import { readLines } from "../js/dist/storage/codec.js";
 
 const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
 const DAY_MS = 86_400_000;
-const DEFAULT_DB = "./recallkit-data";
+/** The store `MemoryStore.open()` opens in Node and Deno (`./recallkit-data/<name>`, name "default"). */
+const DEFAULT_DB = "./recallkit-data/default";
+/** Where the CLI kept its store before it opened the library's default one. */
+const EARLIER_DEFAULT_DB = "./recallkit-data";
 const STORE_NAME = "recallkit";
 const IMPORT_BATCH = 500;
 const EMBED_REQUEST_TIMEOUT_MS = 30_000;
@@ -350,6 +354,18 @@ function makeEmbed(opts, env) {
 // ── the store ─────────────────────────────────────────────────────────────────────────────
 
 /** Does `db` hold a store? (a file store's log) */
+/**
+ * The store without `--db`: the library's default one, or, when only the CLI's earlier default
+ * holds a store, that one (with a warning saying how to move it).
+ */
+function defaultDb() {
+  if (!storeExists(DEFAULT_DB) && storeExists(EARLIER_DEFAULT_DB)) {
+    warn(`using the store in ${EARLIER_DEFAULT_DB}, where earlier versions kept it; the default is now ${DEFAULT_DB} (the store MemoryStore.open() opens): move its files there, or pass --db ${EARLIER_DEFAULT_DB}`);
+    return EARLIER_DEFAULT_DB;
+  }
+  return DEFAULT_DB;
+}
+
 function storeExists(db) {
   try {
     return statSync(db).isDirectory() && existsSync(join(db, "data.log"));
@@ -365,11 +381,17 @@ function storeExists(db) {
  */
 async function openStore(db, storeOptions) {
   const deadline = Date.now() + LOCK_WAIT_MS;
+  let told = false;
   for (;;) {
     try {
       return await MemoryStore.open({ ...storeOptions, name: STORE_NAME, storage: "file", path: db });
     } catch (e) {
       if (e?.code !== "locked") throw e;
+      if (!told) {
+        // A file store has one writer at a time: say why the command waits.
+        warn(`the store ${db} is in use by another process; waiting up to ${LOCK_WAIT_MS / 1000} s for it to close it`);
+        told = true;
+      }
       if (Date.now() >= deadline) {
         throw new CliError("locked", `the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${e.message})`, { cause: e });
       }
@@ -881,7 +903,7 @@ async function main(argv) {
   if (command === undefined) throw usageError("no command given");
   const env = readEnv(process.env);
   const embed = makeEmbed(opts, env);
-  const db = opts.db ?? DEFAULT_DB;
+  const db = opts.db ?? defaultDb();
   if (db === "") throw usageError("--db must not be empty");
   const storeOptions = {};
   for (const key of ["decayDays", "decayFloor", "emotionBoost", "similarityThreshold", "searchMode"]) {

@@ -26,10 +26,10 @@ function tempDir() {
 }
 
 /** Runs the CLI; resolves to { code, stdout, stderr } (never rejects on a non-zero exit). */
-function run(args, { env = {}, input } = {}) {
+function run(args, { env = {}, input, cwd } = {}) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SEED_ENV.includes(k)));
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, maxBuffer: 64 << 20, cwd }, (error, stdout, stderr) => {
       resolve({ code: error ? error.code ?? 1 : 0, stdout, stderr });
     });
     if (input !== undefined) child.stdin.end(input);
@@ -222,6 +222,36 @@ describe("remember, recall, forget", () => {
     const r = await run(["--db", other, "remember", "x", "--text-en", " "]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--text-en needs some text/);
+  });
+
+  test("without --db the CLI works on the store MemoryStore.open() opens, or on one an earlier version left in ./recallkit-data", async () => {
+    const cwd = tempDir();
+    await ok(["remember", "The backup runs at 02:00", "--id", "b-1"], { cwd });
+    const store = await MemoryStore.open({ storage: "file", path: join(cwd, "recallkit-data", "default") });
+    assert.equal((await store.get("b-1")).text, "The backup runs at 02:00");
+    await store.remember({ id: "b-2", text: "Ana prefers green tea" });
+    await store.close();
+    const json = JSON.parse((await ok(["recall", "green tea", "--json"], { cwd })).stdout);
+    assert.equal(json.results[0].id, "b-2");
+
+    const earlier = tempDir();
+    await ok(["--db", "./recallkit-data", "remember", "An old note", "--id", "o-1"], { cwd: earlier });
+    const r = await ok(["recall", "old note", "--json"], { cwd: earlier });
+    assert.equal(JSON.parse(r.stdout).results[0].id, "o-1");
+    assert.match(r.stderr, /using the store in \.\/recallkit-data, where earlier versions kept it; the default is now \.\/recallkit-data\/default/);
+  });
+
+  test("a command on a store another process has open says it waits, and runs once the store is closed", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "The backup runs at 02:00", "--id", "w-1"]);
+    const holder = await MemoryStore.open({ storage: "file", path: db });
+    const pending = run(["--db", db, "recall", "backup", "--json"]);
+    await new Promise((r) => setTimeout(r, 1500));
+    await holder.close();
+    const r = await pending;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /the store .* is in use by another process; waiting up to 10 s for it to close it/);
+    assert.equal(JSON.parse(r.stdout).results[0].id, "w-1");
   });
 
   test("a trivial message says nothing was searched, and --no-skip-trivial searches it", async () => {
