@@ -732,7 +732,8 @@ export class MemoryStore {
    * `JSON.parse`) and stores every record, in batches of `batchSize` records,
    * each one atomic and durable before `onProgress` is called. Blank lines are skipped.
    * Errors name the line (`line 12: …`): `corrupt` for a line that is not a record (not UTF-8,
-   * not JSON, an unknown format version), `dimension_mismatch` for an embedding of another
+   * not JSON, an unknown format version), `invalid_argument` for a memory as `remember` takes
+   * it (`{ text, … }`: give those to `rememberMany`), `dimension_mismatch` for an embedding of another
    * length, the engine's code for an invalid record, `already_exists` for a memory or note
    * id the store holds (unless `onConflict` is `"skip"` or `"replace"`). Batches stored
    * before an error stay stored. Signatures are recomputed, not read: they follow from the

@@ -426,6 +426,9 @@ describe("import from arrays", () => {
     await rejectsWith(store.import([good, { ...good, v: 2 }]), "corrupt", /^line 2: JSON line format version 2/);
     await rejectsWith(store.import(["", good, { ...good, data: { ...good.data, id: "h", text: 5 } }]), "invalid_argument", /^line 3: memory\.text must be a string/);
     await rejectsWith(store.import([good, "{not json"]), "corrupt", /^line 2: not a JSON line/);
+    // A memory as remember() takes it is the caller's mistake, not damage: invalid_argument saying what to use.
+    await rejectsWith(store.import([good, '{"text":"a plain memory"}']), "invalid_argument", /^line 2: a memory object, not a line of a recallkit export .*rememberMany/);
+    await rejectsWith(store.import([{ text: "parsed", topic: "x" }]), "invalid_argument", /^line 1: a memory object/);
     assert.deepEqual((await store.import([])), { lines: 0, records: 0, skipped: 0 });
     await store.close();
   });

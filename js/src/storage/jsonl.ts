@@ -75,6 +75,11 @@ export function fromJsonLine(line: string): StoredRecord {
  */
 export function fromJsonValue(value: unknown): StoredRecord {
   if (!isPlainObject(value)) throw corrupt("a parsed JSON line must be a plain object");
+  if (value.v === undefined && value.kind === undefined && typeof value.text === "string") {
+    // A memory as remember() takes it: the commonest wrong input, and not damage.
+    throw new RecallError("invalid_argument",
+      "a memory object, not a line of a recallkit export ({ v, kind, data }): pass memories to rememberMany (the CLI's import reads both)");
+  }
   if (value.v !== JSON_LINE_VERSION) {
     throw corrupt(`JSON line format version ${JSON.stringify(value.v)} is not supported (this recallkit reads version ${JSON_LINE_VERSION})`);
   }
