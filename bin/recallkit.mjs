@@ -760,7 +760,9 @@ async function cmdImport(ctx) {
   if (!["error", "skip", "replace"].includes(onConflict)) throw usageError(`--on-conflict must be error, skip or replace, got ${JSON.stringify(onConflict)}`);
   let total = 0;
   if (file !== "-") {
-    if (!existsSync(file) || !statSync(file).isFile()) throw new CliError("not_found", `no such file: ${file}`);
+    if (!existsSync(file)) throw new CliError("not_found", `no such file: ${file}`);
+    const kind = statSync(file);
+    if (!kind.isFile()) throw new CliError("invalid_argument", `${file} is ${kind.isDirectory() ? "a directory" : "not a regular file"}, not a file to import`);
     total = statSync(file).size;
   }
   const bar = progressBar(ctx.opts.progress || process.stderr.isTTY, `importing ${file === "-" ? "stdin" : file}`);

@@ -461,6 +461,14 @@ describe("import, export, stats", () => {
     const missing = await run(["--db", db, "import", join(tempDir(), "nope.jsonl")]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no such file/);
+    const directory = await run(["--db", db, "import", tempDir()]);
+    assert.notEqual(directory.code, 0);
+    assert.match(directory.stderr, /is a directory, not a file to import/);
+    const file = join(tempDir(), "a-file");
+    writeFileSync(file, "x");
+    const notStore = await run(["--db", file, "import", corrupt]);
+    assert.equal(notStore.code, 1);
+    assert.match(notStore.stderr, /storage_failed: cannot create store directory .*a-file: .*a-file exists and is not a directory/);
   });
 
   test("every bad import line names its line, in both formats, invalid UTF-8 included", async () => {

@@ -6,7 +6,7 @@
  * @module
  */
 import { constants } from "node:fs";
-import { copyFile, mkdir, open, unlink } from "node:fs/promises";
+import { copyFile, mkdir, open, stat, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { RecallError } from "../errors.js";
@@ -28,7 +28,7 @@ export async function makeDirectory(dir: string): Promise<void> {
     return;
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    if (code === "EEXIST") return;
+    if (code === "EEXIST") return checkDirectory(dir);
     const parent = dirname(dir);
     if (code !== "ENOENT" || parent === dir) throw e;
   }
@@ -37,6 +37,14 @@ export async function makeDirectory(dir: string): Promise<void> {
     await mkdir(dir);
   } catch (e) {
     if ((e as { code?: unknown }).code !== "EEXIST") throw e;
+    await checkDirectory(dir);
+  }
+}
+
+/** Throws `ENOTDIR` when `dir`, which exists, is not a directory (a file given as a store's path). */
+async function checkDirectory(dir: string): Promise<void> {
+  if (!(await stat(dir)).isDirectory()) {
+    throw Object.assign(new Error(`${dir} exists and is not a directory`), { code: "ENOTDIR" });
   }
 }
 

@@ -128,7 +128,7 @@ async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
     await writeSynced(draft, JSON.stringify(owner), "wx");
   } catch (e) {
     await unlink(draft).catch(() => undefined);
-    throw ioError(e, `cannot write lock file ${draft}`);
+    throw ioError(e, `cannot write lock file ${path}`);
   }
   try {
     await link(draft, path);

@@ -159,6 +159,15 @@ describe("on-disk format", () => {
     paths.forEach((path, i) => assert.match(lines[i], new RegExp(`^storage_failed cannot create store directory ${path}: E(NOENT|NOTDIR)`)));
   });
 
+  test("a file given as a store's directory is storage_failed saying so, and the file is left as it was", async () => {
+    const dir = freshDir("a-file");
+    mkdirSync(dir);
+    const file = join(dir, "store");
+    writeFileSync(file, "x");
+    await rejectsWith(() => FileAdapter.open({ path: file }), "storage_failed", /store .* exists and is not a directory/);
+    assert.equal(readFileSync(file, "utf8"), "x");
+  });
+
   test("a large batch is one deflate-raw frame: smaller, checksummed as written, read back exactly", async () => {
     const dir = freshDir("deflate");
     const batch = Array.from({ length: 500 }, (_, i) => put(`m/m${i}`, `memory ${i}: the backup runs at 02:00 and the invoice INV-${1000 + i} is paid`));
