@@ -379,7 +379,7 @@ function storeExists(db) {
  * writer at a time, so another recallkit process holding it is waited for, up to
  * {@link LOCK_WAIT_MS}.
  */
-async function openStore(db, storeOptions) {
+async function openStore(db, storeOptions, reads) {
   const deadline = Date.now() + LOCK_WAIT_MS;
   let told = false;
   for (;;) {
@@ -387,6 +387,11 @@ async function openStore(db, storeOptions) {
       return await MemoryStore.open({ ...storeOptions, name: STORE_NAME, storage: "file", path: db });
     } catch (e) {
       if (e?.code !== "locked") throw e;
+      if (reads) {
+        // A command that only reads opens the store as a reader: no lock, no waiting.
+        warn(`the store ${db} is in use by another process: reading it as it is now (recalls are not tracked)`);
+        return MemoryStore.open({ ...storeOptions, name: STORE_NAME, storage: "file", path: db, readOnly: true });
+      }
       if (!told) {
         // A file store has one writer at a time: say why the command waits.
         warn(`the store ${db} is in use by another process; waiting up to ${LOCK_WAIT_MS / 1000} s for it to close it`);
@@ -624,7 +629,7 @@ async function cmdRecall(ctx) {
   if (options.start !== undefined && options.end !== undefined && options.start > options.end) throw usageError("--since is after --until");
   options.trackRecalls = !opts["no-track"];
   if (opts["no-skip-trivial"]) options.skipTrivial = false;
-  const store = await ctx.open({ mustExist: true });
+  const store = await ctx.open({ mustExist: true, reads: true });
   const query = args[0] ?? "";
   const result = await store.recall(query, options);
   const se = result.stages.find((s) => s.name === "Se");
@@ -653,7 +658,7 @@ async function cmdContext(ctx) {
   modeAndRanking(opts, options);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
-  const store = await ctx.open({ mustExist: true });
+  const store = await ctx.open({ mustExist: true, reads: true });
   const block = await store.context(args[0], options);
   if (opts.json) {
     out(JSON.stringify(block, null, 2));
@@ -820,7 +825,7 @@ async function cmdImport(ctx) {
 }
 
 async function cmdExport(ctx) {
-  const store = await ctx.open({ mustExist: true });
+  const store = await ctx.open({ mustExist: true, reads: true });
   for await (const line of store.export()) {
     // The reader has gone (`recallkit export | head`): stop; main closes the store.
     if (!(await write(line))) return;
@@ -828,7 +833,7 @@ async function cmdExport(ctx) {
 }
 
 async function cmdStats(ctx) {
-  const store = await ctx.open({ mustExist: true });
+  const store = await ctx.open({ mustExist: true, reads: true });
   const [notes, entities, edges, engine] = await Promise.all([store.notes(), store.entities(), store.edges(), store.stats()]);
   let withEmbedding = 0;
   for (const id of await store.ids()) if ((await store.getEmbedding(id)) !== undefined) withEmbedding += 1;
@@ -915,11 +920,11 @@ async function main(argv) {
   let opened;
   const ctx = {
     args, opts, db, embed,
-    async open({ mustExist }) {
+    async open({ mustExist, reads = false }) {
       if (mustExist && !storeExists(db)) {
         throw new CliError("not_found", `no store at ${db}${existsSync(db) ? " (the directory holds no recallkit store)" : ""}; create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`);
       }
-      opened = await openStore(db, storeOptions);
+      opened = await openStore(db, storeOptions, reads);
       return opened;
     },
   };

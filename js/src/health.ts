@@ -6,7 +6,7 @@
  * |---|---|---|
  * | `"full"` | the last recall or write that wanted a vector got one (from the host's `embed` or given), and storage takes writes | every stage |
  * | `"basic"` | there is no embedder, or its last call failed or timed out | the lexical, signature, note and graph stages (Se is skipped) |
- * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`) | recall; writes fail until the storage takes one again |
+ * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`), or the store was opened with `readOnly: true` | recall; writes fail until the storage takes one again (never, for `readOnly`) |
  *
  * Nothing has to reset it: the next successful embed brings `basic` back to `full`, the next
  * write the storage takes ends `readonly`. A store that starts without an `embed` function
@@ -69,6 +69,11 @@ export class Health {
     const before = this.tier;
     change();
     if (this.tier !== before) this.#since = this.#now();
+  }
+
+  /** The store was opened with `readOnly: true`: writes are refused for as long as it is open. */
+  openedReadOnly(): void {
+    this.#set(() => { this.#storage = { tier: "readonly", reason: "opened with readOnly: true", since: this.#now() }; });
   }
 
   /** A recall or write that wanted a vector got one. */

@@ -30,7 +30,7 @@ export const DEFAULT_STORE_NAME = "default";
 export const DEFAULT_IMPORT_BATCH = 1000;
 
 const OPEN_FIELDS = new Set([
-  "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshots", "snapshotEvery",
+  "name", "storage", "path", "persist", "blockedTimeoutMs", "snapshots", "snapshotEvery", "readOnly",
   "decayDays", "decayFloor", "emotionBoost", "clock", "embed", "dimensions", "similarityThreshold",
   "embedTimeoutMs", "embedBatchSize", "rerank", "rerankTimeoutMs", "searchMode", "shortCircuitFloor", "mmrLambda",
   "ranking", "minScore", "weights", "fusion",
@@ -42,7 +42,7 @@ const IMPORT_FIELDS = ["onConflict", "onProgress", "batchSize"];
 
 /** Open options that must be functions, then booleans, checked in this order. */
 const FUNCTION_OPTIONS = ["clock", "embed", "rerank"] as const;
-const BOOLEAN_OPTIONS = ["persist", "snapshots"] as const;
+const BOOLEAN_OPTIONS = ["persist", "snapshots", "readOnly"] as const;
 /** Numeric open options, checked in this order: each within `[min, max]`, an integer where said. */
 const NUMBER_OPTIONS: ReadonlyArray<readonly [key: keyof OpenOptions, min: number, max: number, integer: boolean]> = [
   ["decayDays", Number.MIN_VALUE, Number.MAX_VALUE, false],
@@ -117,6 +117,10 @@ export function toOpenOptions(input: unknown): { options: OpenOptions; name: str
   if (options.searchMode !== undefined && !SEARCH_MODES.has(options.searchMode)) {
     throw new RecallError("invalid_argument", `searchMode must be "hybrid", "lexical" or "semantic", got ${JSON.stringify(options.searchMode)}`);
   }
+  if (options.readOnly === true && (options.storage === "memory" || isAdapter(options.storage))) {
+    throw new RecallError("invalid_argument",
+      `readOnly opens a file or IndexedDB store; ${options.storage === "memory" ? 'storage "memory" starts empty' : "an adapter of your own refuses writes itself"}`);
+  }
   return { options, name, ranking };
 }
 
@@ -144,6 +148,8 @@ export interface StoreSettings {
    * the engine holds the only copy and writes skip the adapter.
    */
   ephemeral: boolean;
+  /** Opened with `readOnly: true`: every write is refused and no recall is tracked. */
+  readOnly: boolean;
   /** Keep a snapshot and its journal (default: IndexedDB and custom adapters). */
   snapshots: boolean;
   /** Write batches between automatic snapshots (0: none). */
@@ -181,7 +187,9 @@ export function storeSettings(options: OpenOptions, ranking: Record<string, unkn
       lazySignatures: ephemeral && (searchMode === "lexical" || !readsSignatures(ranking)),
     },
     ephemeral,
-    snapshots: kind !== "memory" && (options.snapshots ?? kind !== "file"),
+    readOnly: options.readOnly === true,
+    // A reader neither writes a snapshot nor deletes one (turning snapshots off does).
+    snapshots: kind !== "memory" && options.readOnly !== true && (options.snapshots ?? kind !== "file"),
     snapshotEvery: options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
   };
 }

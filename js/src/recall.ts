@@ -40,6 +40,8 @@ export interface RecallSettings {
   searchMode: SearchMode;
   /** Nothing is persisted (`storage: "memory"`): no tracking to write. */
   ephemeral: boolean;
+  /** Opened with `readOnly: true`: no recall is tracked. */
+  readOnly: boolean;
   /** The store's clock, checked (`MemoryStore`'s `now`). */
   now: () => number;
   /** The store's tier: a recall that wanted a vector and got one, or not, says so. */
@@ -78,6 +80,7 @@ export async function runRecall(
   const text = checkQuery(query);
   const now = (options as { now?: unknown } | undefined)?.now === undefined ? settings.now() : 0;
   const { options: opts, embedding, rerank: rerankOption, skipTrivial } = toRecallOptions(options, now, settings.searchMode);
+  if (settings.readOnly) opts.trackRecalls = false;
   const rerank = rerankOption === undefined ? settings.rerank : rerankOption || undefined;
   let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
   // Engram's query decision: a trivial message ("ok", "thanks", 👍) runs no stage and embeds nothing.

@@ -75,7 +75,8 @@ export class SnapshotPolicy {
    * space; an open that rebuilt a large store writes one soon, once the app has started.
    */
   async opened(fromSnapshot: boolean, engine: Engine): Promise<void> {
-    if (!this.enabled) {
+    // A reader (readOnly) leaves the writer's snapshot alone.
+    if (!this.enabled && this.#writes.writable) {
       const journal = this.#writes.journalKeys.size;
       if (journal + (await readStore(() => this.#adapter.keys(SNAPSHOT_PREFIX))).length > 0) {
         this.#writes.enqueue(() => this.drop()).catch(() => undefined);

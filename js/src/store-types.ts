@@ -50,6 +50,14 @@ export interface OpenOptions {
   /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
   blockedTimeoutMs?: number;
   /**
+   * Open a file or IndexedDB store to read it only: every write (`remember`, `update`,
+   * `relate`, `import`, …) fails with `invalid_argument`, recalls are not tracked, and no
+   * snapshot is written or removed. A file store opened so takes no lock, so it can be read
+   * while another process writes it, and it sees the store as it was at the open (open again
+   * to see later writes); `status()` reports the tier `"readonly"`. Default false.
+   */
+  readOnly?: boolean;
+  /**
    * Keep a snapshot (the engine's records and indexes in one image) so that an open parses the
    * indexes instead of rebuilding them: 100,000 memories with embeddings open in about 2 s
    * instead of 3–5. Default: on for IndexedDB and your own adapters, off for file stores,

@@ -125,12 +125,16 @@ export class MemoryStore {
     this.#health = new Health(settings.embed !== undefined, settings.clock);
     this.#engine = new EngineSlot(settings.engineOptions);
     this.#order = new InsertionOrder(!settings.ephemeral);
-    this.#writes = new WriteQueue(this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots, this.#health);
+    this.#writes = new WriteQueue(
+      this.#engine, adapter, this.#order, settings.ephemeral, settings.snapshots, this.#health, settings.readOnly,
+    );
+    if (settings.readOnly) this.#health.openedReadOnly();
     this.#snapshots = new SnapshotPolicy(this.#engine, adapter, this.#writes, this.#order, settings.snapshots, settings.snapshotEvery);
     this.#remote = new OtherTabs(this.#engine, adapter, this.#writes, this.#snapshots, this.#order);
     this.#recallSettings = {
       embed: settings.embed, embedTimeoutMs: settings.embedTimeoutMs, rerank: settings.rerank,
       rerankTimeoutMs: settings.rerankTimeoutMs, searchMode: settings.searchMode, ephemeral: settings.ephemeral,
+      readOnly: settings.readOnly,
       now: () => this.#now(), health: this.#health,
     };
   }
@@ -149,6 +153,7 @@ export class MemoryStore {
     const kind = storeKind(storage);
     const adapter = isAdapter(storage) ? checkedAdapter(storage) : await openAdapter(kind as StorageKind, {
       name, path: checked.path, persist: checked.persist, blockedTimeoutMs: checked.blockedTimeoutMs,
+      readOnly: checked.readOnly,
     });
     const store = new MemoryStore(adapter, storeSettings(checked, ranking, kind));
     try {
@@ -741,6 +746,7 @@ export class MemoryStore {
    */
   async import(source: ImportSource, options?: ImportOptions): Promise<ImportProgress> {
     this.#engine.forCaller();
+    this.#writes.checkWritable();
     return importLines({ slot: this.#engine, writes: this.#writes, order: this.#order }, source, toImportOptions(options, source));
   }
 

@@ -17,7 +17,7 @@
  * @module
  */
 import type { Engine } from "./engine.js";
-import { storageError } from "./errors.js";
+import { RecallError, storageError } from "./errors.js";
 import type { Health } from "./health.js";
 import { InsertionOrder, memoryOp, reload } from "./records.js";
 import type { EngineSlot } from "./slot.js";
@@ -65,6 +65,8 @@ export class WriteQueue {
    * every memory in JS memory would only cost space and time).
    */
   readonly #ephemeral: boolean;
+  /** Opened with `readOnly: true`: {@link write} refuses every write. */
+  readonly #readOnly: boolean;
   /** Batches carry a journal entry (snapshots are on). */
   readonly #journaled: boolean;
 
@@ -73,7 +75,9 @@ export class WriteQueue {
 
   constructor(
     slot: EngineSlot, adapter: StorageAdapter, order: InsertionOrder, ephemeral: boolean, journaled: boolean, health: Health,
+    readOnly = false,
   ) {
+    this.#readOnly = readOnly;
     this.#health = health;
     this.#slot = slot;
     this.#adapter = adapter;
@@ -99,11 +103,26 @@ export class WriteQueue {
     return run;
   }
 
+  /** Whether this store takes writes (it was not opened with `readOnly: true`). */
+  get writable(): boolean {
+    return !this.#readOnly;
+  }
+
+  /** Throws `invalid_argument` when the store was opened with `readOnly: true`. */
+  checkWritable(): void {
+    if (this.#readOnly) throw new RecallError("invalid_argument", "the store was opened with readOnly: true; it refuses writes");
+  }
+
   /**
    * Queues a write: `apply` validates and changes the engine (throwing leaves it unchanged)
    * and describes the change; its ops are committed in one batch; a failed commit undoes it.
    */
   write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
+    try {
+      this.checkWritable();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.enqueue(async () => {
       // One rule for every write: a rejected one changes nothing, in memory or on disk. The
       // engine undoes its records; the dimension a first vector fixed goes back too.

@@ -241,17 +241,28 @@ describe("remember, recall, forget", () => {
     assert.match(r.stderr, /using the store in \.\/recallkit-data, where earlier versions kept it; the default is now \.\/recallkit-data\/default/);
   });
 
-  test("a command on a store another process has open says it waits, and runs once the store is closed", async () => {
+  test("on a store another process has open, reads answer at once as a reader and writes say they wait", async () => {
     const db = join(tempDir(), "db");
     await ok(["--db", db, "remember", "The backup runs at 02:00", "--id", "w-1"]);
     const holder = await MemoryStore.open({ storage: "file", path: db });
-    const pending = run(["--db", db, "recall", "backup", "--json"]);
+    await holder.remember({ id: "w-2", text: "The backup moved to 03:00" });
+    for (const args of [["recall", "backup", "--json"], ["stats"], ["export"], ["context", "backup"]]) {
+      const r = await ok(["--db", db, ...args]);
+      assert.match(r.stderr, /the store .* is in use by another process: reading it as it is now \(recalls are not tracked\)/, args[0]);
+    }
+    const read = JSON.parse((await ok(["--db", db, "recall", "backup", "--json"])).stdout);
+    assert.deepEqual(read.results.map((h) => h.id).sort(), ["w-1", "w-2"], "the reader sees the holder's writes so far");
+    assert.equal((await holder.get("w-1")).recallCount, 0, "a reader's recall is not tracked");
+
+    const pending = run(["--db", db, "remember", "A third note", "--id", "w-3"]);
     await new Promise((r) => setTimeout(r, 1500));
     await holder.close();
     const r = await pending;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /the store .* is in use by another process; waiting up to 10 s for it to close it/);
-    assert.equal(JSON.parse(r.stdout).results[0].id, "w-1");
+    const after = await MemoryStore.open({ storage: "file", path: db });
+    assert.deepEqual(await after.ids(), ["w-1", "w-2", "w-3"]);
+    await after.close();
   });
 
   test("a trivial message says nothing was searched, and --no-skip-trivial searches it", async () => {

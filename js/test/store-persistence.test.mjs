@@ -725,12 +725,72 @@ describe("file stores", () => {
   const run = promisify(execFile);
   const url = new URL("../dist/index.js", import.meta.url).href;
 
+  test("readOnly: a store another process writes is read without its lock, as of the open; writes are refused, recalls untracked", async () => {
+    const path = join(root, fresh("reader"));
+    const writer = await MemoryStore.open({ storage: "file", path, snapshots: true, clock: () => NOW });
+    await writer.rememberMany([
+      { id: "a", text: "The backup of the billing database runs at 02:00" },
+      { id: "b", text: "Ana prefers green tea" },
+    ]);
+    await writer.relate({ from: "Ana", relation: "works with", to: "Ben" });
+    // In another process, as the CLI or a second app would.
+    const script = `import { MemoryStore } from ${JSON.stringify(url)};
+      const s = await MemoryStore.open({ storage: "file", path: ${JSON.stringify(path)}, readOnly: true });
+      const r = await s.recall("when does the backup run?");
+      const w = await s.remember({ text: "x" }).then(() => "stored", (e) => e.code + " " + e.message);
+      console.log(JSON.stringify({ ids: r.results.map((h) => h.id), tier: (await s.status()).tier, reason: (await s.status()).reason, edges: (await s.edges()).length, w }));
+      await s.close();`;
+    const other = JSON.parse((await run(process.execPath, ["--input-type=module", "-e", script])).stdout);
+    assert.deepEqual(other, {
+      ids: ["a"], tier: "readonly", reason: "opened with readOnly: true", edges: 1,
+      w: "invalid_argument the store was opened with readOnly: true; it refuses writes",
+    });
+
+    const reader = await MemoryStore.open({ storage: "file", path, readOnly: true });
+    await writer.remember({ id: "c", text: "The backup moved to 03:00" });
+    assert.deepEqual((await reader.recall("backup")).results.map((h) => h.id), ["a"], "the reader sees the store as of its open");
+    for (const write of [
+      () => reader.remember({ text: "x" }), () => reader.rememberMany([{ text: "x" }]), () => reader.update("a", { topic: "ops" }),
+      () => reader.forget("a"), () => reader.relate({ from: "a", relation: "b", to: "c" }), () => reader.addNote({ period: "daily", start: NOW, text: "x" }),
+      () => reader.import(["{}"]),
+    ]) {
+      await rejectsWith(write, "invalid_argument", /readOnly: true/);
+    }
+    assert.equal((await reader.get("a")).recallCount, 0, "a read-only recall is not tracked");
+    assert.equal(reader.size, 2);
+    await reader.close();
+    await writer.close();
+    const reopened = await MemoryStore.open({ storage: "file", path, snapshots: true });
+    assert.deepEqual(await reopened.ids(), ["a", "b", "c"]);
+    assert.equal((await reopened.get("a")).recallCount, 0);
+    assert.equal((await reopened.storageInfo()).openedFrom, "snapshot", "the readers left the writer's snapshot alone");
+    await reopened.close();
+
+    await rejectsWith(MemoryStore.open({ storage: "file", path: join(root, fresh("none")), readOnly: true }), "not_found");
+    await rejectsWith(MemoryStore.open({ storage: "memory", readOnly: true }), "invalid_argument", /readOnly/);
+    await rejectsWith(MemoryStore.open({ storage: new MemoryAdapter(), readOnly: true }), "invalid_argument", /readOnly/);
+    await rejectsWith(MemoryStore.open({ storage: "file", path, readOnly: "yes" }), "invalid_argument", /readOnly must be a boolean/);
+  });
+
+  test("readOnly on IndexedDB: reads beside a writer, refuses writes, tracks nothing", async () => {
+    const name = fresh("idb-reader");
+    const writer = await MemoryStore.open({ storage: "indexeddb", name, clock: () => NOW });
+    await writer.remember({ id: "a", text: "The backup runs at 02:00" });
+    const reader = await MemoryStore.open({ storage: "indexeddb", name, readOnly: true });
+    assert.deepEqual((await reader.recall("backup")).results.map((h) => h.id), ["a"]);
+    await rejectsWith(reader.remember({ text: "x" }), "invalid_argument", /readOnly: true/);
+    assert.equal((await reader.status()).tier, "readonly");
+    await reader.close();
+    assert.equal((await writer.get("a")).recallCount, 0);
+    await writer.close();
+  });
+
   test("a second writer, in this process or another, gets locked; after close it opens", async () => {
     const path = join(root, fresh("lock"));
     const store = await MemoryStore.open({ storage: "file", path });
     await store.remember({ id: "a", text: "held" });
     // The message names the holder and only what a user can do (no option that does not exist).
-    await rejectsWith(MemoryStore.open({ storage: "file", path }), "locked", new RegExp(`pid ${process.pid} .*close the store in the other process, or delete the lock file`));
+    await rejectsWith(MemoryStore.open({ storage: "file", path }), "locked", new RegExp(`pid ${process.pid} .*close the store in the other process, open it with readOnly: true to read it meanwhile, or delete the lock file`));
     const script = `import { MemoryStore } from ${JSON.stringify(url)};
       try { const s = await MemoryStore.open({ storage: "file", path: ${JSON.stringify(path)} }); console.log("opened", s.size); await s.close(); }
       catch (e) { console.log(e.code); }`;

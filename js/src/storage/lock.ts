@@ -82,7 +82,7 @@ function parseOwner(text: string): LockOwner | undefined {
 
 function lockedError(path: string, why: string): RecallError {
   return new RecallError("locked",
-    `${path} is held by ${why}; a file store has one writer at a time: close the store in the other process, or delete the lock file if no process uses the store`);
+    `${path} is held by ${why}; a file store has one writer at a time: close the store in the other process, open it with readOnly: true to read it meanwhile, or delete the lock file if no process uses the store`);
 }
 
 function ioError(e: unknown, doing: string): RecallError {
