@@ -437,7 +437,9 @@ describe("import from arrays", () => {
 describe("errors", () => {
   test("invalid_argument names the bad value", async () => {
     const store = await open();
-    await rejectsWith(store.remember({ text: "" }), "invalid_argument", /text/);
+    // The message names no id: a generated one would mean nothing to the caller.
+    await rejectsWith(store.remember({ text: " " }), "invalid_argument", /^text must not be empty$/);
+    await rejectsWith(store.rememberMany([{ text: "ok" }, { text: "" }]), "invalid_argument", /^item 1: text must not be empty$/);
     await rejectsWith(store.remember({ text: "x", emotion: 7 }), "invalid_argument", /emotion must be between -5 and 5, got 7/);
     await rejectsWith(store.remember({ text: "x", trust: 4 }), "invalid_argument", /trust/);
     await rejectsWith(store.remember({ text: "x", importance: 2 }), "invalid_argument", /importance/);

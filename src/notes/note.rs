@@ -145,11 +145,9 @@ impl Note {
                 self.text.len()
             )));
         }
+        // Without the id, as for memories (`Memory::validate`).
         if self.text.trim().is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "text of note \"{}\" must not be empty",
-                self.id
-            )));
+            return Err(Error::InvalidArgument("text must not be empty".into()));
         }
         for (field, t) in [
             ("start", self.start),
@@ -318,10 +316,7 @@ mod tests {
         n.id.clear();
         assert_eq!(n.validate().unwrap_err().code(), "invalid_argument");
         let e = note(" \n ").validate().unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "invalid_argument: text of note \"n1\" must not be empty"
-        );
+        assert_eq!(e.to_string(), "invalid_argument: text must not be empty");
     }
 
     #[test]

@@ -109,11 +109,10 @@ impl Memory {
         if self.id.is_empty() {
             return Err(Error::InvalidArgument("id must not be empty".into()));
         }
+        // Without the id: it may be one the caller never saw (generated), and every caller
+        // names the item, line or key the memory came from.
         if self.text.trim().is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "text of memory \"{}\" must not be empty",
-                self.id
-            )));
+            return Err(Error::InvalidArgument("text must not be empty".into()));
         }
         check_text("text", &self.text)?;
         if let Some(en) = &self.text_en {
