@@ -140,7 +140,13 @@ export interface RecallOptions {
   includeInvalid?: boolean;
   /** The time recency and expiry are judged against (default: the store's clock). */
   now?: TimeInput;
-  /** Update the returned memories' recall count and timestamps (default true). */
+  /**
+   * Update the returned memories' recall count and timestamps (default true; always false in a
+   * store opened with `readOnly`). They feed the ranking's recall-count and spacing factors, so
+   * a tracked recall is a write: its results' tracking is stored in one batch, queued behind
+   * the store's other writes, before the recall resolves (an append and an fsync in a file
+   * store). Pass `false` for recalls that should leave no trace, such as previews or evaluations.
+   */
   trackRecalls?: boolean;
   /** A precomputed query vector (else the store's `embed` is called). */
   embedding?: Float32Array | number[];
