@@ -121,7 +121,7 @@ const COMPONENTS = {
   similarity: ["unit", "Hamming similarity of 256-bit signatures"],
   graph: ["unit", "an edge about the question cites this memory"],
   relevance: ["unit", "the evidence fused: how well it answers the question"],
-  adjacent: ["unit", "0.2 × the score of a matching memory written just before or after it"],
+  adjacent: ["unit", "half the gap to a better match written just before or after it"],
   prior: ["factor", "× trust, tier, recalls and emotion (fourth root)"],
   rrf: ["unit", "reciprocal rank fusion of the stages' lists"],
   rerank: ["score", "the host reranker's score (results follow it)"],

@@ -191,9 +191,10 @@ export interface FusionParameters {
   /** … and where it is full (8). */
   semanticFull?: number;
   /**
-   * Share of the best adjacent memory's score a memory gains (0.2): the memories written just
-   * before or after it (at most two apart in insertion order), by the same user, under the same
-   * topic, within 30 minutes of it and not at the same instant: turns of one conversation.
+   * Share of the gap to its best adjacent memory's score a memory closes (0.5, at most 1): the
+   * memories written just before or after it (at most two apart in insertion order, the gap
+   * halved at two), by the same user, under the same topic, within 30 minutes of it and not at
+   * the same instant: turns of one conversation. 0 turns it off.
    */
   adjacentWeight?: number;
 }

@@ -369,8 +369,8 @@ export interface RecallHitBase {
    * `contextBoost`, `emotionTiebreak`, `spacingBoost` when applied, `rankBeforeMmr`, `rankAfterMmr`.
    * The `recallkit` ranking adds its evidence (`lexical`, `semantic`, …), `correctedWords` when
    * stage Sf read a misspelt query word as its neighbour, `relevance`, `recency` and `prior`,
-   * and `adjacent` when a matching memory written just before or after it lends it a share
-   * of its score.
+   * and `adjacent` when a better match written just before or after it lends it part of the
+   * difference.
    */
   components: Partial<ScoreComponents> & Record<string, number>;
   /** The results sharing this result's topic, in time order. */

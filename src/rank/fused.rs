@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | 1. evidence | none | `bm25` (FTS5, `Sf:porter`), `trigramBm25`, `lexical`, `cosine`, `semantic`, `similarity`, `signature`, `graph`, `exact` (those present) |
 //! | 2. model | `score` = the model's score ([`super::model`]) | `recallkit`: `relevance`, `recency`, `prior`; `rrf`: `rrf`; `composite` and `weighted`: one per component |
-//! | 2b. adjacent (`recallkit`) | `+ adjacentWeight · max own(n) / distance(n)` over the adjacent candidates ([`super::model`]) | `adjacent` |
+//! | 2b. adjacent (`recallkit`) | `+ adjacentWeight · max(0, best − own)`, `best = max own(n) / distance(n)` over the adjacent candidates ([`super::model`]) | `adjacent` |
 //! | 3. context (`recallkit`) | `+` abmind's context boost | `contextBoost` |
 //! | 4. emotion (`recallkit`) | `+ min(0.02·\|emotion\|, 0.1)` | `emotionTiebreak` |
 //! | 5. floor | drops candidates below `minScore` and every score ≤ 0 | |
@@ -85,9 +85,10 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
     ranked
 }
 
-/// Step 2b: each candidate in `pairs` gains `weight` times the best own score of the
-/// candidates adjacent to it, divided by their distance; read from the scores of step 2, so
-/// bonuses do not chain.
+/// Step 2b: each candidate in `pairs` closes `weight` of the gap between its own score and the
+/// best own score of the candidates adjacent to it, divided by their distance (when that is
+/// higher); read from the scores of step 2, so gains do not chain, and with `weight ≤ 1` no
+/// candidate rises above the neighbour it borrows from.
 fn adjacent_bonus(cands: &mut [Candidate], pairs: &[(u32, u32, u32)], weight: f64) {
     if weight <= 0.0 || pairs.is_empty() {
         return;
@@ -101,9 +102,9 @@ fn adjacent_bonus(cands: &mut [Candidate], pairs: &[(u32, u32, u32)], weight: f6
             best[b] = best[b].max(own[a] / d);
         }
     }
-    for (c, b) in cands.iter_mut().zip(best) {
-        if b > 0.0 {
-            let gain = weight * b;
+    for ((c, b), o) in cands.iter_mut().zip(best).zip(own) {
+        if b > o {
+            let gain = weight * (b - o);
             c.score += gain;
             c.components.push(("adjacent", gain));
         }
@@ -240,35 +241,50 @@ mod tests {
     }
 
     #[test]
-    fn a_memory_next_to_a_match_gains_a_share_of_its_score_without_chaining() {
+    fn a_memory_next_to_a_better_match_closes_part_of_the_gap_without_chaining_or_overtaking() {
         let lexical = |x| Evidence {
             lexical: x,
             ..Evidence::default()
         };
-        // 0 matches fully; 1 is the turn after it (distance 1), 2 the one after that
-        // (distance 2 from 0, 1 from 1); 3 matches a little and has no neighbour.
+        // 0 matches well; 1 is the turn after it (distance 1), 2 the one after that (distance
+        // 2 from 0, 1 from 1); 3 matches a little and has no neighbour; 4 matches half as well
+        // as 0 and is next to it too.
         let cands = vec![
             memory(0, lexical(0.9)),
             memory(1, lexical(0.0)),
             memory(2, lexical(0.0)),
             memory(3, lexical(0.1)),
+            memory(4, lexical(0.5)),
         ];
         let o = FusedOptions {
-            adjacent: vec![(0, 1, 1), (0, 2, 2), (1, 2, 1)],
+            adjacent: vec![(0, 1, 1), (0, 2, 2), (1, 2, 1), (4, 0, 1)],
             ..options(Ranking::Recallkit)
         };
         let out = rank(cands, &o);
-        let got: Vec<(CandidateKey, f64)> = out.iter().map(|c| (c.key, c.score)).collect();
+        let score = |doc| {
+            out.iter()
+                .find(|c| c.key == CandidateKey::Memory(DocId(doc)))
+                .map(|c| c.score)
+                .unwrap()
+        };
         let w = FusionParams::default().adjacent_weight;
-        // 2 gains from 0 at distance 2, not from 1's bonus.
-        let expect = [(0, 0.9), (1, w * 0.9), (3, 0.1), (2, w * 0.9 / 2.0)];
-        assert_eq!(got.len(), 4);
-        for (&(key, score), &(doc, want)) in got.iter().zip(&expect) {
-            assert_eq!(key, CandidateKey::Memory(DocId(doc)));
-            assert_close!(score, want);
-        }
-        assert_close!(out[1].component("adjacent").unwrap(), w * 0.9);
-        assert_eq!(out[2].component("adjacent"), None);
+        assert!(w > 0.0 && w <= 1.0);
+        // 0 has no better neighbour: it keeps its score.
+        assert_close!(score(0), 0.9);
+        assert_eq!(out[0].component("adjacent"), None);
+        // 1 closes w of its gap to 0; 2 gains from 0 at distance 2, not from 1's gain.
+        assert_close!(score(1), w * 0.9);
+        assert_close!(score(2), w * 0.9 / 2.0);
+        assert_close!(score(3), 0.1);
+        assert_close!(score(4), 0.5 + w * (0.9 - 0.5));
+        let one = out
+            .iter()
+            .find(|c| c.key == CandidateKey::Memory(DocId(1)))
+            .unwrap();
+        assert_close!(one.component("adjacent").unwrap(), w * 0.9);
+        // No memory rises above the neighbour it borrows from.
+        assert_eq!(out[0].key, CandidateKey::Memory(DocId(0)));
+        assert!(score(4) <= score(0) && score(1) <= score(0));
         // Other models ignore adjacency; so does a weight of 0.
         for o in [
             FusedOptions {

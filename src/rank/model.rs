@@ -25,7 +25,7 @@
 //! prior      = abmind's factors: (1 + recallBoost)(1 + relevanceBoost)·trust·credibility·tier
 //!              ·(1 + |emotion|·emotionBoost)·spacing
 //! own        = min(1, relevance · preference)
-//! adjacent   = 0.2 · max over the memories adjacent to it of own(n) / distance(n)
+//! adjacent   = 0.5 · max(0, best − own), best = max over the memories adjacent to it of own(n) / distance(n)
 //! score      = own + adjacent + context boost + emotion tie-break
 //! ```
 //!
@@ -57,16 +57,20 @@
 //! (`distance` 1 or 2), belong to the same user, have the same topic (or none), and were
 //! written within [`ADJACENT_WITHIN_MS`] of each other but not at the same instant
 //! ([`written_in_one_sitting`]): turns of one conversation, or notes taken one after another,
-//! not a batch of facts imported at once. A memory gains a share of its best adjacent
-//! memory's own score: the answer to a question often sits in the turn after the one that
-//! names its subject ("what did you paint?" – "a sunset"), which shares no word with the
-//! question. Only candidates count (a memory some stage found), and the bonus is read from
-//! the scores before any bonus, so it does not chain. LoCoMo dev (`sweep.mjs`, `adjacentWeight`
-//! 0 → 0.1 → 0.2 → 0.3 → 0.5): no vectors R@10 0.650 → 0.670 → 0.683 → 0.689 → 0.701 and
-//! nDCG@10 0.513 → 0.526 → 0.533 → 0.534 → 0.533, hybrid R@10 0.682 → 0.701 → 0.715 → 0.727
-//! → 0.741. 0.2 is where nDCG stops rising and the first result is right most often (no
-//! vectors 0.384 → 0.392, then 0.386 and 0.379): past it, neighbours fill the tail of the ten
-//! and start to push matching memories down (docs/quality.md).
+//! not a batch of facts imported at once. A memory closes half the gap between its own score
+//! and its best adjacent memory's (divided by their distance): the answer to a question often
+//! sits in the turn after the one that names its subject ("what did you paint?" – "a sunset"),
+//! which shares no word with the question. A memory already as good as its neighbours gains
+//! nothing, and with a weight of at most 1 none rises above the neighbour it borrows from, so
+//! the first result never changes. Only candidates count (a memory some stage found), and the
+//! gain is read from the scores before any gain, so it does not chain.
+//!
+//! The weight is a round number at the sweep's plateau (`sweep.mjs`, docs/quality.md). LoCoMo
+//! dev, `adjacentWeight` 0 → 0.5 → 0.6 → 0.8 → 1: no vectors R@10 / nDCG@10 0.650 / 0.513 →
+//! 0.697 / 0.537 → 0.702 / 0.540 → 0.698 / 0.538 → 0.696 / 0.522, hybrid 0.682 / 0.531 → 0.741
+//! / 0.560 → 0.748 / 0.564 → 0.756 / 0.565 → 0.756 / 0.550. A first rule, a flat share of the
+//! best neighbour's score (`0.2 · best`), reached 0.683 / 0.533 and 0.715 / 0.547 at its best
+//! and let neighbours overtake the match (the first result right less often).
 //!
 //! # `composite` and `weighted` without vectors
 //!
@@ -145,8 +149,9 @@ pub struct FusionParams {
     pub semantic_from: f64,
     /// … and where it is full.
     pub semantic_full: f64,
-    /// Share of the best adjacent memory's score a memory gains: a memory written just
-    /// before or after one that matches, in the same sitting (module doc, "Adjacent memories").
+    /// Share of the gap to its best adjacent memory's score a memory closes: a memory written
+    /// just before or after a better match, in the same sitting (module doc, "Adjacent
+    /// memories"); at most 1, so that none overtakes the match.
     pub adjacent_weight: f64,
 }
 
@@ -163,7 +168,7 @@ impl Default for FusionParams {
             coverage_weight: 0.5,
             semantic_from: super::evidence::SEMANTIC_Z_START,
             semantic_full: super::evidence::SEMANTIC_Z_FULL,
-            adjacent_weight: 0.2,
+            adjacent_weight: 0.5,
         }
     }
 }
