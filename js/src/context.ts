@@ -229,8 +229,11 @@ function render(lines: Line[], s: Settings, form: Form): string {
     if (form.suffixes) line += l.suffix;
     if (cite) line += ` [${number.get(l.id)}]`;
     if (form.suffixes && l.conflicts.length > 0) {
-      const refs = l.conflicts.map((id) => number.get(id)).filter((n) => n !== undefined).map((n) => `[${n}]`);
-      line += refs.length > 0 ? ` (conflicts with ${refs.join(", ")})` : " (conflicts with an omitted result)";
+      // Numbers only where the lines carry them (citations on); else say which kind of result.
+      const refs = cite ? l.conflicts.map((id) => number.get(id)).filter((n) => n !== undefined).map((n) => `[${n}]`) : [];
+      const shownHere = l.conflicts.some((id) => number.has(id));
+      line += refs.length > 0 ? ` (conflicts with ${refs.join(", ")})`
+        : shownHere ? " (conflicts with another result here)" : " (conflicts with an omitted result)";
     }
     out.push(line);
   }

@@ -15,11 +15,15 @@
  *   the last call together with the query, in one call to the host's `embed`, and stores their
  *   vectors (one write), so no turn is embedded twice, also after a reopen: the steady state is
  *   one query text plus one text per new turn. An embed that fails or times out only makes
- *   that call lexical (fewer hits), never an error; the turns are tried again next time.
+ *   that call lexical (fewer hits), never an error; the turns are tried again next time. A
+ *   store opened `readOnly` cannot keep vectors: it embeds only the query.
  * - **Bounded**: at most `topK` hits, and hits are added in rank order while their texts fit
  *   `budgetTokens` (Neo's estimate, `(length + 3) / 4` per turn); the best hit is always kept.
  * - **Dedup at the agent boundary**: `exclude` drops turns by id or by text (the live
- *   window's texts), `excludeLast` drops the last N turns.
+ *   window's texts), `excludeLast` drops the last N turns the store holds; a window of any
+ *   size leaves `topK` places for older turns when the turns were recorded in order.
+ * - **What the store holds now**: a hit's text and role are the stored turn's, so an `update`
+ *   (a redaction) or a `forget` shows at once.
  *
  * The lane learns the conversation's turns from the store the first time it is used (a scan of
  * the store's memories), then keeps count of its own appends; turns another tab appends are
@@ -32,6 +36,23 @@ import type { MemoryInput, RecallOptions, RecallResult, TimeInput } from "./type
 
 /** The topic prefix of a conversation's turns (the engine's `CONVERSATION_TOPIC_PREFIX`). */
 export const CONVERSATION_TOPIC_PREFIX = "recallkit:conversation:";
+/** Longest name the engine stores, in UTF-8 bytes (`MAX_NAME_BYTES` in `src/store/records.rs`): a turn's topic. */
+export const MAX_TOPIC_BYTES = 1024;
+
+/**
+ * Checks that a conversation's turns can be stored under `conversationId`: its topic,
+ * {@link CONVERSATION_TOPIC_PREFIX} and the id, must fit {@link MAX_TOPIC_BYTES}. Errors:
+ * `invalid_argument` naming the longest id that fits.
+ */
+export function checkConversationId(conversationId: string): void {
+  const bytes = new TextEncoder().encode(CONVERSATION_TOPIC_PREFIX + conversationId).length;
+  if (bytes > MAX_TOPIC_BYTES) {
+    const most = MAX_TOPIC_BYTES - new TextEncoder().encode(CONVERSATION_TOPIC_PREFIX).length;
+    throw new RecallError("invalid_argument",
+      `a conversation id is at most ${most} bytes of UTF-8, got ${bytes - (MAX_TOPIC_BYTES - most)}`);
+  }
+}
+
 /** The memory type of a turn. */
 export const TURN_TYPE = "turn";
 /** Neo's default number of hits. */
@@ -72,7 +93,7 @@ export interface RelevantOptions {
 /** One earlier turn {@link ConversationLane.relevant} found. */
 export interface TurnHit {
   role: TurnRole;
-  /** The turn, verbatim. */
+  /** The turn, verbatim, as the store holds it now (an `update` shows at once). */
   text: string;
   /** The turn's memory id. */
   id: string;
@@ -80,11 +101,10 @@ export interface TurnHit {
   score: number;
 }
 
-/** A turn the lane knows of. */
+/** A turn the lane knows of (its text and role are read from the store when they are needed). */
 interface Turn {
   id: string;
-  role: TurnRole;
-  text: string;
+  createdAt: number;
   embedded: boolean;
 }
 
@@ -92,10 +112,14 @@ interface Turn {
 export interface LaneHost {
   /** Whether the store has an `embed` function. */
   readonly canEmbed: boolean;
+  /** Whether the store takes writes (not opened with `readOnly`): only then are turns embedded. */
+  readonly writable: boolean;
   /** Stores a memory durably, never embedding it; returns its id. */
   append(memory: MemoryInput): Promise<string>;
   /** The store's turns of `topic`, in insertion order. */
-  turns(topic: string): { id: string; text: string; tags?: string[]; embedded: boolean }[];
+  turns(topic: string): { id: string; createdAt: number; embedded: boolean }[];
+  /** A turn as the store holds it now, or `undefined` once it is forgotten. */
+  get(id: string): { text: string; createdAt: number } | undefined;
   /** The host's `embed` under its timeout, vectors checked. */
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Stores the vectors of memories that have none (one write). */
@@ -176,10 +200,22 @@ export class ConversationLane {
   }
 
   #known(): Turn[] {
-    this.#turns ??= this.#host.turns(this.#topic).map((t) => ({
-      id: t.id, text: t.text, role: t.tags?.includes("assistant") ? "assistant" : "user", embedded: t.embedded,
-    }));
+    this.#turns ??= this.#host.turns(this.#topic);
     return this.#turns;
+  }
+
+  /**
+   * The last `n` turns the store still holds (the live window), oldest first; turns forgotten
+   * meanwhile are dropped from the lane on the way.
+   */
+  #lastTurns(n: number): Turn[] {
+    const turns = this.#known();
+    const live: Turn[] = [];
+    for (let i = turns.length - 1; i >= 0 && live.length < n; i--) {
+      if (this.#host.get(turns[i]!.id) === undefined) turns.splice(i, 1);
+      else live.push(turns[i]!);
+    }
+    return live.reverse();
   }
 
   /**
@@ -196,10 +232,8 @@ export class ConversationLane {
     if (t.createdAt !== undefined) memory.createdAt = t.createdAt as TimeInput;
     // Known before the write, so that a first scan never holds this turn already.
     const known = this.#known();
-    const role: TurnRole = t.role;
-    const text = t.text;
     const stored = this.#host.append(memory).then((id) => {
-      known.push({ id, text, role, embedded: false });
+      known.push({ id, createdAt: this.#host.get(id)?.createdAt ?? 0, embedded: false });
       return id;
     });
     this.#pending = this.#pending.then(() => stored).catch(() => undefined);
@@ -224,24 +258,41 @@ export class ConversationLane {
     const turns = this.#known();
     if (turns.length === 0 || query.trim() === "") return [];
     const vector = await this.#embedNew(turns, query);
-    const dropped = new Set(exclude as string[]);
+    const ids = new Set(exclude as string[]);
     const texts = new Set((exclude as string[]).map((x) => x.trim()));
-    for (const t of turns.slice(Math.max(0, turns.length - excludeLast))) dropped.add(t.id);
-    for (const t of turns) if (texts.has(t.text.trim())) dropped.add(t.id);
-    const byId = new Map(turns.map((t) => [t.id, t]));
-    const limit = Math.min(100, this.#topK + dropped.size);
+    const live = this.#lastTurns(excludeLast);
+    for (const t of live) ids.add(t.id);
+    // A recall returns at most 100 results: a live window that large could fill them all. When
+    // the turns were recorded in order (the usual case), the window is also left out by time:
+    // `end` is the last older turn's time, so the recall sees only the older turns and those of
+    // the window recorded at that same instant, which alone (with `exclude`) take places from
+    // `topK`.
+    let end: number | undefined;
+    let inWindow = live.length;
+    if (live.length > 0) {
+      const older = turns.slice(0, turns.length - live.length);
+      if (older.length === 0) return [];
+      const last = older.reduce((most, t) => Math.max(most, t.createdAt), -Infinity);
+      if (live.every((t) => t.createdAt >= last)) {
+        end = last;
+        inWindow = live.filter((t) => t.createdAt === last).length;
+      }
+    }
+    const limit = Math.min(100, this.#topK + exclude.length + inWindow);
     const result = await this.#host.recall(query, {
       topic: this.#topic, limit, trackRecalls: false, minScore: 0, rerank: false,
+      ...(end === undefined ? {} : { end }),
       ...(vector === undefined ? { searchMode: "lexical" } : { embedding: vector }),
     });
     const hits: TurnHit[] = [];
     let tokens = 0;
     for (const r of result.results) {
-      const turn = byId.get(r.id);
-      if (r.kind !== "memory" || turn === undefined || dropped.has(r.id)) continue;
+      if (r.kind !== "memory" || ids.has(r.id) || texts.has(r.text.trim())) continue;
       const cost = estimateTokens(r.text);
       if (hits.length > 0 && tokens + cost > this.#budget) break;
-      hits.push({ role: turn.role, text: turn.text, id: turn.id, score: r.score });
+      // The turn as the store holds it now (an update or a redaction shows at once).
+      const role: TurnRole = r.memory?.tags?.includes("assistant") ? "assistant" : "user";
+      hits.push({ role, text: r.text, id: r.id, score: r.score });
       tokens += cost;
       if (hits.length === this.#topK) break;
     }
@@ -251,7 +302,15 @@ export class ConversationLane {
   /** Embeds the turns without a vector and the query in one call; the query's vector, or `undefined` (lexical). */
   async #embedNew(turns: Turn[], query: string): Promise<Float32Array | undefined> {
     if (!this.#host.canEmbed) return undefined;
-    const fresh = turns.filter((t) => !t.embedded);
+    // A store opened readOnly cannot keep the turns' vectors: only the query is embedded.
+    const fresh: { id: string; text: string; turn: Turn }[] = [];
+    if (this.#host.writable) {
+      for (const turn of turns) {
+        if (turn.embedded) continue;
+        const now = this.#host.get(turn.id);
+        if (now !== undefined) fresh.push({ id: turn.id, text: now.text, turn });
+      }
+    }
     let vectors: Float32Array[];
     try {
       vectors = await this.#host.embed([...fresh.map((t) => t.text), query]);
@@ -261,10 +320,9 @@ export class ConversationLane {
     if (fresh.length > 0) {
       try {
         await this.#host.attach(fresh.map((t) => t.id), vectors.slice(0, fresh.length));
-        for (const t of fresh) t.embedded = true;
+        for (const t of fresh) t.turn.embedded = true;
       } catch {
-        // Not stored (a failed write, a turn forgotten meanwhile): embedded again next time.
-        return undefined;
+        // Not stored (a failed write): embedded again next time; the query's vector still serves.
       }
     }
     return vectors[fresh.length];
@@ -281,8 +339,8 @@ export function renderRecall(hits: readonly TurnHit[]): string {
   if (!Array.isArray(hits)) throw new RecallError("invalid_argument", "hits must be an array of turn hits");
   if (hits.length === 0) return "";
   const lines = hits.map((h, i) => {
-    if (typeof h !== "object" || h === null || typeof h.text !== "string") {
-      throw new RecallError("invalid_argument", `hits[${i}] must be a turn hit`);
+    if (typeof h !== "object" || h === null || typeof h.text !== "string" || (h.role !== "user" && h.role !== "assistant")) {
+      throw new RecallError("invalid_argument", `hits[${i}] must be a turn hit (a role "user" or "assistant" and a text)`);
     }
     return `- ${h.role === "assistant" ? "Assistant" : "User"}: ${quoteText(h.text)}`;
   });

@@ -10,7 +10,8 @@
  *
  * Nothing has to reset it: the next successful embed brings `basic` back to `full`, the next
  * write the storage takes ends `readonly`. A store that starts without an `embed` function
- * and without embeddings is `basic` (reason "no embedder") until a vector arrives.
+ * and without embeddings is `basic` (reason `"no_embedder"`, the Se stage report's code, as
+ * `"embed_failed"` and `"embed_timeout"` are) until a vector arrives.
  * @module
  */
 
@@ -45,7 +46,7 @@ export class Health {
   constructor(vectors: boolean, clock: () => number) {
     this.#clock = clock;
     const now = this.#now();
-    this.#embedding = vectors ? { tier: "full", since: now } : { tier: "basic", reason: "no embedder", since: now };
+    this.#embedding = vectors ? { tier: "full", since: now } : { tier: "basic", reason: "no_embedder", since: now };
     this.#storage = { tier: "full", since: now };
     this.#since = now;
   }

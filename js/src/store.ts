@@ -22,7 +22,7 @@ import { randomId } from "./engine.js";
 import type { Engine } from "./engine.js";
 import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
 import type { ContextBlock, ContextOptions } from "./context.js";
-import { ConversationLane, toConversationOptions } from "./conversation.js";
+import { ConversationLane, checkConversationId, toConversationOptions } from "./conversation.js";
 import type { ConversationOptions } from "./conversation.js";
 import { RecallError, callEngine } from "./errors.js";
 import { Health } from "./health.js";
@@ -520,20 +520,23 @@ export class MemoryStore {
   conversation(conversationId: string, options?: ConversationOptions): ConversationLane {
     this.#engine.forCaller();
     checkId(conversationId);
+    checkConversationId(conversationId);
     const settings = toConversationOptions(options);
     return new ConversationLane({
       canEmbed: this.#settings.embed !== undefined,
+      writable: this.#writes.writable,
       append: (memory) => this.#insert(memory, false),
       turns: (topic) => {
         const engine = this.#engine.forCaller();
-        const out: { id: string; text: string; tags?: string[]; embedded: boolean }[] = [];
+        const out: { id: string; createdAt: number; embedded: boolean }[] = [];
         for (const id of engine.ids()) {
           const m = engine.get(id);
           if (m?.topic !== topic) continue;
-          out.push({ id, text: m.text, tags: m.tags, embedded: engine.embedding(id) !== undefined });
+          out.push({ id, createdAt: m.createdAt, embedded: engine.embedding(id) !== undefined });
         }
         return out;
       },
+      get: (id) => this.#engine.forCaller().get(id),
       embed: (texts) => this.#embedTexts(texts),
       attach: (ids, vectors) => this.#attach(ids, vectors),
       recall: (query, options) => this.recall(query, options),

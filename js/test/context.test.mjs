@@ -87,6 +87,10 @@ test("conflicting results are marked in the text", async () => {
   // Alone in the block, the other side is named as omitted.
   const alone = formatContext([flagged[0]]);
   assert.match(alone.text, /\(conflicts with an omitted result\)/);
+  // Without citations the lines carry no numbers, so none is pointed at.
+  const bare = formatContext(result, { citations: false });
+  assert.doesNotMatch(bare.text, /\[\d\]/);
+  assert.match(bare.text, /\(conflicts with another result here\)/);
   await store.close();
 });
 

@@ -32,9 +32,11 @@ describe("status() and the tier", () => {
     await store.remember({ text: "the backup runs at night" });
     const status = await store.status();
     assert.equal(status.tier, "basic");
-    assert.equal(status.reason, "no embedder");
+    assert.equal(status.reason, "no_embedder");
     assert.deepEqual(status.storage.tier, "full");
     assert.equal((await store.recall("backup")).tier, "basic");
+    // The recall's stage report gives the same reason: one spelling, and no new `since`.
+    assert.deepEqual(await store.status(), status);
     // A host that passes the query's vector itself gets the full pipeline.
     const withVectors = await MemoryStore.open({ storage: "memory" });
     await withVectors.remember({ text: "Ana drinks green tea", embedding: [1, 0, 0] });

@@ -106,6 +106,9 @@ async function checkStale(path: string, text: string): Promise<void> {
     }
     throw lockedError(path, `${who} (another host, so its pid cannot be checked)`);
   }
+  if (owner.pid === process.pid) {
+    throw lockedError(path, `this process (pid ${owner.pid}: another store object here has it open; close that one first)`);
+  }
   const alive = isProcessAlive(owner.pid);
   if (alive === false) return;
   if (alive === undefined && probeRefused !== undefined) {

@@ -690,7 +690,7 @@ describe("the single-writer lock", () => {
       catch (e) { console.log(e.code, e.message); }`;
     const out = runChild(code);
     assert.match(out, new RegExp(`^locked .*held by pid ${process.pid} on `));
-    await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", /held by pid/);
+    await rejectsWith(() => FileAdapter.open({ path: dir }), "locked", /held by this process \(pid \d+: another store object here has it open; close that one first\)/);
     const lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8"));
     assert.equal(lock.pid, process.pid);
     assert.equal(lock.hostname, hostname());
