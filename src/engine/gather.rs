@@ -394,13 +394,18 @@ impl Engine {
                 let Some(next) = doc.0.checked_add(distance).map(DocId) else {
                     break;
                 };
-                let (Some(b), Some(n)) = (pool.position(next), self.memory(next)) else {
+                // The record's fields first, the pool's hash last: most neighbours fail the
+                // sitting test (memories written apart), and then cost no lookup.
+                let Some(n) = self.memory(next) else {
                     continue;
                 };
-                if n.user_id() == m.user_id()
-                    && n.topic() == m.topic()
-                    && model::written_in_one_sitting(m.created_at(), n.created_at())
+                if !model::written_in_one_sitting(m.created_at(), n.created_at())
+                    || n.user_id() != m.user_id()
+                    || n.topic_bytes() != m.topic_bytes()
                 {
+                    continue;
+                }
+                if let Some(b) = pool.position(next) {
                     pairs.push((a as u32, b as u32, distance));
                 }
             }
