@@ -117,9 +117,8 @@ export function toOpenOptions(input: unknown): { options: OpenOptions; name: str
   if (options.searchMode !== undefined && !SEARCH_MODES.has(options.searchMode)) {
     throw new RecallError("invalid_argument", `searchMode must be "hybrid", "lexical" or "semantic", got ${JSON.stringify(options.searchMode)}`);
   }
-  if (options.readOnly === true && (options.storage === "memory" || isAdapter(options.storage))) {
-    throw new RecallError("invalid_argument",
-      `readOnly opens a file or IndexedDB store; ${options.storage === "memory" ? 'storage "memory" starts empty' : "an adapter of your own refuses writes itself"}`);
+  if (options.readOnly === true && options.storage === "memory") {
+    throw new RecallError("invalid_argument", 'readOnly opens a stored store; storage "memory" starts empty');
   }
   return { options, name, ranking };
 }

@@ -32,7 +32,8 @@ export type StorageOption = "indexeddb" | "file" | "memory" | StorageAdapter;
 /** Options of {@link MemoryStore.open}. */
 export interface OpenOptions {
   /**
-   * The store's name: 1–128 characters of `A–Z a–z 0–9 . _ -` (default `"default"`). It names
+   * The store's name: 1–128 characters of `A–Z a–z 0–9 . _ -`, starting with a letter or digit
+   * (default `"default"`). It names
    * the IndexedDB database (`recallkit:<name>`) and the default directory of a file store.
    */
   name?: string;
@@ -50,11 +51,13 @@ export interface OpenOptions {
   /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
   blockedTimeoutMs?: number;
   /**
-   * Open a file or IndexedDB store to read it only: every write (`remember`, `update`,
-   * `relate`, `import`, …) fails with `invalid_argument`, recalls are not tracked, and no
-   * snapshot is written or removed. A file store opened so takes no lock, so it can be read
-   * while another process writes it, and it sees the store as it was at the open (open again
-   * to see later writes); `status()` reports the tier `"readonly"`. Default false.
+   * Open a store to read it only: every write (`remember`, `update`, `relate`, `import`, …)
+   * fails with `invalid_argument`, recalls are not tracked, and no snapshot is written or
+   * removed; `status()` reports the tier `"readonly"`. A file store opened so takes no lock, so
+   * it can be read while another process writes it, and it sees the store as it was at the
+   * open (open again to see later writes). With an adapter of your own (a read-only PostgreSQL
+   * adapter, say) the store itself refuses the writes. Not with `storage: "memory"`. Default
+   * false.
    */
   readOnly?: boolean;
   /**

@@ -28,8 +28,13 @@ export interface ServeOptions {
   clock?: () => number;
   /** A storage adapter of the host's own (`OpenOptions.storage`). */
   storage?: StorageAdapter;
-  /** Where the page's open messages arrive (default `globalThis`, the worker's scope). */
-  scope?: Pick<EventTarget, "addEventListener" | "removeEventListener">;
+  /**
+   * Where the page's open messages arrive (default `globalThis`, the worker's scope). In a
+   * `SharedWorker`, each connecting page's port, as in
+   * `onconnect = (e) => serveStore({ scope: e.ports[0] })`; a `MessagePort` given here is
+   * started (`addEventListener` alone does not start it).
+   */
+  scope?: Pick<EventTarget, "addEventListener" | "removeEventListener"> & { start?: () => void };
 }
 
 const HOST_FIELDS = ["embed", "rerank", "clock", "storage"] as const;
@@ -167,5 +172,7 @@ export function serveStore(options: ServeOptions = {}): () => void {
     if (isOpenMessage(data)) void serveOne(data, options);
   };
   scope.addEventListener("message", listener);
+  // A MessagePort (a SharedWorker's connection) delivers nothing until started.
+  options.scope?.start?.();
   return () => scope.removeEventListener("message", listener);
 }

@@ -768,7 +768,20 @@ describe("file stores", () => {
 
     await rejectsWith(MemoryStore.open({ storage: "file", path: join(root, fresh("none")), readOnly: true }), "not_found");
     await rejectsWith(MemoryStore.open({ storage: "memory", readOnly: true }), "invalid_argument", /readOnly/);
-    await rejectsWith(MemoryStore.open({ storage: new MemoryAdapter(), readOnly: true }), "invalid_argument", /readOnly/);
+    // An adapter of one's own: the store refuses the writes and tracks nothing.
+    const own = new MemoryAdapter();
+    const filled = await MemoryStore.open({ storage: retained(own), clock: () => NOW });
+    await filled.remember({ id: "x", text: "the backup runs at night" });
+    await filled.close();
+    const watched = retained(own);
+    const written = [];
+    const write = watched.write;
+    watched.write = (ops) => { written.push(ops); return write(ops); };
+    const ownReader = await MemoryStore.open({ storage: watched, readOnly: true });
+    assert.deepEqual((await ownReader.recall("backup")).results.map((h) => h.id), ["x"]);
+    await rejectsWith(ownReader.remember({ text: "y" }), "invalid_argument", /readOnly: true/);
+    await ownReader.close();
+    assert.deepEqual(written, [], "a reader writes nothing: no tracking, no snapshot");
     await rejectsWith(MemoryStore.open({ storage: "file", path, readOnly: "yes" }), "invalid_argument", /readOnly must be a boolean/);
   });
 

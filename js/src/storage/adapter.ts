@@ -164,8 +164,16 @@ export async function openAdapter(kind: StorageKind | undefined, options: OpenAd
       });
     }
     case "file": {
-      const { FileAdapter } = await import("./file.js");
-      return FileAdapter.open({ path: fileStorePath(o.name, o.path), readOnly: o.readOnly });
+      const noFiles = 'file stores need a file system (Node or Deno): use storage "indexeddb" or "memory"';
+      // A page or worker would only fetch node:fs and fail (with errors in its console).
+      if (!isServerRuntime()) throw new RecallError("storage_failed", noFiles);
+      let file: typeof import("./file.js");
+      try {
+        file = await import("./file.js");
+      } catch (e) {
+        throw new RecallError("storage_failed", `${noFiles} (the file backend does not load: ${(e as Error)?.message ?? String(e)})`, { cause: e });
+      }
+      return file.FileAdapter.open({ path: fileStorePath(o.name, o.path), readOnly: o.readOnly });
     }
     default:
       throw new RecallError("invalid_argument",

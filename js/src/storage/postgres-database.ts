@@ -11,9 +11,9 @@
 import { RecallError } from "../errors.js";
 import { checkStoreName } from "./adapter.js";
 import { PostgresAdapter } from "./postgres.js";
-import { ChangeFeed } from "./postgres-feed.js";
+import { ChangeFeed, droppedPayload } from "./postgres-feed.js";
 import type { FeedClient, StaleListener } from "./postgres-feed.js";
-import { POSTGRES_SCHEMA_VERSION, SCHEMA_LOCK_KEY, SCHEMA_MIGRATIONS } from "./postgres-schema.js";
+import { FEED_CHANNEL, POSTGRES_SCHEMA_VERSION, SCHEMA_LOCK_KEY, SCHEMA_MIGRATIONS } from "./postgres-schema.js";
 
 /** How long getting a connection may take before `storage_failed` (10 s), unless `connectTimeoutMs` says otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -296,9 +296,19 @@ export class PostgresDatabase {
     return result.rows.map((r) => String(r.store));
   }
 
-  /** Deletes every record of the store called `name`, in one transaction (its open handles then see an empty store). */
+  /**
+   * Deletes every record of the store called `name`, in one transaction, and announces it on
+   * the change feed: every process's `onStale(name, reason)` is called (this one's too), with
+   * a reason saying the store was dropped. Open handles are not emptied: they still hold the
+   * store as they loaded it, and a write through one would store its records again, so reopen
+   * them (the service example evicts its cache on `onStale`); a handle opened after the drop
+   * sees an empty store.
+   */
   async dropStore(name: string): Promise<void> {
-    await query(this, `cannot drop store ${JSON.stringify(name)}`, "DELETE FROM recallkit_records WHERE store = $1", [checkStoreName(name)]);
+    const store = checkStoreName(name);
+    await query(this, `cannot drop store ${JSON.stringify(name)}`,
+      "WITH gone AS (DELETE FROM recallkit_records WHERE store = $1 RETURNING 1) SELECT pg_notify($2, $3), (SELECT count(*) FROM gone) AS n",
+      [store, FEED_CHANNEL, droppedPayload(store)]);
   }
 
   /** Stops the change feed and closes the pool's connections (idempotent); adapters over it then fail with `closed`. */

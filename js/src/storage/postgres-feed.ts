@@ -16,11 +16,20 @@
  * connection is down is lost. The feed reconnects (backing off from 100 ms to 5 s) and then
  * calls `onStale()` without a store: every engine of this process may have missed writes, and
  * should be reopened (the service example evicts its cache). A key too long for a payload is
- * sent as `{"s", "o", "stale": true}`, which calls `onStale(store)`.
+ * sent as `{"s", "o", "stale": true}`, which calls `onStale(store)`; `dropStore` sends
+ * `{"s", "o": "dropStore", "stale": true}`, which calls it in every process.
  * @module
  */
 import { RecallError } from "../errors.js";
 import { FEED_CHANNEL } from "./postgres-schema.js";
+
+/** The origin of {@link droppedPayload}'s message: no handle's (handles' origins are random ids). */
+const DROPPED_ORIGIN = "dropStore";
+
+/** The NOTIFY payload announcing that `store` was dropped: every process reports it stale. */
+export function droppedPayload(store: string): string {
+  return JSON.stringify({ s: store, o: DROPPED_ORIGIN, stale: true });
+}
 
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; pieces stay under this, with room for the envelope. */
 export const MAX_PAYLOAD_BYTES = 7900;
@@ -169,7 +178,8 @@ export class ChangeFeed {
     if (typeof message.s !== "string") return;
     const subscriptions = this.#stores.get(message.s);
     if (message.stale === true) {
-      if (subscriptions !== undefined) this.#onStale(message.s, "a write changed a key too long to announce");
+      if (message.o === DROPPED_ORIGIN) this.#onStale(message.s, "the store was dropped (dropStore): reopen its handles");
+      else if (subscriptions !== undefined) this.#onStale(message.s, "a write changed a key too long to announce");
       return;
     }
     if (subscriptions === undefined || !Array.isArray(message.k)) return;

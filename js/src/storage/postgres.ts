@@ -61,7 +61,11 @@ const schedule: (task: () => void) => void = typeof globalThis.setImmediate === 
 export interface PostgresAdapterOptions extends PostgresDatabaseOptions {
   /** The store's name (`OpenAdapterOptions.name`'s rule). */
   name: string;
-  /** Reject every `write`. */
+  /**
+   * Reject every `write`. Open the store over it with `readOnly: true` as well
+   * (`MemoryStore.open`), which refuses writes before they reach the adapter and tracks no
+   * recall (a tracked recall is a write).
+   */
   readOnly?: boolean;
 }
 

@@ -80,6 +80,24 @@ describe("the postgres schema", { skip }, () => {
     assert.deepEqual(await b.keys(), []);
     assert.deepEqual(await a.keys(), ["m/1"]);
   });
+
+  test("dropStore reports the store stale to every process, so that they reopen its handles", async () => {
+    const stale = [];
+    const other = await PostgresDatabase.connect({ config: pg.config, onStale: (store, reason) => stale.push([store, reason]) });
+    try {
+      const held = await MemoryStore.open({ name: "dropped", storage: other.adapter("dropped"), snapshots: false });
+      await held.remember({ id: "x", text: "Bob likes sailing" });
+      await db.dropStore("dropped");
+      await eventually(() => stale.some(([s]) => s === "dropped"), 5000, "the drop reported to the other process");
+      assert.match(stale.find(([s]) => s === "dropped")[1], /the store was dropped \(dropStore\): reopen its handles/);
+      await held.close();
+      const reopened = await MemoryStore.open({ name: "dropped", storage: other.adapter("dropped"), snapshots: false });
+      assert.equal(reopened.size, 0, "reopened, the handle sees the store empty");
+      await reopened.close();
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe("postgres errors", { skip }, () => {
