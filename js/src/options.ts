@@ -187,8 +187,8 @@ export function storeSettings(options: OpenOptions, ranking: Record<string, unkn
     },
     ephemeral,
     readOnly: options.readOnly === true,
-    // A reader neither writes a snapshot nor deletes one (turning snapshots off does).
-    snapshots: kind !== "memory" && options.readOnly !== true && (options.snapshots ?? kind !== "file"),
+    // A reader (readOnly) opens from the snapshot too, but never writes or removes one (snapshots.ts).
+    snapshots: kind !== "memory" && (options.snapshots ?? kind !== "file"),
     snapshotEvery: options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
   };
 }

@@ -102,7 +102,7 @@ export class SnapshotPolicy {
 
   /** Queues a snapshot, unless one is queued already. */
   schedule(): void {
-    if (!this.enabled || this.#queued) return;
+    if (!this.enabled || !this.#writes.writable || this.#queued) return;
     this.#queued = true;
     this.#writes.enqueue(() => this.write(true)).catch(() => undefined);
   }
@@ -119,7 +119,7 @@ export class SnapshotPolicy {
     const slot = this.#slot;
     const writes = this.#writes;
     const engine = slot.engine;
-    if (!this.enabled || slot.unsynced || engine === undefined) return;
+    if (!this.enabled || !this.#writes.writable || slot.unsynced || engine === undefined) return;
     await writes.flushTracking();
     const changed = writes.journalKeys.size > 0 || !this.#hasSnapshot;
     const empty = engine.size === 0 && engine.notes().length === 0 && engine.entities().length === 0;

@@ -746,7 +746,7 @@ describe("file stores", () => {
       w: "invalid_argument the store was opened with readOnly: true; it refuses writes",
     });
 
-    const reader = await MemoryStore.open({ storage: "file", path, readOnly: true });
+    const reader = await MemoryStore.open({ storage: "file", path, readOnly: true, snapshots: true });
     await writer.remember({ id: "c", text: "The backup moved to 03:00" });
     assert.deepEqual((await reader.recall("backup")).results.map((h) => h.id), ["a"], "the reader sees the store as of its open");
     for (const write of [
@@ -760,6 +760,11 @@ describe("file stores", () => {
     assert.equal(reader.size, 2);
     await reader.close();
     await writer.close();
+    // A reader opens from the writer's snapshot, and leaves it in place.
+    const fast = await MemoryStore.open({ storage: "file", path, readOnly: true, snapshots: true });
+    assert.equal((await fast.storageInfo()).openedFrom, "snapshot");
+    assert.equal(fast.size, 3);
+    await fast.close();
     const reopened = await MemoryStore.open({ storage: "file", path, snapshots: true });
     assert.deepEqual(await reopened.ids(), ["a", "b", "c"]);
     assert.equal((await reopened.get("a")).recallCount, 0);
