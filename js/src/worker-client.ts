@@ -6,6 +6,7 @@
  * @module
  */
 import { RecallError } from "./errors.js";
+import { requestPersistence } from "./storage/persist.js";
 import type { MemoryStore } from "./store.js";
 import type { ImportOptions, ImportProgress, ImportSource, OpenOptions } from "./types.js";
 import { STORE_METHODS, STREAMING_METHODS, fromErrorShape, transferables } from "./worker-protocol.js";
@@ -251,6 +252,8 @@ export async function openWorkerStore(worker: WorkerTarget, options?: WorkerOpen
   if (typeof connectTimeoutMs !== "number" || !(connectTimeoutMs > 0)) {
     throw new RecallError("invalid_argument", `connectTimeoutMs must be a number > 0, got ${String(connectTimeoutMs)}`);
   }
+  // A dedicated worker has no navigator.storage.persist(): the page asks, for the origin.
+  if ((open as { persist?: unknown }).persist === true) await requestPersistence();
   const { port1, port2 } = new MessageChannel();
   const channel = new Channel(port1);
   const hasLocks = (globalThis as { navigator?: { locks?: unknown } }).navigator?.locks !== undefined;

@@ -19,6 +19,7 @@
  * automerge/automerge-repo: `packages/automerge-repo-storage-indexeddb/src/index.ts`.
  * @module
  */
+import { requestPersistence } from "./persist.js";
 import { RecallError } from "../errors.js";
 import { checkStoreName } from "./adapter.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
@@ -347,9 +348,3 @@ function toBytes(value: unknown, key: string): Uint8Array | undefined {
   throw new RecallError("corrupt", `the value under ${JSON.stringify(key)} is not a byte array`);
 }
 
-/** Asks for persistent storage where the API exists (pages; not workers). Never throws. */
-async function requestPersistence(): Promise<boolean | undefined> {
-  const storage = (globalThis as { navigator?: { storage?: Partial<StorageManager> } }).navigator?.storage;
-  if (typeof storage?.persist !== "function") return undefined;
-  return storage.persist().catch(() => undefined);
-}
