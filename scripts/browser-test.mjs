@@ -2,7 +2,8 @@
 // Runs the browser tests in a real Chromium (Debian's /usr/bin/chromium, or $CHROMIUM_PATH)
 // driven by playwright-core. Pages are served from http://127.0.0.1 (IndexedDB needs a real
 // origin). Each test page sets `window.__done = { ok, details }` when finished; with
-// BROWSER_TEST_VERBOSE=1 the details of passing pages are printed too.
+// BROWSER_TEST_VERBOSE=1 the details of passing pages are printed too, and BROWSER_TEST_ONLY=text
+// runs only the entries that mention text.
 //
 // A PAGES entry is a page path, or a scenario object for tests that need more than one page
 // load (every scenario runs in a fresh browser context, so stores start empty):
@@ -34,6 +35,7 @@ const PAGES = [
   { path: "/js/test/browser/store-reload.html", reloads: 3 },
   { tabs: ["/js/test/browser/store-tabs.html?tab=alpha&peer=beta", "/js/test/browser/store-tabs.html?tab=beta&peer=alpha"] },
   "/js/test/browser/store-snapshot.html",
+  "/js/test/browser/store-gone-writer.html",
   { path: "/js/test/browser/worker.html", reloads: 1 },
 ];
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -152,7 +154,9 @@ async function runEntry(entry) {
 let failed = 0;
 let passed = 0;
 try {
-  for (const entry of PAGES) {
+  // BROWSER_TEST_ONLY=text runs the entries whose JSON mentions text (while working on one).
+  const only = process.env.BROWSER_TEST_ONLY;
+  for (const entry of PAGES.filter((e) => only === undefined || JSON.stringify(e).includes(only))) {
     for (const r of await runEntry(entry)) {
       if (process.env.BROWSER_TEST_VERBOSE) console.log(r.details.join("\n"));
       console.log(`${r.ok ? "ok" : "not ok"} - ${r.label}${r.ok ? "" : `\n  ${JSON.stringify(r.details)}\n  ${r.errors.join("\n  ")}`}`);

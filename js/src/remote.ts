@@ -7,16 +7,25 @@
  * the batches they belong to are claimed (`storage/layout.ts`). Concurrent changes to one
  * record: the last write wins, and every tab converges to it.
  *
+ * A writer that went away (`presence.ts`) may have committed batches it never announced: its
+ * batches after the last one this handle claims are re-read through their journal entries, or,
+ * when the journal no longer holds them (a snapshot since, or a writer without snapshots), by
+ * re-reading every record ({@link OtherTabs.writerGone}).
+ *
  * Fields: the subscription; whether the open has loaded the store (until then, reported keys
- * are held, since the open reads after subscribing and applies them once it has loaded).
+ * and writers gone are held, since the open reads after subscribing and applies them once it
+ * has loaded).
  * @module
  */
-import { InsertionOrder, readStore, reload, reloadGraph } from "./records.js";
+import {
+  InsertionOrder, readGraph, readStore, reload, reloadGraph, setGraph,
+} from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import {
-  CONFIG_KEY, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, parseJournalKey,
+  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, decodeJournal, decodeSeq,
+  journalKey, parseJournalKey, seqKey,
 } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
@@ -27,6 +36,8 @@ export class OtherTabs {
   #loaded = false;
   /** Keys reported before then. */
   readonly #heard: string[] = [];
+  /** Writers gone before then. */
+  readonly #gone = new Set<string>();
   readonly #slot: EngineSlot;
   readonly #adapter: StorageAdapter;
   readonly #writes: WriteQueue;
@@ -56,6 +67,71 @@ export class OtherTabs {
   loaded(): void {
     this.#loaded = true;
     if (this.#heard.length > 0) this.#onRemote(this.#heard);
+    for (const writer of this.#gone) this.writerGone(writer);
+    this.#gone.clear();
+  }
+
+  /**
+   * A writer (another handle) went away: applies the batches it committed after the last one
+   * this handle claims, which it may never have announced (see the module docs).
+   */
+  writerGone(writer: string): void {
+    if (!this.#loaded) {
+      this.#gone.add(writer);
+      return;
+    }
+    this.#writes.enqueue(() => this.#catchUp(writer)).catch(() => { this.#slot.unsynced = true; });
+  }
+
+  async #catchUp(writer: string): Promise<void> {
+    const adapter = this.#adapter;
+    if (this.#slot.engine === undefined) return;
+    const key = seqKey(writer);
+    const bytes = await readStore(() => adapter.get(key));
+    if (bytes === undefined) return; // it never wrote, or it was pruned after every batch was loaded
+    const last = decodeSeq(bytes, key);
+    const claimed = this.#writes.claims.get(writer) ?? 0;
+    if (last <= claimed) return;
+    const keys = [key];
+    for (let n = claimed + 1; n <= last; n++) {
+      const journaled = journalKey(writer, n);
+      const value = await readStore(() => adapter.get(journaled));
+      const entry = value === undefined ? undefined : decodeJournal(value);
+      if (entry === undefined) return this.#resync();
+      keys.push(journaled, ...entry.keys, ...Object.keys(entry.pruned).map(seqKey));
+    }
+    await this.#apply(keys);
+  }
+
+  /**
+   * Re-reads every record into the engine (memories and notes one by one, the graph whole) and
+   * claims every writer's last batch, read before the records.
+   */
+  async #resync(): Promise<void> {
+    const slot = this.#slot;
+    const adapter = this.#adapter;
+    const writes = this.#writes;
+    const engine = slot.engine;
+    if (engine === undefined) return;
+    const sequences = await readStore(() => adapter.entries(SEQ_PREFIX));
+    const journal = await readStore(() => adapter.keys(JOURNAL_PREFIX));
+    const keys = new Set([
+      ...await readStore(() => adapter.keys(MEMORY_PREFIX)), ...await readStore(() => adapter.keys(NOTE_PREFIX)),
+      ...engine.ids().map((id) => MEMORY_PREFIX + id), ...engine.notes().map((note) => NOTE_PREFIX + note.id),
+    ]);
+    const config = await readStore(() => adapter.get(CONFIG_KEY));
+    if (config !== undefined) slot.config = decodeConfig(config);
+    const synced = await reload(adapter, engine, this.#order, [...keys]);
+    setGraph(engine, await readGraph(adapter));
+    for (const [key, value] of sequences) {
+      const writer = key.slice(SEQ_PREFIX.length);
+      writes.claims.set(writer, Math.max(writes.claims.get(writer) ?? 0, decodeSeq(value, key)));
+    }
+    for (const key of journal) {
+      const at = parseJournalKey(key);
+      if (at !== undefined && at.n <= (writes.claims.get(at.writer) ?? 0)) writes.journalKeys.add(key);
+    }
+    slot.unsynced = !synced;
   }
 
   /** Stops listening. */

@@ -42,6 +42,7 @@ import type { RecallSettings } from "./recall.js";
 import {
   InsertionOrder, flatten, graphBefore, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph,
 } from "./records.js";
+import { Presence } from "./presence.js";
 import { OtherTabs } from "./remote.js";
 import { repairStore } from "./repair.js";
 import { EngineSlot } from "./slot.js";
@@ -160,7 +161,13 @@ export class MemoryStore {
       let sole: boolean | (() => Promise<boolean>) = kind === "file" || kind === "memory";
       if (kind === "indexeddb") {
         const lock = await lockStore(name);
-        store.#releaseLock = lock.release;
+        // Another handle that goes away may leave batches it never announced (presence.ts).
+        const presence = new Presence(name, store.#writes.writer, (writer) => store.#remote.writerGone(writer));
+        await presence.start();
+        store.#releaseLock = () => {
+          presence.stop();
+          lock.release();
+        };
         sole = lock.sole;
       }
       store.#loaded = await loadStore({

@@ -91,6 +91,11 @@ export class WriteQueue {
     this.#committed = committed;
   }
 
+  /** This handle's writer id (`meta/seq/<writer>`). */
+  get writer(): string {
+    return this.#writer;
+  }
+
   /** Batches this handle has written. */
   get writeCount(): number {
     return this.#writeCount;
