@@ -36,6 +36,7 @@ const PAGES = [
   { tabs: ["/js/test/browser/store-tabs.html?tab=alpha&peer=beta", "/js/test/browser/store-tabs.html?tab=beta&peer=alpha"] },
   "/js/test/browser/store-snapshot.html",
   "/js/test/browser/store-gone-writer.html",
+  "/js/test/browser/store-dropped.html",
   { path: "/js/test/browser/worker.html", reloads: 1 },
 ];
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

@@ -1,7 +1,7 @@
 // The extension's service worker holds the store: one MemoryStore in IndexedDB (not
 // chrome.storage), opened on the first message after the worker starts. Any page of the
 // extension (the popup, an options page, a side panel) asks it with chrome.runtime.sendMessage:
-//   { type: "remember", text, topic? }  -> { id }
+//   { type: "remember", text, id?, topic? } -> { id }
 //   { type: "recall", query, limit? }   -> the recall result: { results, stages }
 //   errors                              -> { error: { code, message } }
 import { MemoryStore, RecallError } from "./recallkit/js/dist/index.js";
@@ -24,6 +24,7 @@ async function handle(message) {
   switch (message?.type) {
     case "remember": {
       const memory = { text: message.text };
+      if (message.id) memory.id = message.id;
       if (message.topic) memory.topic = message.topic;
       return { id: await (await store()).remember(memory) };
     }

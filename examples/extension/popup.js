@@ -4,7 +4,16 @@ const $ = (id) => document.getElementById(id);
 
 /** Sends a message to the service worker; an `{ error }` reply becomes a thrown Error with its code. */
 async function ask(message) {
-  const reply = await chrome.runtime.sendMessage(message);
+  let reply;
+  try {
+    reply = await chrome.runtime.sendMessage(message);
+  } catch {
+    // Chrome stopped the service worker before it answered: ask once more (a remember carries
+    // its own id, so asking again cannot store it twice).
+    reply = await chrome.runtime.sendMessage(message).catch((e) => ({
+      error: { code: "closed", message: `the extension's background did not answer (${e?.message ?? e})` },
+    }));
+  }
   if (reply?.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   return reply;
 }
@@ -53,11 +62,17 @@ function showResult({ results, stages }) {
 $("remember").addEventListener("submit", async (event) => {
   event.preventDefault();
   try {
-    const { id } = await ask({ type: "remember", text: $("text").value });
+    const id = crypto.randomUUID();
+    try {
+      await ask({ type: "remember", id, text: $("text").value });
+    } catch (e) {
+      // The first ask stored it and the worker stopped before answering: the retry finds it.
+      if (e.code !== "already_exists") throw e;
+    }
     $("text").value = "";
     status(`remembered (${id})`);
   } catch (e) {
-    status(`${e.code}: ${e.message}`, true);
+    status(`${e.code ?? "error"}: ${e.message}`, true);
   }
 });
 
@@ -66,7 +81,7 @@ $("recall").addEventListener("submit", async (event) => {
   try {
     showResult(await ask({ type: "recall", query: $("query").value, limit: 5 }));
   } catch (e) {
-    status(`${e.code}: ${e.message}`, true);
+    status(`${e.code ?? "error"}: ${e.message}`, true);
   }
 });
 

@@ -6,7 +6,7 @@
  * |---|---|---|
  * | `"full"` | the last recall or write that wanted a vector got one (from the host's `embed` or given), and storage takes writes | every stage |
  * | `"basic"` | there is no embedder, or its last call failed or timed out | the lexical, signature, note and graph stages (Se is skipped) |
- * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`), or the store was opened with `readOnly: true` | recall; writes fail until the storage takes one again (never, for `readOnly`) |
+ * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`), the store was opened with `readOnly: true`, or the browser closed its database under it (an upgrade in another tab, site data cleared) | recall; writes fail until the storage takes one again (never, for `readOnly` or a closed database) |
  *
  * Nothing has to reset it: the next successful embed brings `basic` back to `full`, the next
  * write the storage takes ends `readonly`. A store that starts without an `embed` function
@@ -101,6 +101,11 @@ export class Health {
     if (typeof code !== "string" || !REFUSING.has(code)) return;
     const message = error instanceof Error ? error.message : String(error);
     this.#set(() => { this.#storage = { tier: "readonly", reason: `${code}: ${message}`, since: this.#now() }; });
+  }
+
+  /** The storage closed under the store (deleted or upgraded elsewhere): writes fail from now on. */
+  storageLost(error: { code: string; message: string }): void {
+    this.#set(() => { this.#storage = { tier: "readonly", reason: `${error.code}: ${error.message}`, since: this.#now() }; });
   }
 
   /** The report of `MemoryStore.status()`. */

@@ -8,7 +8,9 @@
  * - `open`: false once `close()` has begun, so the public API refuses new calls while queued
  *   work finishes;
  * - `unsynced`: the engine may differ from the records (another tab's change failed to apply),
- *   so no snapshot of it is written.
+ *   so no snapshot of it is written;
+ * - `lost`: the storage is gone under the handle (another tab deleted its database), so every
+ *   call fails with that error rather than answer from records that no longer exist.
  * @module
  */
 import { Engine } from "./engine.js";
@@ -29,6 +31,8 @@ export class EngineSlot {
   open = true;
   /** The engine may differ from the records: write no snapshot. */
   unsynced = false;
+  /** Storage is gone under this handle (its database deleted elsewhere): every call fails with this. */
+  lost: RecallError | undefined;
   /** The open options the engine takes (ranking, decay, …), for every engine built. */
   readonly #options: EngineConfigJs;
 
@@ -58,6 +62,7 @@ export class EngineSlot {
 
   /** The engine, for calls of the public API; `closed` once `close()` has been called. */
   forCaller(): Engine {
+    if (this.lost !== undefined) throw new RecallError(this.lost.code, this.lost.message);
     if (!this.open || this.engine === undefined) throw new RecallError("closed", "the store is closed");
     return this.engine;
   }

@@ -46,7 +46,12 @@ export interface OpenOptions {
   storage?: StorageOption;
   /** File stores: the directory (default `./recallkit-data/<name>`). */
   path?: string;
-  /** IndexedDB: ask the browser not to evict this origin's data (`navigator.storage.persist()`). */
+  /**
+   * IndexedDB: ask the browser not to evict this origin's data (`navigator.storage.persist()`).
+   * Only a page can ask: in a worker or an extension's service worker it asks nothing
+   * (`storageInfo().persisted` tells what the origin has; `openWorkerStore` asks from the page,
+   * an extension declares the `"unlimitedStorage"` permission).
+   */
   persist?: boolean;
   /** IndexedDB: how long an open may stay blocked by another tab's connection before `blocked` (default 10 000 ms). */
   blockedTimeoutMs?: number;

@@ -157,6 +157,12 @@ export class MemoryStore {
       readOnly: checked.readOnly,
     });
     const store = new MemoryStore(adapter, storeSettings(checked, ranking, kind));
+    // The browser closing the database under the store (indexeddb.ts): writes fail from then
+    // on, and when another tab deleted it, every call does (its records no longer exist).
+    (adapter as { onShut?: (listener: (reason: RecallError, deleted: boolean) => void) => void }).onShut?.((reason, deleted) => {
+      store.#health.storageLost(reason);
+      if (deleted) store.#engine.lost = reason;
+    });
     try {
       let sole: boolean | (() => Promise<boolean>) = kind === "file" || kind === "memory";
       if (kind === "indexeddb") {

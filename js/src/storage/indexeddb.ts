@@ -137,6 +137,7 @@ export class IndexedDbAdapter implements StorageAdapter {
   readonly #readOnly: boolean;
   readonly #channel: BroadcastChannel | undefined;
   readonly #listeners = new Set<Listener>();
+  readonly #shutListeners = new Set<(reason: RecallError, deleted: boolean) => void>();
   readonly #pending = new Set<Promise<unknown>>();
   #dead: RecallError | undefined;
 
@@ -144,8 +145,12 @@ export class IndexedDbAdapter implements StorageAdapter {
     this.#db = db;
     this.#name = name;
     this.#readOnly = readOnly;
-    db.onversionchange = () => this.#shut(new RecallError("closed",
-      `IndexedDB database recallkit:${name} was closed so that another connection can upgrade it; reopen the store`));
+    db.onversionchange = (event) => this.#shut(event.newVersion === null
+      ? new RecallError("closed", `IndexedDB database recallkit:${name} was deleted (`
+        + "by another tab or worker, or with the site's data): this handle has no store left; reopen it")
+      : new RecallError("closed",
+        `IndexedDB database recallkit:${name} was closed so that another connection can upgrade it; reopen the store`),
+    event.newVersion === null);
     db.onclose = () => this.#shut(new RecallError("storage_failed",
       `the browser closed IndexedDB database recallkit:${name} (site data cleared or storage failure)`));
     if (typeof BroadcastChannel === "function") {
@@ -187,9 +192,29 @@ export class IndexedDbAdapter implements StorageAdapter {
     return adapter;
   }
 
-  #shut(reason: RecallError): void {
+  /**
+   * Calls `listener` when the database closes under the store (not through {@link close}):
+   * with `deleted` when another connection deleted it, otherwise an upgrade elsewhere or the
+   * browser closing it. The store then refuses writes with `reason` (and every call, when
+   * deleted).
+   */
+  onShut(listener: (reason: RecallError, deleted: boolean) => void): void {
+    this.#shutListeners.add(listener);
+  }
+
+  #shut(reason: RecallError, deleted = false, closing = false): void {
     if (this.#dead !== undefined) return;
     this.#dead = reason;
+    if (!closing) {
+      for (const listener of this.#shutListeners) {
+        try {
+          listener(reason, deleted);
+        } catch (e) {
+          setTimeout(() => { throw e; });
+        }
+      }
+    }
+    this.#shutListeners.clear();
     // Transactions already started still complete after close(); their writes still notify.
     this.#db.close();
     this.#listeners.clear();
@@ -338,7 +363,7 @@ export class IndexedDbAdapter implements StorageAdapter {
   /** {@inheritDoc StorageAdapter.close} */
   async close(): Promise<void> {
     const pending = [...this.#pending];
-    this.#shut(new RecallError("closed", `the store ${JSON.stringify(this.#name)} is closed`));
+    this.#shut(new RecallError("closed", `the store ${JSON.stringify(this.#name)} is closed`), false, true);
     await Promise.allSettled(pending);
   }
 }
