@@ -180,6 +180,16 @@ class Channel {
   }
 }
 
+/** Holds the Web Lock `name` (when there is one) until the returned function is called. */
+async function holdPageLock(name: string | undefined): Promise<() => void> {
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  if (name === undefined || locks === undefined) return () => undefined;
+  return new Promise((resolve) => {
+    locks.request(name, () => new Promise<void>((release) => resolve(release)))
+      .catch(() => resolve(() => undefined));
+  });
+}
+
 /** An async iterable as a stream, which can be transferred to the worker. */
 function toStream(source: AsyncIterable<string | Uint8Array>): ReadableStream<string | Uint8Array> {
   const it = source[Symbol.asyncIterator]();
@@ -258,17 +268,27 @@ export async function openWorkerStore(worker: WorkerTarget, options?: WorkerOpen
   const channel = new Channel(port1);
   const hasLocks = (globalThis as { navigator?: { locks?: unknown } }).navigator?.locks !== undefined;
   const lock = hasLocks ? `recallkit-worker-${globalThis.crypto.randomUUID()}` : undefined;
+  // Held until close(): a worker that outlives the page (a SharedWorker) closes the store when
+  // the page goes without closing it.
+  const pageLock = hasLocks ? `recallkit-page-${globalThis.crypto.randomUUID()}` : undefined;
+  const releasePage = await holdPageLock(pageLock);
   const opened = channel.opened(worker, connectTimeoutMs);
-  const message: OpenMessage = { recallkit: "open", port: port2, options: options === undefined ? undefined : open, lock };
+  const message: OpenMessage = {
+    recallkit: "open", port: port2, options: options === undefined ? undefined : open, lock, pageLock,
+  };
   try {
     worker.postMessage(message, [port2]);
   } catch (e) {
     const error = new RecallError("invalid_argument", `open: the options cannot be sent to the worker (${String(e)}); give functions to serveStore() in the worker`, { cause: e });
     channel.end(error);
+    releasePage();
     opened.catch(() => undefined);
     throw error;
   }
-  const { lockHeld } = await opened;
+  const { lockHeld } = await opened.catch((e: unknown) => {
+    releasePage();
+    throw e;
+  });
   if (lockHeld && lock !== undefined) channel.watch(lock);
 
   let closing: Promise<void> | undefined;
@@ -287,6 +307,7 @@ export async function openWorkerStore(worker: WorkerTarget, options?: WorkerOpen
             if (e.code !== "closed") throw e;
           });
           channel.end(new RecallError("closed", "the store is closed"));
+          releasePage();
         })();
         return closing;
       };

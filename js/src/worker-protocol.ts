@@ -72,6 +72,11 @@ export interface OpenMessage {
   options: unknown;
   /** A Web Lock the worker holds while it lives, so the page notices when it ends. */
   lock: string | undefined;
+  /**
+   * A Web Lock the page holds while the store is open in it, so the worker notices when the
+   * page goes without closing it (a `SharedWorker` outlives its pages) and closes the store.
+   */
+  pageLock?: string;
 }
 
 /** A call of a store method; `progress` asks for import's progress replies. */

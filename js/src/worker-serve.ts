@@ -69,7 +69,7 @@ function hostOptions(host: ServeOptions): OpenOptions {
   return out as OpenOptions;
 }
 
-/** Serves one store on the channel of `message` until the page closes it. */
+/** Serves one store on the channel of `message` until the page closes it or goes. */
 async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void> {
   const port = message.port;
   const post = (reply: Reply, transfer: Transferable[] = []): void => port.postMessage(reply, transfer);
@@ -86,6 +86,17 @@ async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void>
   }
   const iterators = new Map<number, AsyncIterator<string>>();
   let lastIterator = 0;
+  // The page went without closing the store (a SharedWorker outlives its pages): close it here.
+  const pageGone = new AbortController();
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  if (typeof message.pageLock === "string" && locks !== undefined) {
+    locks.request(message.pageLock, { signal: pageGone.signal }, async () => {
+      iterators.clear();
+      await store.close().catch(() => undefined);
+      lock.release();
+      port.close();
+    }).catch(() => undefined); // aborted: the page closed the store itself
+  }
 
   const next = async (iterator: number, more: boolean): Promise<IteratorBatch> => {
     const it = iterators.get(iterator);
@@ -137,6 +148,7 @@ async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void>
           post({ id, ok: false, error: toErrorShape(new RecallError("internal", `cannot send the result to the page: ${String(e)}`)) });
         }
         if ("method" in request && request.method === "close") {
+          pageGone.abort();
           lock.release();
           port.close();
         }
@@ -163,7 +175,8 @@ async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void>
  * serveStore({ embed: (texts) => myModel.embed(texts) });
  * ```
  * @returns a function that stops answering new opens (stores already open keep working until
- *   the page closes them).
+ *   the page closes them or goes away: a page that reloads or closes without `close()` has its
+ *   store closed here, where Web Locks exist).
  */
 export function serveStore(options: ServeOptions = {}): () => void {
   const scope = options.scope ?? (globalThis as unknown as Pick<EventTarget, "addEventListener" | "removeEventListener">);
