@@ -128,6 +128,9 @@ try {
     assert(!sf.skipped && /\d+ hits?[\d.]+ ms/.test(sf.text), sf.text);
     const se = await stageRow(page, "Se");
     assert(se.skipped && /skipped — (Sf already filled the limit short_circuit|no embedder is configured no_embedder)$/.test(se.text), se.text);
+    // Every skip reason has words (Ss said "not_ranked not_ranked").
+    const ss = await stageRow(page, "Ss");
+    assert(ss.skipped && /skipped — the ranking gives signatures no weight not_ranked$/.test(ss.text), ss.text);
     assert((await page.$$("#stages .bar-hits .fill")).length >= 3, "hit bars drawn");
   });
 
@@ -237,6 +240,13 @@ try {
   await check("edit a memory", async () => {
     await search(page, "parking spot next to the bike racks");
     const item = page.locator("#results > li", { hasText: "Parking spot at the new Tidepool office" }).first();
+    // A time with seconds, which the form's date field (minutes) does not show.
+    const id = await item.getAttribute("data-id");
+    const createdAt = await page.evaluate(async (id) => {
+      const at = (await window.__demo.store.get(id)).createdAt - 60_000 + 12_345;
+      await window.__demo.store.update(id, { createdAt: at });
+      return at;
+    }, id);
     await item.locator(".actions button", { hasText: "Edit" }).click();
     assert((await page.evaluate(() => document.activeElement.id)) === "m-text", "focus moves to the text");
     assert(/^Edit memory /.test(await page.textContent("#memory-form-title")), "form in edit mode");
@@ -248,6 +258,8 @@ try {
     assert(texts.includes("Parking spot at the new Tidepool office moved to number 17 on level -2."), `edited text in ${texts}`);
     assert(!texts.some((t) => t.includes("number 42")), "the old text is gone");
     assert((await page.textContent("#m-submit")) === "Remember", "form back to adding");
+    const kept = await page.evaluate(async (id) => (await window.__demo.store.get(id)).createdAt, id);
+    assert(kept === createdAt, `an edit that leaves the date alone keeps its seconds: ${kept} for ${createdAt}`);
   });
 
   await check("forget a memory (with an inline confirmation, no dialog)", async () => {
@@ -303,7 +315,7 @@ try {
     const plain = join(RESULTS, "demo-import.jsonl");
     writeFileSync(plain, '{"text":"Imported memory: the ferry to Afurada leaves every 15 minutes","topic":"travel"}\n{"text":"Imported memory: Marek likes green tea","topic":"people"}\n');
     await page.setInputFiles("#import-file", plain);
-    await opStatus(page, /^Imported demo-import\.jsonl: 2 memorys?/);
+    await opStatus(page, /^Imported demo-import\.jsonl: 2 memories\./);
     await search(page, "ferry to Afurada");
     assert((await resultTexts(page)).includes("Imported memory: the ferry to Afurada leaves every 15 minutes"), "imported memory found");
     await page.setInputFiles("#import-file", file);
@@ -414,6 +426,25 @@ try {
     await ready(page);
     assert(/^330 memories/.test(await page.textContent("#store-info")), "still the sample after a reload");
     assert((await resultIds(page)).includes("mem-onboarding-db"), "the default query finds the sample again");
+  });
+
+  await check("a reset in another tab: this tab opens the store again instead of answering from the deleted one", async () => {
+    const other = await openDemo(context);
+    await other.page.fill("#m-text", "Only the other tab wrote this, before its reset");
+    await other.page.click("#m-submit");
+    await opStatus(other.page, /^Remembered/);
+    await search(page, "Only the other tab wrote this");
+    assert((await resultTexts(page))[0] === "Only the other tab wrote this, before its reset", "this tab sees the other's memory");
+    await openPanelOf(other.page, "#reset-button");
+    await other.page.click("#reset-button");
+    await other.page.click("#reset-yes");
+    await opStatus(other.page, /^The store holds the sample again/);
+    await search(page, "Only the other tab wrote this");
+    assert(/^Another tab reset the store/.test(await page.textContent("#op-status")), await page.textContent("#op-status"));
+    assert(!(await resultTexts(page)).includes("Only the other tab wrote this, before its reset"), "the deleted memory is gone here too");
+    await page.waitForFunction(() => /^330 memories/.test(document.getElementById("store-info").textContent), null, { timeout: TIMEOUT_MS });
+    assert(other.log.errors.length === 0, other.log.errors.join("\n"));
+    await other.page.close();
   });
 
   await check("in this browser (transformers.js): offline, the page says where the library and the model come from", async () => {

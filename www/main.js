@@ -24,6 +24,8 @@ const state = {
   embed: undefined,
   storageProblem: undefined,
   editing: undefined,
+  /** The createdAt of the memory being edited (the date field shows only its minutes). */
+  editedDate: undefined,
   recallSeq: 0,
   /** The last recall's result, which the context panel formats. */
   lastResult: undefined,
@@ -39,6 +41,19 @@ window.__demo = {
 
 function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Another tab reset the store (deleted its database), so this handle answers every call with
+ * `closed`: open the store again (it holds what that tab has written since) and say so.
+ * Returns whether it did.
+ */
+async function reopenAfterReset(e) {
+  if (e?.code !== "closed" || !/was deleted/.test(e.message)) return false;
+  await open(state.config);
+  await refreshInfo();
+  say($("op-status"), "Another tab reset the store: this page opened it again.", "info");
+  return true;
 }
 
 function short(text, n = 60) {
@@ -272,6 +287,7 @@ async function runRecall() {
     say(status, note ? `${head} ${note}` : head, note ? "warn" : "info");
   } catch (e) {
     if (seq !== state.recallSeq) return;
+    if (await reopenAfterReset(e).catch(() => false)) return runRecall();
     say(status, `Recall failed: ${messageOf(e)}`, "error");
   } finally {
     if (seq === state.recallSeq) {
@@ -340,6 +356,7 @@ async function startEdit(id) {
   $("m-emotion").value = String(m.emotion ?? 0);
   $("m-emotion-out").value = String(m.emotion ?? 0);
   $("m-date").value = toLocalInput(m.createdAt);
+  state.editedDate = m.createdAt;
   $("memory-form-title").textContent = `Edit memory ${id}`;
   $("m-submit").textContent = "Save changes";
   $("m-cancel").hidden = false;
@@ -379,7 +396,9 @@ async function submitMemory(event) {
   const tags = splitList($("m-tags").value);
   const fields = { text, type: $("m-type").value, tier: $("m-tier").value, emotion: Number($("m-emotion").value) };
   const date = $("m-date").value;
-  if (date) fields.createdAt = Date.parse(`${date}:00Z`);
+  // The field shows minutes: an edit that leaves it alone keeps the seconds it does not show.
+  const shown = state.editedDate;
+  if (date && !(state.editing && shown !== undefined && date === toLocalInput(shown))) fields.createdAt = Date.parse(`${date}:00Z`);
   const editing = state.editing;
   await busy($("memory-form"), async () => {
     try {
@@ -396,6 +415,10 @@ async function submitMemory(event) {
       await refreshInfo();
       await runRecall();
     } catch (e) {
+      if (await reopenAfterReset(e).catch(() => false)) {
+        say($("op-status"), "Another tab reset the store, so nothing was saved: this page opened it again; save once more.", "error");
+        return;
+      }
       say($("op-status"), storeErrorText(e, editing ? "Could not save the memory" : "Could not remember it"), "error");
     }
   });
@@ -483,7 +506,8 @@ async function importFile() {
   try {
     const text = await file.text();
     const counts = await withProgress($("data-progress"), (progress) => importText(state.store, text, progress));
-    const parts = Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}${n === 1 ? "" : "s"}`);
+    const plural = { memory: "memories", entity: "entities" };
+    const parts = Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${n === 1 ? k : plural[k] ?? `${k}s`}`);
     say($("op-status"), `Imported ${file.name}: ${parts.join(", ") || "nothing new"}.`, "ok");
     await refreshInfo();
     await runRecall();
@@ -526,6 +550,8 @@ async function reset() {
       await withProgress($("data-progress"), (progress) => loadSample(state.store, progress));
       stopEdit();
       await refreshInfo();
+      // A dimension clash the embedder panel reported was with the old store's vectors.
+      if (state.store.dimensions === undefined && $("embed-status").dataset.kind === "error") say($("embed-status"), "", "info");
       say($("op-status"), "The store holds the sample again (without embeddings: use “Embed stored memories” to add them).", "ok");
       await runRecall();
       $("reset-button").focus();

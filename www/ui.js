@@ -56,6 +56,12 @@ export const SKIP_REASONS = {
   no_embedder: "no embedder is configured",
   embed_failed: "the embedder failed or is unreachable",
   embed_timeout: "the embedder did not answer in time",
+  not_ranked: "the ranking gives signatures no weight",
+  semantic_evidence: "embeddings already measured meaning",
+  no_query: "no query: the most important memories are listed",
+  trivial: "a trivial message: nothing to search for",
+  rerank_failed: "the reranker failed",
+  rerank_timeout: "the reranker did not answer in time",
 };
 
 const fmtMs = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
