@@ -79,7 +79,9 @@ export function toStorageError(e: unknown, doing: string): RecallError {
   return new RecallError("storage_failed", detail, { cause: e });
 }
 
-function openDatabase(factory: IDBFactory, dbName: string, version: number, blockedTimeoutMs: number): Promise<IDBDatabase> {
+function openDatabase(
+  factory: IDBFactory, dbName: string, version: number, blockedTimeoutMs: number, readOnly: boolean,
+): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,10 +102,16 @@ function openDatabase(factory: IDBFactory, dbName: string, version: number, bloc
         `opening IndexedDB database ${dbName} at version ${version} stayed blocked for ${blockedTimeoutMs} ms ` +
         "by a connection in another tab or worker that does not close; close it and retry")), blockedTimeoutMs);
     };
-    request.onupgradeneeded = () => {
+    request.onupgradeneeded = (event) => {
       if (timer !== undefined) clearTimeout(timer);
       // The caller gave up on a blocked open: do not upgrade behind its back.
       if (settled) {
+        request.transaction?.abort();
+        return;
+      }
+      // A reader creates nothing: a store that does not exist is not_found (as for files).
+      if (readOnly && (event as IDBVersionChangeEvent).oldVersion === 0) {
+        fail(new RecallError("not_found", `no recallkit store named ${JSON.stringify(dbName.slice("recallkit:".length))} in this origin's IndexedDB (readOnly opens create nothing)`));
         request.transaction?.abort();
         return;
       }
@@ -182,7 +190,7 @@ export class IndexedDbAdapter implements StorageAdapter {
     if (factory === undefined || factory === null) {
       throw new RecallError("storage_failed", "IndexedDB is not available here (private browsing or an opaque origin?)");
     }
-    const db = await openDatabase(factory, `recallkit:${name}`, version, timeout);
+    const db = await openDatabase(factory, `recallkit:${name}`, version, timeout, options.readOnly === true);
     if (!db.objectStoreNames.contains(RECORDS)) {
       db.close();
       throw new RecallError("corrupt", `IndexedDB database recallkit:${name} (version ${db.version}) has no "${RECORDS}" store`);

@@ -195,6 +195,19 @@ describe("versions, upgrades and blocking", () => {
     await rejectsWith(() => IndexedDbAdapter.open({ name }), "corrupt", /no "records" store/);
   });
 
+  test("a readOnly open of a store that does not exist is not_found and creates no database", async () => {
+    const name = fresh("never-made");
+    await rejectsWith(() => IndexedDbAdapter.open({ name, readOnly: true }), "not_found", /no recallkit store named/);
+    const names = (await indexedDB.databases()).map((d) => d.name);
+    assert.ok(!names.includes(`recallkit:${name}`), `a database was created: ${names}`);
+    const writer = await IndexedDbAdapter.open({ name });
+    await writer.write([{ op: "put", key: "k", value: bytes("v") }]);
+    await writer.close();
+    const reader = await IndexedDbAdapter.open({ name, readOnly: true });
+    assert.equal(text(await reader.get("k")), "v");
+    await reader.close();
+  });
+
   test("bad open options are invalid_argument", async () => {
     await rejectsWith(() => IndexedDbAdapter.open({ name: "ok", version: 0 }), "invalid_argument", /version/);
     await rejectsWith(() => IndexedDbAdapter.open({ name: "ok", blockedTimeoutMs: Number.NaN }), "invalid_argument", /blockedTimeoutMs/);
