@@ -66,6 +66,7 @@ describe("openAdapter", () => {
   test("readOnly adapters reject writes", async () => {
     const m = await openAdapter("memory", { name: "m", readOnly: true });
     await rejectsWith(() => m.write([{ op: "put", key: "k", value: new Uint8Array(1) }]), "invalid_argument", /readOnly/);
+    await (await openAdapter("indexeddb", { name: "ro" })).close(); // a reader opens an existing store
     const i = await openAdapter("indexeddb", { name: "ro", readOnly: true });
     await rejectsWith(() => i.write([{ op: "put", key: "k", value: new Uint8Array(1) }]), "invalid_argument", /readOnly/);
     await i.close();
