@@ -353,7 +353,6 @@ function makeEmbed(opts, env) {
 
 // ── the store ─────────────────────────────────────────────────────────────────────────────
 
-/** Does `db` hold a store? (a file store's log) */
 /**
  * The store without `--db`: the library's default one, or, when only the CLI's earlier default
  * holds a store, that one (with a warning saying how to move it).
@@ -366,6 +365,27 @@ function defaultDb() {
   return DEFAULT_DB;
 }
 
+/** Why `db`, where {@link storeExists} found no store, is none: " (…)", or "" when nothing is there. */
+function whyNoStore(db) {
+  let kind;
+  try {
+    kind = statSync(db);
+  } catch {
+    return "";
+  }
+  return kind.isDirectory() ? " (the directory holds no recallkit store)" : " (it is a file, not a store directory)";
+}
+
+/**
+ * The library's `locked` message worded for the command line: its advice to open the store
+ * with `readOnly: true` (an API option) becomes what the CLI does, which reads such a store as
+ * a reader by itself.
+ */
+const cliLockMessage = (message) => message.includes("readOnly: true")
+  ? `${message.replace(/,? open it with readOnly: true to read it meanwhile,?/, ",")}; recall, context, export and stats read it meanwhile`
+  : message;
+
+/** Does `db` hold a store? (a file store's log) */
 function storeExists(db) {
   try {
     return statSync(db).isDirectory() && existsSync(join(db, "data.log"));
@@ -398,7 +418,7 @@ async function openStore(db, storeOptions, reads) {
         told = true;
       }
       if (Date.now() >= deadline) {
-        throw new CliError("locked", `the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${e.message})`, { cause: e });
+        throw new CliError("locked", `the store ${db} is still in use by another process after ${LOCK_WAIT_MS / 1000} s (${cliLockMessage(e.message)})`, { cause: e });
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -880,14 +900,14 @@ export function formatRepair(report) {
 }
 
 async function cmdRepair(ctx) {
-  if (!storeExists(ctx.db)) {
-    throw new CliError(`no store at ${ctx.db}${existsSync(ctx.db) ? " (the directory holds no recallkit store)" : ""}`);
-  }
+  if (!storeExists(ctx.db)) throw new CliError("not_found", `no store at ${ctx.db}${whyNoStore(ctx.db)}`);
   let report;
   try {
     report = await MemoryStore.repair({ name: STORE_NAME, storage: "file", path: ctx.db });
   } catch (e) {
-    if (e?.code === "locked") throw new CliError(`the store ${ctx.db} is in use by another process; stop it before repairing (${e.message})`);
+    if (e?.code === "locked") {
+      throw new CliError("locked", `the store ${ctx.db} is in use by another process; close that process before repairing (${cliLockMessage(e.message)})`, { cause: e });
+    }
     throw e;
   }
   out(ctx.opts.json ? JSON.stringify(report, null, 2) : formatRepair(report));
@@ -922,7 +942,10 @@ async function main(argv) {
     args, opts, db, embed,
     async open({ mustExist, reads = false }) {
       if (mustExist && !storeExists(db)) {
-        throw new CliError("not_found", `no store at ${db}${existsSync(db) ? " (the directory holds no recallkit store)" : ""}; create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`);
+        const why = whyNoStore(db);
+        const hint = why.includes("a file") ? "--db names the store's directory"
+          : `create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`;
+        throw new CliError("not_found", `no store at ${db}${why}; ${hint}`);
       }
       opened = await openStore(db, storeOptions, reads);
       return opened;

@@ -568,12 +568,38 @@ describe("repair", () => {
     assert.match((await ok(["--help"])).stdout, /repair +salvage a damaged store/);
   });
 
-  test("repair of a missing store exits 1 and creates nothing", async () => {
+  test("repair of a missing store exits 1 with not_found and creates nothing", async () => {
     const db = join(tempDir(), "none");
     const r = await run(["--db", db, "repair"]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /no store at/);
+    assert.equal(r.stderr, `recallkit: not_found: no store at ${db}\n`);
     assert.ok(!existsSync(db));
+  });
+
+  test("repair or recall on a --db that is a file says it is a file", async () => {
+    const file = join(tempDir(), "a-file");
+    writeFileSync(file, "x");
+    const repair = await run(["--db", file, "repair"]);
+    assert.equal(repair.code, 1);
+    assert.equal(repair.stderr, `recallkit: not_found: no store at ${file} (it is a file, not a store directory)\n`);
+    const recall = await run(["--db", file, "recall", "x"]);
+    assert.equal(recall.code, 1);
+    assert.match(recall.stderr, /^recallkit: not_found: no store at .*a-file \(it is a file, not a store directory\); --db names the store's directory\n$/);
+  });
+
+  test("repair of a store another process has open exits 1 with locked, worded for the command line", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "the garden gate is blue"]);
+    const holder = await MemoryStore.open({ name: STORE_NAME, storage: "file", path: db });
+    try {
+      const r = await run(["--db", db, "repair"]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^recallkit: locked: the store .* is in use by another process; close that process before repairing \(.*held by pid \d+/);
+      assert.doesNotMatch(r.stderr, /readOnly/, "no API option in a CLI message");
+      assert.match(r.stderr, /recall, context, export and stats read it meanwhile\)\n$/);
+    } finally {
+      await holder.close();
+    }
   });
 });
 
