@@ -25,6 +25,7 @@ const DEFAULT_DB = "./recallkit-data/default";
 const EARLIER_DEFAULT_DB = "./recallkit-data";
 const STORE_NAME = "recallkit";
 const IMPORT_BATCH = 500;
+/** How long an embedder has to answer one request, and the store to get its vectors (embedTimeoutMs). */
 const EMBED_REQUEST_TIMEOUT_MS = 30_000;
 /** How long a command waits for another process that has the store open. */
 const LOCK_WAIT_MS = 10_000;
@@ -936,7 +937,11 @@ async function main(argv) {
   for (const key of ["decayDays", "decayFloor", "emotionBoost", "similarityThreshold", "searchMode"]) {
     if (env[key] !== undefined) storeOptions[key] = env[key];
   }
-  if (embed) storeOptions.embed = embed;
+  if (embed) {
+    storeOptions.embed = embed;
+    // The store's own limit on an embed call (5 s by default) would cut the request short.
+    storeOptions.embedTimeoutMs = EMBED_REQUEST_TIMEOUT_MS;
+  }
   let opened;
   const ctx = {
     args, opts, db, embed,

@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "../dist/index.js";
-import { startStubEmbedder, unreachableUrl } from "./browser/demo-embedder.mjs";
+import { createServer } from "node:http";
+import { startStubEmbedder, stubVector, unreachableUrl } from "./browser/demo-embedder.mjs";
 import { tempRoot } from "./support/temp.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -44,6 +45,32 @@ async function ok(args, options) {
 }
 
 const stage = (json, name) => json.stages.find((s) => s.name === name);
+
+/**
+ * An Ollama-format embedder (POST /api/embed) on 127.0.0.1 that waits `delayMs` before each
+ * answer and calls `onRequest(count)` as each request arrives. Resolves to { url, close }.
+ */
+async function slowEmbedder({ delayMs = 0, onRequest = () => {} } = {}) {
+  let count = 0;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    onRequest(++count);
+    await new Promise((r) => setTimeout(r, delayMs));
+    const input = Array.isArray(body.input) ? body.input : [body.input];
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ model: body.model, embeddings: input.map((t) => stubVector(String(t))) }));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(resolve);
+    }),
+  };
+}
 
 describe("help and bad arguments", { concurrency: true }, () => {
   test("--help prints the usage and exits 0", async () => {
@@ -699,6 +726,18 @@ describe("embedders", () => {
     assert.match(failed.stderr, /cannot embed the memory .*Nothing was stored/);
     const stats = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
     assert.equal(stats.memories, 1);
+  });
+
+  test("an embedder slower than the store's 5 s default still stores: the CLI gives it 30 s", async () => {
+    const slow = await slowEmbedder({ delayMs: 5_500 });
+    try {
+      const db = join(tempDir(), "db");
+      const r = await run(["--db", db, "remember", "A slow embedder answers in time", "--embed-url", slow.url]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).embeddings, 1);
+    } finally {
+      await slow.close();
+    }
   });
 
   test("an embedder of another dimension: a clear error on remember, a warning on recall", async () => {
