@@ -54,10 +54,11 @@ Commands:
   observe "message"       store the message if it is worth remembering ("Save: …", "I am …",
                           "I prefer …", "We decided …") and the poisoning guard passes it;
                           prints the id and kind, "not saved" or "refused: <rule>"
-      --topic T --tags a,b --type T --json
+      --topic T --tags a,b --type T --json --no-embed
   remember "text"         store a memory and print its id
       --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
       --text-en "…" (the English text, searched first, when "text" is in another language)
+      --no-embed (store it without a vector, even in a store that holds embeddings)
   forget ID               delete a memory
   note add "text"         add a consolidation note (searched by stage S6)
       --period daily|weekly|quarterly (default daily) --start DATE (default today)
@@ -66,6 +67,7 @@ Commands:
   import FILE             import JSON Lines: a recallkit export (- reads one from stdin), or one
                           memory object per line ({"text": …, "topic": …})
       --on-conflict error|skip|replace   an id the store already holds (default error)
+      --no-embed                         store plain memories without vectors
   export                  print the store as JSON Lines
   stats                   counts and sizes (--json for JSON)
   repair                  salvage a damaged store: keep every log frame that checks, report what
@@ -94,7 +96,8 @@ Environment (as abmind's recall CLI reads it):
   SIGNATURE_BITS=256                           only 256 is supported
 
 An unreachable embedder never stops recall (stage Se is skipped, with a warning on stderr),
-but remember fails with exit 1 and stores nothing.`;
+but remember, observe and import fail with exit 1 and store nothing more. A store that holds
+embeddings refuses memories without one (exit 2): give the embedder, or --no-embed.`;
 
 // ── errors and output ─────────────────────────────────────────────────────────────────────
 
@@ -160,12 +163,12 @@ const COMMANDS = {
     args: [0, 1, '"query"'],
   },
   context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking"], flags: ["json", "no-citations"], args: [1, 1, '"query"'] },
-  observe: { values: ["topic", "tags", "type"], flags: ["json"], args: [1, 1, '"message"'] },
-  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: [], args: [1, 1, '"text"'] },
+  observe: { values: ["topic", "tags", "type"], flags: ["json", "no-embed"], args: [1, 1, '"message"'] },
+  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: ["no-embed"], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
   note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
   relate: { values: ["strength"], flags: [], args: [3, 3, "FROM RELATION TO"] },
-  import: { values: ["on-conflict"], flags: [], args: [1, 1, "FILE"] },
+  import: { values: ["on-conflict"], flags: ["no-embed"], args: [1, 1, "FILE"] },
   export: { values: [], flags: [], args: [0, 0, ""] },
   stats: { values: [], flags: ["json"], args: [0, 0, ""] },
   repair: { values: [], flags: ["json"], args: [0, 0, ""] },
@@ -325,9 +328,13 @@ export function resolveEmbedder(url, api) {
  * its last outcome (`embed.last`) and aborts requests still running when the command ends.
  */
 function makeEmbed(opts, env) {
-  const url = opts["embed-url"] ?? (env.embeddingEnabled ? "http://localhost:11434" : undefined);
+  if (opts["no-embed"] && opts["embed-url"] !== undefined) throw usageError("--no-embed and --embed-url contradict each other: give one");
+  const url = opts["no-embed"] ? undefined : opts["embed-url"] ?? (env.embeddingEnabled ? "http://localhost:11434" : undefined);
   if (url === undefined) {
-    if (opts["embed-api"] || opts["embed-model"] || opts["embed-key"]) throw usageError("--embed-api, --embed-model and --embed-key need --embed-url (or EMBEDDING_ENABLED=true)");
+    if (opts["embed-api"] || opts["embed-model"] || opts["embed-key"]) {
+      throw usageError(opts["no-embed"] ? "--embed-api, --embed-model and --embed-key contradict --no-embed"
+        : "--embed-api, --embed-model and --embed-key need --embed-url (or EMBEDDING_ENABLED=true)");
+    }
     return undefined;
   }
   const { api, endpoint } = resolveEmbedder(url, opts["embed-api"]);
@@ -691,6 +698,32 @@ async function cmdContext(ctx) {
   }
 }
 
+/**
+ * An error from storing with the embedder, worded for the command line: it names the embedder
+ * and says what was not stored (`nothing`). Other errors are returned as they are.
+ */
+function embedderError(e, embed, what, nothing = "Nothing was stored") {
+  if (embed === undefined || !(e instanceof RecallError)) return e;
+  if (e.code === "embed_failed" || e.code === "embed_timeout") {
+    return new CliError(e.code, `cannot embed ${what} with the ${embed.describe}: ${e.message}. ${nothing}; fix the embedder and run the command again (--no-embed stores without a vector, which stage Se never finds)`, { cause: e });
+  }
+  // A vector the embedder returned (host.ts names it "embed() vector i"), not one the input gave.
+  if (e.code === "dimension_mismatch" && /\bembed\(\) vector/.test(e.message)) {
+    return new CliError(e.code, `the ${embed.describe} returns vectors of another dimension than the store's (${e.message}). ${nothing}; use the store's embedder or a new --db`, { cause: e });
+  }
+  return e;
+}
+
+/**
+ * Refuses to store memories without a vector in a store that holds embeddings, unless
+ * `--no-embed` asks for it: the store would mix embedded and unembedded memories without
+ * saying so, and stage Se would never find the new ones.
+ */
+function checkEmbedder(ctx, store, what) {
+  if (ctx.embed !== undefined || ctx.opts["no-embed"] || store.dimensions === undefined) return;
+  throw new CliError("invalid_argument", `the store ${ctx.db} holds embedded memories (${store.dimensions} dimensions) and no embedder is configured: pass --embed-url URL (or set EMBEDDING_ENABLED=true) to embed ${what}, or --no-embed to store ${what} without a vector`, { exitCode: 2 });
+}
+
 async function cmdObserve(ctx) {
   const { opts, args } = ctx;
   const fields = {};
@@ -698,7 +731,13 @@ async function cmdObserve(ctx) {
   if (opts.tags !== undefined) fields.tags = opts.tags.split(",").map((t) => t.trim()).filter(Boolean);
   if (opts.type !== undefined) fields.type = opts.type;
   const store = await ctx.open({ mustExist: false });
-  const result = await store.observe(args[0], fields);
+  checkEmbedder(ctx, store, "the message");
+  let result;
+  try {
+    result = await store.observe(args[0], fields);
+  } catch (e) {
+    throw embedderError(e, ctx.embed, "the message");
+  }
   if (opts.json) out(JSON.stringify(result));
   else if (result.id !== null) out(`saved ${result.id} (${result.kind})`);
   else if (result.refused !== undefined) out(`refused: ${result.refused} (the poisoning guard refused this ${result.kind} message)`);
@@ -721,17 +760,12 @@ async function cmdRemember(ctx) {
   if (opts.id !== undefined) memory.id = opts.id;
   if (opts.date !== undefined) memory.createdAt = parseDate(opts.date, "--date", Date.now());
   const store = await ctx.open({ mustExist: false });
+  checkEmbedder(ctx, store, "the memory");
   let id;
   try {
     id = await store.remember(memory);
   } catch (e) {
-    if (e?.code === "embed_failed" || e?.code === "embed_timeout") {
-      throw new CliError(e.code, `cannot embed the memory with the ${ctx.embed?.describe ?? "embedder"}: ${e.message}. Nothing was stored; fix the embedder or run without --embed-url / EMBEDDING_ENABLED`, { cause: e });
-    }
-    if (e?.code === "dimension_mismatch") {
-      throw new CliError(e.code, `the ${ctx.embed?.describe ?? "embedder"} returns vectors of another dimension than the store's (${e.message}). Nothing was stored; use the store's embedder or a new --db`, { cause: e });
-    }
-    throw e;
+    throw embedderError(e, ctx.embed, "the memory");
   }
   out(id);
 }
@@ -800,6 +834,8 @@ async function cmdImport(ctx) {
     bar.update(b, total || b + 1);
   }));
   let skipped = 0;
+  // A recallkit export brings its own vectors (or none); only plain memories are embedded here.
+  if (!records) checkEmbedder(ctx, store, "its memories");
   try {
     if (records) {
       const result = await store.import(chunks, {
@@ -830,8 +866,10 @@ async function cmdImport(ctx) {
       }
       if (batch.length) await flush();
     }
-  } catch (e) {
+  } catch (caught) {
     bar.done(bytesRead);
+    const e = embedderError(caught, ctx.embed, "the file's memories", "The failing batch was not stored");
+    if (e !== caught) throw e;
     // The file's content is at fault: name the file, and exit 1 (the arguments were fine).
     if (e instanceof RecallError && INPUT_CODES.has(e.code)) {
       const hint = e.code === "already_exists" ? " (use --on-conflict skip or replace; earlier batches stay imported)" : "";

@@ -728,6 +728,47 @@ describe("embedders", () => {
     assert.equal(stats.memories, 1);
   });
 
+  test("a store that holds embeddings refuses memories without one (remember, observe, import) unless --no-embed", async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "remember", "Kafka carries the event bus", "--embed-url", stub.url]);
+    const counts = async () => {
+      const stats = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
+      return [stats.memories, stats.embeddings];
+    };
+    const plain = join(tempDir(), "plain.jsonl");
+    writeFileSync(plain, '{"text":"a plain memory"}\n');
+    for (const args of [["remember", "no embedder"], ["observe", "We decided to use Kafka for the event bus"], ["import", plain]]) {
+      const r = await run(["--db", db, ...args]);
+      assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, /^recallkit: invalid_argument: the store .* holds embedded memories \(64 dimensions\) and no embedder is configured: pass --embed-url URL \(or set EMBEDDING_ENABLED=true\) to embed .*, or --no-embed to store .* without a vector\n$/);
+      assert.deepEqual(await counts(), [1, 1], `${args[0]} stored nothing`);
+    }
+    await ok(["--db", db, "remember", "stored without a vector on purpose", "--no-embed"]);
+    await ok(["--db", db, "import", plain, "--no-embed"], { env: { EMBEDDING_ENABLED: "true" } });
+    assert.deepEqual(await counts(), [3, 1]);
+    const both = await run(["--db", db, "remember", "x", "--no-embed", "--embed-url", stub.url]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--no-embed and --embed-url contradict each other/);
+  });
+
+  test("observe and import name the embedder that failed and say what was not stored, as remember does", async () => {
+    const db = join(tempDir(), "db");
+    const down = ["--embed-url", await unreachableUrl()];
+    const remember = await run(["--db", db, "remember", "This one needs an embedding", ...down]);
+    assert.equal(remember.code, 1);
+    assert.match(remember.stderr, /^recallkit: embed_failed: cannot embed the memory with the Ollama embedder at http:\/\/127\.0\.0\.1:\d+\/api\/embed \(nomic-embed-text\): .*\. Nothing was stored; fix the embedder/);
+    assert.doesNotMatch(remember.stderr, /run without --embed-url/, "no advice that mixes the store");
+    const observe = await run(["--db", db, "observe", "We decided to use Kafka for the event bus", ...down]);
+    assert.equal(observe.code, 1);
+    assert.match(observe.stderr, /^recallkit: embed_failed: cannot embed the message with the Ollama embedder at http:\/\/127\.0\.0\.1:\d+\/api\/embed \(nomic-embed-text\): .*\. Nothing was stored; fix the embedder/);
+    const file = join(tempDir(), "plain.jsonl");
+    writeFileSync(file, '{"text":"a plain memory"}\n');
+    const imported = await run(["--db", db, "import", file, ...down]);
+    assert.equal(imported.code, 1);
+    assert.match(imported.stderr, /^recallkit: embed_failed: cannot embed the file's memories with the Ollama embedder at http:\/\/127\.0\.0\.1:\d+\/api\/embed \(nomic-embed-text\): .*\. The failing batch was not stored; fix the embedder/);
+    assert.equal(JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).memories, 0, "nothing was stored");
+  });
+
   test("an embedder slower than the store's 5 s default still stores: the CLI gives it 30 s", async () => {
     const slow = await slowEmbedder({ delayMs: 5_500 });
     try {
