@@ -66,7 +66,8 @@ Commands:
       --strength N (0..1, default 0.5)
   import FILE             import JSON Lines: a recallkit export (- reads one from stdin), or one
                           memory object per line ({"text": …, "topic": …})
-      --on-conflict error|skip|replace   an id the store already holds (default error)
+      --on-conflict error|skip|replace   a record's or plain memory's id the store already holds:
+                                         fail (default), keep the stored one, or overwrite it
       --no-embed                         store plain memories without vectors
   export                  print the store as JSON Lines
   stats                   counts and sizes (--json for JSON)
@@ -453,15 +454,56 @@ function plainMemory(line, where) {
   return value;
 }
 
-/** `rememberMany(memories)`, its "item i" errors naming the line `lineNos[i]` instead. */
-async function rememberLines(store, memories, lineNos) {
+/**
+ * Runs `f` (a rememberMany or an import of `lineNos.length` memories), its errors naming the
+ * line of the file (`lineNos[i]`) instead of "item i" or the import's "line i + 1".
+ */
+async function naming(lineNos, f) {
   try {
-    await store.rememberMany(memories);
+    return await f();
   } catch (e) {
-    const item = e instanceof RecallError ? /^item (\d+): (.*)$/s.exec(e.message) : null;
+    const item = e instanceof RecallError ? /^(item|line) (\d+): (.*)$/s.exec(e.message) : null;
     if (item === null) throw e;
-    throw new CliError(e.code, `line ${lineNos[Number(item[1])]}: ${item[2]}`, { cause: e });
+    const index = Number(item[2]) - (item[1] === "line" ? 1 : 0);
+    throw new CliError(e.code, `line ${lineNos[index]}: ${item[3]}`, { cause: e });
   }
+}
+
+/**
+ * Stores a batch of plain memories in one atomic write; resolves to { stored, skipped, replaced }.
+ * A memory whose id the store holds is `already_exists` (onConflict "error", rememberMany's
+ * error), left as the store holds it ("skip") or overwritten ("replace"). rememberMany cannot
+ * overwrite, so a batch that does is made into records by an in-memory store (remember's
+ * defaults, the same embedder and dimension), which store.import then stores as one batch.
+ */
+async function rememberLines(store, memories, lineNos, onConflict, scratchOptions) {
+  const held = new Set();
+  if (onConflict !== "error") {
+    for (const [i, m] of memories.entries()) {
+      // A bad id is left for rememberMany to report with its line.
+      if (typeof m.id === "string" && (await store.get(m.id).catch(() => undefined)) !== undefined) held.add(i);
+    }
+  }
+  if (onConflict === "skip" && held.size > 0) {
+    const keep = memories.flatMap((_, i) => (held.has(i) ? [] : [i]));
+    if (keep.length > 0) await naming(keep.map((i) => lineNos[i]), () => store.rememberMany(keep.map((i) => memories[i])));
+    return { stored: keep.length, skipped: held.size, replaced: 0 };
+  }
+  if (onConflict !== "replace" || held.size === 0) {
+    await naming(lineNos, () => store.rememberMany(memories));
+    return { stored: memories.length, skipped: 0, replaced: 0 };
+  }
+  const dims = store.dimensions;
+  const scratch = await MemoryStore.open({ ...scratchOptions, storage: "memory", ...(dims === undefined ? {} : { dimensions: dims }) });
+  try {
+    await naming(lineNos, () => scratch.rememberMany(memories));
+    const records = [];
+    for await (const line of scratch.export()) if (JSON.parse(line).kind === "memory") records.push(line);
+    await naming(lineNos, () => store.import(records, { onConflict: "replace", batchSize: records.length }));
+  } finally {
+    await scratch.close();
+  }
+  return { stored: memories.length, skipped: 0, replaced: held.size };
 }
 
 /**
@@ -834,6 +876,7 @@ async function cmdImport(ctx) {
     bar.update(b, total || b + 1);
   }));
   let skipped = 0;
+  let replaced = 0;
   // A recallkit export brings its own vectors (or none); only plain memories are embedded here.
   if (!records) checkEmbedder(ctx, store, "its memories");
   try {
@@ -852,7 +895,9 @@ async function cmdImport(ctx) {
       let lineNos = [];
       let lineNo = 0;
       const flush = async () => {
-        await rememberLines(store, batch, lineNos);
+        const done = await rememberLines(store, batch, lineNos, onConflict, ctx.scratchOptions);
+        skipped += done.skipped;
+        replaced += done.replaced;
         bar.records(store.size - before.memories);
         batch = [];
         lineNos = [];
@@ -880,7 +925,8 @@ async function cmdImport(ctx) {
   bar.done(total || bytesRead);
   const after = await census(store);
   const parts = Object.keys(after).map((k) => `${after[k] - before[k]} ${k}`);
-  out(`imported ${parts.join(", ")}${skipped ? ` (${skipped} skipped as already stored)` : ""}`);
+  const notes = [skipped ? `${skipped} skipped as already stored` : "", replaced ? `${replaced} replaced` : ""].filter(Boolean);
+  out(`imported ${parts.join(", ")}${notes.length ? ` (${notes.join(", ")})` : ""}`);
 }
 
 async function cmdExport(ctx) {
@@ -983,6 +1029,8 @@ async function main(argv) {
   let opened;
   const ctx = {
     args, opts, db, embed,
+    /** Options for an in-memory store that makes records as this one would (import's replace). */
+    scratchOptions: embed ? { embed, embedTimeoutMs: EMBED_REQUEST_TIMEOUT_MS } : {},
     async open({ mustExist, reads = false }) {
       if (mustExist && !storeExists(db)) {
         const why = whyNoStore(db);

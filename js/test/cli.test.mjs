@@ -769,6 +769,42 @@ describe("embedders", () => {
     assert.equal(JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).memories, 0, "nothing was stored");
   });
 
+  test("import --on-conflict skip and replace apply to plain memories with ids: replace re-embeds, a failing batch changes nothing", async () => {
+    const db = join(tempDir(), "db");
+    const embed = ["--embed-url", stub.url];
+    const file = (text) => {
+      const path = join(tempDir(), "plain.jsonl");
+      writeFileSync(path, text);
+      return path;
+    };
+    await ok(["--db", db, "import", file('{"id":"a","text":"alpha one"}\n{"id":"b","text":"beta one"}\n'), ...embed]);
+    const second = file('{"id":"a","text":"alpha two"}\n{"id":"c","text":"gamma two"}\n');
+    const clash = await run(["--db", db, "import", second, ...embed]);
+    assert.equal(clash.code, 1);
+    assert.match(clash.stderr, /line 1: a memory with id "a" already exists \(use --on-conflict skip or replace/);
+    const text = async (id) => {
+      const store = await MemoryStore.open({ name: STORE_NAME, storage: "file", path: db, readOnly: true });
+      try {
+        return [(await store.get(id))?.text, await store.getEmbedding(id), store.size];
+      } finally {
+        await store.close();
+      }
+    };
+    const skip = await ok(["--db", db, "import", second, "--on-conflict", "skip", ...embed]);
+    assert.equal(skip.stdout, "imported 1 memories, 0 notes, 0 entities, 0 edges (1 skipped as already stored)\n");
+    assert.deepEqual([(await text("a"))[0], (await text("c"))[0], (await text("c"))[2]], ["alpha one", "gamma two", 3]);
+    const replace = await ok(["--db", db, "import", second, "--on-conflict", "replace", ...embed]);
+    assert.equal(replace.stdout, "imported 0 memories, 0 notes, 0 entities, 0 edges (2 replaced)\n");
+    const [replaced, vector, size] = await text("a");
+    assert.deepEqual([replaced, size], ["alpha two", 3]);
+    const expected = stubVector("alpha two");
+    assert.ok(vector && [...vector].every((x, i) => Math.abs(x - expected[i]) < 1e-6), "the new text's vector");
+    const bad = await run(["--db", db, "import", file('{"id":"a","text":"alpha three"}\n{"id":"d","text":"x","topic":5}\n'), "--on-conflict", "replace", ...embed]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /line 2: topic must be a string, got 5/);
+    assert.deepEqual([(await text("a"))[0], (await text("d"))[0]], ["alpha two", undefined], "the batch is atomic");
+  });
+
   test("an embedder slower than the store's 5 s default still stores: the CLI gives it 30 s", async () => {
     const slow = await slowEmbedder({ delayMs: 5_500 });
     try {
