@@ -65,7 +65,8 @@ Commands:
   relate FROM RELATION TO link two entities (searched by stage S8)
       --strength N (0..1, default 0.5)
   import FILE             import JSON Lines: a recallkit export (- reads one from stdin), or one
-                          memory object per line ({"text": …, "topic": …})
+                          memory object per line ({"text": …, "topic": …}), in atomic batches;
+                          on an error or Ctrl-C the stored batches stay and it says which lines
       --on-conflict error|skip|replace   a record's or plain memory's id the store already holds:
                                          fail (default), keep the stored one, or overwrite it
       --no-embed                         store plain memories without vectors
@@ -539,30 +540,40 @@ async function census(store) {
 
 // ── progress bar ──────────────────────────────────────────────────────────────────────────
 
-/** A one-line progress bar on stderr (bytes read of the input, and records stored so far). */
-function progressBar(enabled, label) {
-  if (!enabled) return { update() {}, records() {}, done() {} };
+/**
+ * A one-line progress line on stderr: a bar of the bytes read of `totalBytes`, or, when the
+ * total is unknown (0: stdin), the bytes read so far; and the records stored so far.
+ */
+function progressBar(enabled, label, totalBytes) {
+  if (!enabled) return { update() {}, records() {}, finish() {} };
   let last = 0;
   let stored = 0;
-  const draw = (done, total) => {
-    const fraction = total > 0 ? Math.min(1, done / total) : 0;
+  const draw = (done) => {
+    const count = stored ? ` ${stored.toLocaleString("en")} records` : "";
+    if (totalBytes <= 0) {
+      process.stderr.write(`\r${printable(label)}: ${done.toLocaleString("en")} bytes read${count && `,${count}`}`);
+      return;
+    }
+    const fraction = Math.min(1, done / totalBytes);
     const width = 30;
     const filled = Math.round(fraction * width);
-    const count = stored ? ` ${stored.toLocaleString("en")} records` : "";
     process.stderr.write(`\r${printable(label)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${count}`);
   };
   return {
-    update(done, total) {
+    update(done) {
       const t = Date.now();
-      if (t - last < 100 && done < total) return;
+      if (t - last < 100) return;
       last = t;
-      draw(done, total);
+      draw(done);
     },
-    records(n) {
+    /** `n` records are stored (a batch landed), with `done` bytes read: drawn at once. */
+    records(n, done) {
       stored = n;
+      last = Date.now();
+      draw(done);
     },
-    done(total) {
-      draw(total, total);
+    finish(done) {
+      draw(done);
       process.stderr.write("\n");
     },
   };
@@ -843,14 +854,39 @@ async function cmdRelate(ctx) {
   out(`${edge.from} —[${edge.relation}]→ ${edge.to} (strength ${edge.strength})`);
 }
 
-/** The chunks of a file (or stdin), reporting the bytes read so far. */
-async function* readChunks(file, onBytes) {
+/**
+ * The chunks of `input` (a file's stream or stdin), reporting the bytes read so far. Once
+ * `stop()` returns an error (a signal came), it throws that error instead of reading on; the
+ * signal handler destroys `input`, so a read waiting on an idle stdin ends too.
+ */
+async function* readChunks(input, onBytes, stop) {
   let bytes = 0;
-  for await (const chunk of file === "-" ? process.stdin : createReadStream(file)) {
-    bytes += chunk.length;
-    onBytes(bytes);
-    yield chunk;
+  try {
+    for await (const chunk of input) {
+      if (stop()) break;
+      bytes += chunk.length;
+      onBytes(bytes);
+      yield chunk;
+    }
+  } catch (e) {
+    if (!stop()) throw e;
   }
+  if (stop()) throw stop();
+}
+
+/** Exit codes of a command stopped by a signal (128 + its number). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * What an import stored before it stopped, for its error: batches are atomic, so the lines
+ * up to the last stored batch's are in the store and none after it.
+ */
+function importedSoFar({ stored, lines, withIds }, records) {
+  if (stored === 0 && lines === 0) return "nothing was imported";
+  const what = `${stored} ${records ? "records" : "memories"}`;
+  const rest = records || withIds ? "import the file again with --on-conflict skip to add the rest"
+    : `to add the rest, import only the lines after ${lines} (the whole file again would store lines 1–${lines} twice)`;
+  return `lines 1–${lines} were imported (${what}) and stay in the store, nothing after line ${lines} was; ${rest}`;
 }
 
 /** Codes of errors an import file's content causes (the rest come from storage or the embedder). */
@@ -865,27 +901,43 @@ async function cmdImport(ctx) {
     if (!existsSync(file)) throw new CliError("not_found", `no such file: ${file}`);
     const kind = statSync(file);
     if (!kind.isFile()) throw new CliError("invalid_argument", `${file} is ${kind.isDirectory() ? "a directory" : "not a regular file"}, not a file to import`);
-    total = statSync(file).size;
+    total = kind.size;
   }
-  const bar = progressBar(ctx.opts.progress || process.stderr.isTTY, `importing ${file === "-" ? "stdin" : file}`);
+  const bar = progressBar(ctx.opts.progress || process.stderr.isTTY, `importing ${file === "-" ? "stdin" : file}`, total);
   const store = await ctx.open({ mustExist: false });
   const before = await census(store);
+  // SIGINT or SIGTERM: stop reading, let the batch being stored land, report and exit 128 + n.
+  // A second signal finds no handler and ends the process at once.
+  const input = file === "-" ? process.stdin : createReadStream(file);
+  let stopped;
+  const onSignal = (signal) => {
+    stopped ??= new CliError("interrupted", `${signal}: the import stopped`, { exitCode: SIGNAL_EXIT[signal] });
+    if (!failed(process.stderr)) process.stderr.write(`\nrecallkit: ${signal}: stopping after the batch being stored (again to stop at once)\n`);
+    input.destroy();
+  };
+  for (const signal of Object.keys(SIGNAL_EXIT)) process.once(signal, onSignal);
+  /** What is stored so far (see importedSoFar). */
+  const progress = { stored: 0, lines: 0, withIds: true };
   let bytesRead = 0;
-  const { records, chunks } = await peekFormat(readChunks(file, (b) => {
-    bytesRead = b;
-    bar.update(b, total || b + 1);
-  }));
+  let records = false;
   let skipped = 0;
   let replaced = 0;
-  // A recallkit export brings its own vectors (or none); only plain memories are embedded here.
-  if (!records) checkEmbedder(ctx, store, "its memories");
   try {
+    const peeked = await peekFormat(readChunks(input, (b) => {
+      bytesRead = b;
+      bar.update(b);
+    }, () => stopped));
+    records = peeked.records;
+    // A recallkit export brings its own vectors (or none); only plain memories are embedded here.
+    if (!records) checkEmbedder(ctx, store, "its memories");
     if (records) {
-      const result = await store.import(chunks, {
+      const result = await store.import(peeked.chunks, {
         onConflict,
         onProgress: (p) => {
-          bar.records(p.records);
-          bar.update(bytesRead, total || bytesRead + 1);
+          Object.assign(progress, { stored: p.records, lines: p.lines });
+          bar.records(p.records, bytesRead);
+          // Called once a batch is durable: stopping here stores nothing more.
+          if (stopped) throw stopped;
         },
       });
       skipped = result.skipped;
@@ -898,11 +950,15 @@ async function cmdImport(ctx) {
         const done = await rememberLines(store, batch, lineNos, onConflict, ctx.scratchOptions);
         skipped += done.skipped;
         replaced += done.replaced;
-        bar.records(store.size - before.memories);
+        progress.stored += done.stored;
+        progress.lines = lineNo;
+        progress.withIds &&= batch.every((m) => typeof m.id === "string");
+        bar.records(progress.stored, bytesRead);
         batch = [];
         lineNos = [];
       };
-      for await (const line of readLines(chunks)) {
+      for await (const line of readLines(peeked.chunks)) {
+        if (stopped) throw stopped;
         lineNo += 1;
         if (line.trim() === "") continue;
         batch.push(plainMemory(line, `line ${lineNo}`));
@@ -912,21 +968,33 @@ async function cmdImport(ctx) {
       if (batch.length) await flush();
     }
   } catch (caught) {
-    bar.done(bytesRead);
-    const e = embedderError(caught, ctx.embed, "the file's memories", "The failing batch was not stored");
-    if (e !== caught) throw e;
-    // The file's content is at fault: name the file, and exit 1 (the arguments were fine).
-    if (e instanceof RecallError && INPUT_CODES.has(e.code)) {
-      const hint = e.code === "already_exists" ? " (use --on-conflict skip or replace; earlier batches stay imported)" : "";
-      throw new CliError(e.code, `${file}: ${e.message}${hint}`, { cause: e });
-    }
-    throw e;
+    bar.finish(bytesRead);
+    // A usage error (checkEmbedder's) is about the command, not the file, and comes first.
+    if (caught?.exitCode === 2) throw caught;
+    throw importError(caught, ctx.embed, file === "-" ? "stdin" : file, importedSoFar(progress, records));
+  } finally {
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, onSignal);
   }
-  bar.done(total || bytesRead);
+  bar.finish(total || bytesRead);
   const after = await census(store);
   const parts = Object.keys(after).map((k) => `${after[k] - before[k]} ${k}`);
   const notes = [skipped ? `${skipped} skipped as already stored` : "", replaced ? `${replaced} replaced` : ""].filter(Boolean);
   out(`imported ${parts.join(", ")}${notes.length ? ` (${notes.join(", ")})` : ""}`);
+}
+
+/**
+ * An import's error with what it stored before (`soFar`): errors the file's content causes
+ * name the file, an embedder's name the embedder; the exit code is 1, or 128 + n for a signal.
+ */
+function importError(caught, embed, file, soFar) {
+  let e = embedderError(caught, embed, "the file's memories", "The failing batch was not stored");
+  if (!(e instanceof RecallError)) e = new CliError("internal", e instanceof Error ? e.message : String(e), { cause: e });
+  let message = e.message;
+  // The file's content is at fault: name the file (exit 1: the arguments were fine).
+  if (e === caught && INPUT_CODES.has(e.code)) {
+    message = `${file}: ${message}${e.code === "already_exists" ? " (use --on-conflict skip or replace)" : ""}`;
+  }
+  return new CliError(e.code, `${message}; ${soFar}`, { cause: e, exitCode: e.exitCode ?? 1 });
 }
 
 async function cmdExport(ctx) {

@@ -48,9 +48,10 @@ const stage = (json, name) => json.stages.find((s) => s.name === name);
 
 /**
  * An Ollama-format embedder (POST /api/embed) on 127.0.0.1 that waits `delayMs` before each
- * answer and calls `onRequest(count)` as each request arrives. Resolves to { url, close }.
+ * answer, calls `onRequest(count)` as each request arrives and answers 500 to a request with a
+ * text `fails(text)` picks. Resolves to { url, close }.
  */
-async function slowEmbedder({ delayMs = 0, onRequest = () => {} } = {}) {
+async function slowEmbedder({ delayMs = 0, onRequest = () => {}, fails = () => false } = {}) {
   let count = 0;
   const server = createServer(async (req, res) => {
     const chunks = [];
@@ -59,6 +60,11 @@ async function slowEmbedder({ delayMs = 0, onRequest = () => {} } = {}) {
     onRequest(++count);
     await new Promise((r) => setTimeout(r, delayMs));
     const input = Array.isArray(body.input) ? body.input : [body.input];
+    if (input.some((t) => fails(String(t)))) {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end("model crashed");
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ model: body.model, embeddings: input.map((t) => stubVector(String(t))) }));
   });
@@ -514,13 +520,13 @@ describe("import, export, stats", () => {
     const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
     const record = (data) => `{"v":1,"kind":"memory","data":${JSON.stringify({ createdAt: 1, updatedAt: 1, ...data })}}`;
     const cases = [
-      ['{"text":"ok"}\n\n{"text":"x","topic":5}\n', /^recallkit: invalid_argument: .*\.jsonl: line 3: topic must be a string, got 5\n$/],
+      ['{"text":"ok"}\n\n{"text":"x","topic":5}\n', /^recallkit: invalid_argument: .*\.jsonl: line 3: topic must be a string, got 5; nothing was imported\n$/],
       [Buffer.concat([Buffer.from('{"text":"ok"}\n{"text":"b'), Buffer.from([0xff]), Buffer.from('"}\n')]),
-        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8; nothing was imported\n$/],
       [`${meta}\n${record({ id: "a", text: "fine" })}\n${record({ id: "b", text: 5 })}\n`,
-        /^recallkit: invalid_argument: .*\.jsonl: line 3: memory\.text must be a string, got a number\n$/],
+        /^recallkit: invalid_argument: .*\.jsonl: line 3: memory\.text must be a string, got a number; nothing was imported\n$/],
       [Buffer.concat([Buffer.from(`${meta}\n${record({ id: "a", text: "b" })}`), Buffer.from([0xff]), Buffer.from("\n")]),
-        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8\n$/],
+        /^recallkit: corrupt: .*\.jsonl: line 2: the input is not valid UTF-8; nothing was imported\n$/],
     ];
     for (const [content, message] of cases) {
       const file = join(tempDir(), "bad.jsonl");
@@ -557,6 +563,88 @@ describe("import, export, stats", () => {
     assert.ok(json.entities >= 50);
     assert.equal(json.edges, 64);
     assert.ok(json.diskBytes > 0);
+  });
+});
+
+describe("an import that fails or is stopped says what it stored", { concurrency: true }, () => {
+  const plainLines = (n, line = (i) => ({ text: `memory number ${i}` })) =>
+    Array.from({ length: n }, (_, i) => JSON.stringify(line(i + 1))).join("\n") + "\n";
+  const memories = async (db) => JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).memories;
+
+  test("a bad line after two batches: the error says lines 1–1000 are stored and how to add the rest", async () => {
+    const db = join(tempDir(), "db");
+    const file = join(tempDir(), "plain.jsonl");
+    writeFileSync(file, plainLines(1200, (i) => (i === 1100 ? { text: "x", topic: 5 } : { text: `memory number ${i}` })));
+    const r = await run(["--db", db, "import", file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^recallkit: invalid_argument: .*plain\.jsonl: line 1100: topic must be a string, got 5; lines 1–1000 were imported \(1000 memories\) and stay in the store, nothing after line 1000 was; to add the rest, import only the lines after 1000 \(the whole file again would store lines 1–1000 twice\)\n$/);
+    assert.equal(await memories(db), 1000);
+    const records = join(tempDir(), "records.jsonl");
+    const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+    const lines = Array.from({ length: 1100 }, (_, i) => `{"v":1,"kind":"memory","data":${JSON.stringify({ id: `r${i}`, text: i === 1050 ? 5 : `record ${i}`, createdAt: 1, updatedAt: 1 })}}`);
+    writeFileSync(records, `${meta}\n${lines.join("\n")}\n`);
+    const other = join(tempDir(), "db");
+    const failed = await run(["--db", other, "import", records]);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /line 1052: memory\.text must be a string, got a number; lines 1–1000 were imported \(999 records\) and stay in the store, nothing after line 1000 was; import the file again with --on-conflict skip to add the rest\n$/);
+    assert.equal(await memories(other), 999);
+  });
+
+  test("an embedder that fails in the second batch: the error names it and says the first batch stays", async () => {
+    const embedder = await slowEmbedder({ fails: (text) => text === "memory number 600" });
+    try {
+      const db = join(tempDir(), "db");
+      const file = join(tempDir(), "plain.jsonl");
+      writeFileSync(file, plainLines(700, (i) => ({ id: `m${i}`, text: `memory number ${i}` })));
+      const r = await run(["--db", db, "import", file, "--embed-url", embedder.url]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^recallkit: embed_failed: cannot embed the file's memories with the Ollama embedder at .*: .*500.*\. The failing batch was not stored; fix the embedder .*; lines 1–500 were imported \(500 memories\) and stay in the store, nothing after line 500 was; import the file again with --on-conflict skip to add the rest\n$/);
+      assert.equal(await memories(db), 500);
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test("SIGINT during an import stops after the batch being stored, reports it and exits 130", async () => {
+    const db = join(tempDir(), "db");
+    const file = join(tempDir(), "plain.jsonl");
+    writeFileSync(file, plainLines(3000));
+    let child;
+    const embedder = await slowEmbedder({ delayMs: 50, onRequest: (n) => { if (n === 1) child.kill("SIGINT"); } });
+    try {
+      child = spawn(process.execPath, [BIN, "--db", db, "import", file, "--embed-url", embedder.url], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d) => { stderr += d; });
+      const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+      assert.equal(code, 130, stderr);
+      assert.match(stderr, /recallkit: SIGINT: stopping after the batch being stored \(again to stop at once\)\n/);
+      assert.match(stderr, /\nrecallkit: interrupted: SIGINT: the import stopped; lines 1–500 were imported \(500 memories\) and stay in the store, nothing after line 500 was; to add the rest, import only the lines after 500 /);
+      assert.ok(!existsSync(join(db, "lock")), "the store is closed");
+      assert.equal(await memories(db), 500);
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test("SIGTERM while an import waits on stdin stops it, reports the records stored and exits 143; stdin's progress has no percentage", async () => {
+    const db = join(tempDir(), "db");
+    const meta = '{"v":1,"kind":"meta","data":{"format":1,"signatureSeed":"0000000000000000"}}';
+    const lines = Array.from({ length: 1499 }, (_, i) => `{"v":1,"kind":"memory","data":${JSON.stringify({ id: `r${i}`, text: `record ${i}`, createdAt: 1, updatedAt: 1 })}}`);
+    const child = spawn(process.execPath, [BIN, "--db", db, "import", "-", "--progress"], { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    const landed = new Promise((resolve) => child.stderr.on("data", (d) => {
+      stderr += d;
+      if (/999 records/.test(stderr)) resolve();
+    }));
+    child.stdin.write(`${meta}\n${lines.join("\n")}\n`); // stdin stays open: the import waits for more
+    await landed;
+    child.kill("SIGTERM");
+    const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+    assert.equal(code, 143, stderr);
+    assert.match(stderr, /importing stdin: [\d,]+ bytes read, 999 records/);
+    assert.doesNotMatch(stderr, /%/, "no percentage of an unknown total");
+    assert.match(stderr, /\nrecallkit: interrupted: SIGTERM: the import stopped; lines 1–1000 were imported \(999 records\) and stay in the store, nothing after line 1000 was; import the file again with --on-conflict skip/);
+    assert.equal(await memories(db), 999);
   });
 });
 
