@@ -113,22 +113,39 @@ class CliError extends RecallError {
 const usageError = (message) => new CliError("invalid_argument", `${message}\nRun "recallkit --help" for usage.`, { exitCode: 2 });
 const envError = (message) => new CliError("invalid_argument", message, { exitCode: 2 });
 
-/**
- * Whether `stream` failed (EPIPE: its reader, such as `head`, has gone). Known at once: the
- * stream records a failed write synchronously, while its 'error' event comes later.
- */
-const failed = (stream) => stream.writableErrored != null || stream.destroyed;
+/** The first error of each output stream that failed. */
+const outputErrors = new Map();
 
-/** Writes `text` to stdout; resolves false once stdout has failed, waiting while it is full. */
+/**
+ * Records that `stream` failed and reports it once: EPIPE (its reader, such as `head`, has
+ * gone) quietly, anything else (a full disk) as one line on stderr and exit 1. Called by the
+ * failed write's callback and by the stream's 'error' event, whichever comes first.
+ */
+function outputFailed(stream, e) {
+  if (outputErrors.has(stream)) return;
+  outputErrors.set(stream, e);
+  if (e?.code === "EPIPE") return;
+  process.exitCode = 1;
+  if (stream !== process.stderr && !failed(process.stderr)) {
+    process.stderr.write(`recallkit: storage_failed: cannot write the output: ${e?.message ?? e}\n`);
+  }
+}
+
+/**
+ * Whether `stream` failed. Node 20 writes stdout redirected to a file synchronously
+ * (SyncWriteStream), which tells of a failed write only in the write's callback and one
+ * 'error' event, and never sets writableErrored or destroyed: so the callbacks record it.
+ */
+const failed = (stream) => outputErrors.has(stream) || stream.writableErrored != null || stream.destroyed;
+
+/** Writes `text` to stdout; resolves, once it is written, false if stdout has failed. */
 function write(text) {
   if (failed(process.stdout)) return Promise.resolve(false);
-  if (process.stdout.write(text)) return Promise.resolve(!failed(process.stdout));
   return new Promise((resolve) => {
-    const settle = () => {
-      for (const event of ["drain", "error", "close"]) process.stdout.off(event, settle);
+    process.stdout.write(text, (e) => {
+      if (e) outputFailed(process.stdout, e);
       resolve(!failed(process.stdout));
-    };
-    for (const event of ["drain", "error", "close"]) process.stdout.once(event, settle);
+    });
   });
 }
 
@@ -145,7 +162,9 @@ function printable(text) {
   return String(text).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-const out = (text) => { if (!failed(process.stdout)) process.stdout.write(`${printable(text)}\n`); };
+const out = (text) => {
+  if (!failed(process.stdout)) process.stdout.write(`${printable(text)}\n`, (e) => { if (e) outputFailed(process.stdout, e); });
+};
 const warn = (text) => { if (!failed(process.stderr)) process.stderr.write(`recallkit: warning: ${printable(text)}\n`); };
 
 // ── arguments ─────────────────────────────────────────────────────────────────────────────
@@ -997,12 +1016,20 @@ function importError(caught, embed, file, soFar) {
   return new CliError(e.code, `${message}; ${soFar}`, { cause: e, exitCode: e.exitCode ?? 1 });
 }
 
+/** How much of an export is written at once: each write waits for its callback. */
+const EXPORT_CHUNK_CHARS = 65_536;
+
 async function cmdExport(ctx) {
   const store = await ctx.open({ mustExist: true, reads: true });
+  let chunk = "";
   for await (const line of store.export()) {
-    // The reader has gone (`recallkit export | head`): stop; main closes the store.
-    if (!(await write(line))) return;
+    chunk += line;
+    if (chunk.length < EXPORT_CHUNK_CHARS) continue;
+    // The output failed (`| head` has gone, a full disk): stop; main closes the store.
+    if (!(await write(chunk))) return;
+    chunk = "";
   }
+  if (chunk !== "") await write(chunk);
 }
 
 async function cmdStats(ctx) {
@@ -1140,14 +1167,8 @@ function reportError(e, debug) {
 if (isMain()) {
   // A reader that stops early (`| head`) is no error: output stops quietly (write, out and
   // warn check failed()), the command finishes and closes the store, and the exit code is
-  // the command's. Any other output error is reported.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", (e) => {
-      if (e?.code === "EPIPE") return;
-      process.exitCode = 1;
-      if (stream !== process.stderr && !failed(process.stderr)) process.stderr.write(`recallkit: storage_failed: cannot write the output: ${e?.message ?? e}\n`);
-    });
-  }
+  // the command's. Any other output error is reported once (outputFailed).
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", (e) => outputFailed(stream, e));
   const argv = process.argv.slice(2);
   main(argv).catch((e) => reportError(e, argv.includes("--debug")));
 }

@@ -2,7 +2,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "../dist/index.js";
@@ -471,6 +471,20 @@ describe("import, export, stats", () => {
     assert.equal(code, 0);
     assert.ok(!existsSync(join(db, "lock")), "the lock file is released");
     assert.match((await ok(["--db", db, "stats"])).stdout, /memories +330/);
+  });
+
+  test("export to a full disk (> /dev/full) stops at the first failed write: one line, exit 1", { skip: !existsSync("/dev/full") && "no /dev/full" }, async () => {
+    const db = join(tempDir(), "db");
+    await ok(["--db", db, "import", SAMPLE]);
+    const full = openSync("/dev/full", "w");
+    const child = spawn(process.execPath, [BIN, "--db", db, "export"], { stdio: ["ignore", full, "pipe"] });
+    closeSync(full);
+    let stderr = "";
+    child.stderr.on("data", (d) => { stderr += d; });
+    const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+    assert.equal(code, 1);
+    assert.equal(stderr, "recallkit: storage_failed: cannot write the output: ENOSPC: no space left on device, write\n");
+    assert.ok(!existsSync(join(db, "lock")), "the lock file is released");
   });
 
   test("importing ids the store holds: an error, or --on-conflict skip / replace", async () => {
