@@ -87,7 +87,9 @@ Options:
   --debug                 print the stack trace of an error
   -h, --help              this help;  --version  the version
 
-DATE: 2026-11-14, an ISO time, today, yesterday, or 7d / 2w / 3m / 1y ago.
+DATE: 2026-11-14 (UTC), an ISO time (2026-11-14T09:30, 2026-11-14T09:30:00+01:00; without
+a zone it is UTC), now, today, yesterday (UTC days), or 7d / 2w / 3m / 1y (ago: a month is
+30 days, a year 365).
 
 Environment (as abmind's recall CLI reads it):
   MEMORY_SEARCH_MODE=hybrid|lexical|semantic   default search mode (--mode wins)
@@ -236,6 +238,10 @@ export function parseArgs(argv) {
     if (eq > 0) value = arg.slice(eq + 1);
     else {
       if (i + 1 >= argv.length) throw usageError(`option --${name} needs a value`);
+      // `--topic --json` forgot the topic: the next option is no value (a negative number is).
+      if (argv[i + 1].startsWith("--")) {
+        throw usageError(`option --${name} needs a value, got the option ${argv[i + 1]} (write --${name}=${argv[i + 1]} for a value that starts with "--")`);
+      }
       value = argv[++i];
     }
     opts[name] = REPEATABLE.includes(name) ? [...(opts[name] ?? []), value] : value;
@@ -261,6 +267,28 @@ function parseNumber(text, what, min, max, integer = false) {
   return n;
 }
 
+/** An ISO date, or date and time (seconds, fraction and zone optional; "T" or a space between). */
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO date or time (see {@link ISO_DATE_TIME}) as ms, or undefined when it names no real
+ * instant (2026-02-30, 25:00). A time without a zone is UTC, as a bare date is.
+ */
+function parseIso(t) {
+  const m = ISO_DATE_TIME.exec(t);
+  if (m === null) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x)));
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second) + Math.round(Number(m[7] ?? 0) * 1000);
+  const back = new Date(ms);
+  // Date.UTC rolls over (February 30 is March 2): a field out of range does not come back.
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day
+    || back.getUTCHours() !== hour || back.getUTCMinutes() !== minute || back.getUTCSeconds() !== second) return undefined;
+  const zone = /^([+-])(\d{2}):?(\d{2})$/.exec(m[8] ?? "");
+  if (zone === null) return ms;
+  if (Number(zone[2]) > 23 || Number(zone[3]) > 59) return undefined;
+  return ms - (zone[1] === "-" ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000;
+}
+
 /** A DATE argument as ms; `endOfDay` turns a bare date into its last millisecond (for --until). */
 export function parseDate(text, what, now, endOfDay = false) {
   const t = String(text).trim().toLowerCase();
@@ -268,19 +296,14 @@ export function parseDate(text, what, now, endOfDay = false) {
   if (t === "now") return now;
   if (t === "today") return endOfDay ? startOfToday + DAY_MS - 1 : startOfToday;
   if (t === "yesterday") return endOfDay ? startOfToday - 1 : startOfToday - DAY_MS;
-  const rel = /^(\d+)\s*(d|w|m|y)$/.exec(t);
+  const rel = /^(\d+)\s*(d|w|m|y)(?:\s+ago)?$/.exec(t);
   if (rel) {
     const days = Number(rel[1]) * { d: 1, w: 7, m: 30, y: 365 }[rel[2]];
     return now - days * DAY_MS;
   }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) {
-    const ms = Date.parse(`${t}T00:00:00Z`);
-    if (Number.isFinite(ms)) return endOfDay ? ms + DAY_MS - 1 : ms;
-  } else {
-    const ms = Date.parse(text);
-    if (Number.isFinite(ms)) return ms;
-  }
-  throw usageError(`${what} must be a date (2026-11-14, an ISO time, today, yesterday, 7d, 2w, 3m or 1y), got ${JSON.stringify(text)}`);
+  const ms = parseIso(t);
+  if (ms !== undefined) return endOfDay && !t.includes(":") ? ms + DAY_MS - 1 : ms;
+  throw usageError(`${what} must be a date (2026-11-14, an ISO time such as 2026-11-14T09:30 or 2026-11-14T09:30+01:00, now, today, yesterday, 7d, 2w, 3m or 1y), got ${JSON.stringify(text)}`);
 }
 
 // ── environment ───────────────────────────────────────────────────────────────────────────

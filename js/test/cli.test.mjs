@@ -109,6 +109,15 @@ describe("help and bad arguments", { concurrency: true }, () => {
     [["export", "extra"], /export takes no arguments/],
     [["recall", "x", "--embed-url", "ftp://x"], /--embed-url must be an http\(s\) URL/],
     [["recall", "x", "--embed-url", "http://127.0.0.1:1", "--embed-api", "cohere"], /--embed-api must be ollama or openai/],
+    // Dates: only the documented forms (Date.parse read "1" as 2001 and rolled February 30 over).
+    [["recall", "x", "--since", "1"], /--since must be a date .*got "1"/],
+    [["remember", "x", "--date", "2026-02-30"], /--date must be a date .*got "2026-02-30"/],
+    [["recall", "x", "--until", "2026-11-14T25:00"], /--until must be a date/],
+    [["recall", "x", "--since", "2026-11-14T09:30+25:00"], /--since must be a date/],
+    [["recall", "x", "--since", "March 3, 2026"], /--since must be a date/],
+    // A value option does not take the next option as its value.
+    [["remember", "x", "--topic", "--json"], /option --topic needs a value, got the option --json \(write --topic=--json for a value that starts with "--"\)/],
+    [["recall", "x", "--limit", "--no-track"], /option --limit needs a value, got the option --no-track/],
   ];
   for (const [args, message] of bad) {
     test(`exit 2: recallkit ${args.join(" ")}`, async () => {
@@ -150,6 +159,17 @@ describe("help and bad arguments", { concurrency: true }, () => {
     assert.equal(debug.code, 1);
     assert.match(debug.stderr, /^recallkit: too_large: id is 2000 bytes, more than 1024\n/);
     assert.match(debug.stderr, /\n\s+at /, "--debug prints the stack");
+  });
+
+  test("dates: ISO dates and times (UTC without a zone), now, today, yesterday and 7d or 7d ago", async () => {
+    const db = join(tempDir(), "db");
+    const dates = [["2026-11-14T09:30", Date.UTC(2026, 10, 14, 9, 30)], ["2026-11-14 09:30:15.250", Date.UTC(2026, 10, 14, 9, 30, 15, 250)],
+      ["2026-11-14T09:30+01:00", Date.UTC(2026, 10, 14, 8, 30)], ["2026-11-14T09:30:00Z", Date.UTC(2026, 10, 14, 9, 30)],
+      ["2024-02-29", Date.UTC(2024, 1, 29)]];
+    for (const [i, [date]] of dates.entries()) await ok(["--db", db, "remember", `memory ${i}`, "--id", `d${i}`, "--date", date]);
+    const exported = (await ok(["--db", db, "export"])).stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.kind === "memory");
+    assert.deepEqual(exported.map((r) => r.data.createdAt), dates.map(([, ms]) => ms));
+    for (const since of ["7d ago", "2w", "now", "today", "yesterday"]) await ok(["--db", db, "recall", "memory", "--since", since]);
   });
 
   test("SIGNATURE_BITS=256 is accepted", async () => {
