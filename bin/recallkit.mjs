@@ -79,9 +79,12 @@ Commands:
 Options:
   --db PATH               the store's directory (default ${DEFAULT_DB})
   --embed-url URL         embedder: Ollama (http://localhost:11434 or …/api/embed) or an
-                          OpenAI-compatible endpoint (…/v1 or …/embeddings)
-  --embed-api ollama|openai   say which, when the URL does not
-  --embed-model NAME      model (default $EMBEDDING_MODEL or nomic-embed-text)
+                          OpenAI-compatible endpoint (…/v1 or …/embeddings); it has 30 s to answer
+  --embed-api ollama|openai   say which, when the URL does not: Ollama posts to …/api/embed;
+                          OpenAI to the URL if it ends in /embeddings, else URL/embeddings
+                          (a bare host: /v1/embeddings)
+  --embed-model NAME      model (default $EMBEDDING_MODEL, else nomic-embed-text for Ollama,
+                          text-embedding-3-small for OpenAI-compatible)
   --embed-key KEY         bearer key for OpenAI-compatible endpoints (default $OPENAI_API_KEY)
   --progress              show the import progress bar even when stderr is not a terminal
   --debug                 print the stack trace of an error
@@ -360,11 +363,17 @@ export function resolveEmbedder(url, api) {
   const base = url.replace(/\/+$/, "");
   const path = parsed.pathname.replace(/\/+$/, "");
   if (path.endsWith("/api/embed") || path.endsWith("/api/embeddings")) {
-    return { api: api ?? "ollama", endpoint: api === "openai" ? `${base}/embeddings` : base.replace(/\/api\/embeddings$/, "/api/embed") };
+    if (api === "openai") throw usageError(`--embed-api openai with Ollama's own endpoint ${path}: give the OpenAI-compatible one (Ollama serves it at /v1)`);
+    return { api: "ollama", endpoint: base.replace(/\/api\/embeddings$/, "/api/embed") };
   }
-  if (path.endsWith("/embeddings")) return { api: api ?? "openai", endpoint: base };
-  const kind = api ?? (/\/v\d+$/.test(path) || /\/v\d+\//.test(path) ? "openai" : "ollama");
-  return { api: kind, endpoint: kind === "ollama" ? `${base}/api/embed` : `${base}/embeddings` };
+  if (path.endsWith("/embeddings")) {
+    if (api === "ollama") throw usageError(`--embed-api ollama with an OpenAI-style endpoint ${path}: give Ollama's host or …/api/embed`);
+    return { api: "openai", endpoint: base };
+  }
+  const kind = api ?? (/\/v\d+(\/|$)/.test(path) ? "openai" : "ollama");
+  if (kind === "ollama") return { api: kind, endpoint: `${base}/api/embed` };
+  // A bare host gets the usual /v1/embeddings; any other path is the API's root.
+  return { api: kind, endpoint: `${base}${path === "" ? "/v1" : ""}/embeddings` };
 }
 
 /**

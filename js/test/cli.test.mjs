@@ -109,6 +109,8 @@ describe("help and bad arguments", { concurrency: true }, () => {
     [["export", "extra"], /export takes no arguments/],
     [["recall", "x", "--embed-url", "ftp://x"], /--embed-url must be an http\(s\) URL/],
     [["recall", "x", "--embed-url", "http://127.0.0.1:1", "--embed-api", "cohere"], /--embed-api must be ollama or openai/],
+    [["recall", "x", "--embed-url", "http://127.0.0.1:1/api/embed", "--embed-api", "openai"], /--embed-api openai with Ollama's own endpoint \/api\/embed/],
+    [["recall", "x", "--embed-url", "http://127.0.0.1:1/v1/embeddings", "--embed-api", "ollama"], /--embed-api ollama with an OpenAI-style endpoint/],
     // Dates: only the documented forms (Date.parse read "1" as 2001 and rolled February 30 over).
     [["recall", "x", "--since", "1"], /--since must be a date .*got "1"/],
     [["remember", "x", "--date", "2026-02-30"], /--date must be a date .*got "2026-02-30"/],
@@ -829,6 +831,9 @@ describe("embedders", () => {
     assert.deepEqual({ ...stub.requests.at(-1), count: 1 }, { path: "/v1/embeddings", model: "stub-64", count: 1, authorization: "Bearer sk-env" });
     await ok(["--db", db, "remember", "Tokyo for three days", "--embed-url", `${stub.url}/v1`, "--embed-api", "openai", "--embed-model", "stub-64"]);
     assert.equal(stub.requests.at(-1).path, "/v1/embeddings");
+    await ok(["--db", db, "remember", "Osaka street food", "--embed-url", stub.url, "--embed-api", "openai", "--embed-model", "stub-64"]);
+    assert.equal(stub.requests.at(-1).path, "/v1/embeddings", "a bare host with --embed-api openai: /v1/embeddings");
+    assert.match((await ok(["--help"])).stdout, /nomic-embed-text for Ollama,\s+text-embedding-3-small for OpenAI-compatible/);
     const json = JSON.parse((await ok(["--db", db, "recall", "ryokan in Kanazawa", "--mode", "semantic", "--json", "--embed-url", `${stub.url}/v1`, "--embed-model", "stub-64"])).stdout);
     assert.ok(stage(json, "Se").hits >= 1);
   });
