@@ -729,6 +729,9 @@ function modeAndRanking(opts, options) {
 /** A comma-separated list option (`--tags a,b`). */
 const list = (text) => String(text).split(",").map((s) => s.trim()).filter((s) => s !== "");
 
+/** Recall options the library checks, and the flags that set them. */
+const FLAG_OF_OPTION = { tagMode: "--tag-mode", tagMatch: "--tag-match", sort: "--sort", timeQuery: "--time" };
+
 async function cmdRecall(ctx) {
   const { opts, args } = ctx;
   const now = Date.now();
@@ -763,7 +766,15 @@ async function cmdRecall(ctx) {
   if (opts["no-skip-trivial"]) options.skipTrivial = false;
   const store = await ctx.open({ mustExist: true, reads: true });
   const query = args[0] ?? "";
-  const result = await store.recall(query, options);
+  let result;
+  try {
+    result = await store.recall(query, options);
+  } catch (e) {
+    // The library checks these options; its message names the option, the user gave the flag.
+    const named = e instanceof RecallError && e.code === "invalid_argument" ? /^(tagMode|tagMatch|sort|timeQuery)\b(.*)$/s.exec(e.message) : null;
+    if (named) throw usageError(`${FLAG_OF_OPTION[named[1]]}${named[2]}`);
+    throw e;
+  }
   const se = result.stages.find((s) => s.name === "Se");
   if (se?.skipped && (se.reason === "embed_failed" || se.reason === "embed_timeout") && ctx.embed) {
     const last = ctx.embed.last;

@@ -439,9 +439,14 @@ describe("AutoMem's recall options", () => {
     const expanded = (await ok(["--db", db, "recall", "authentication", "--expand-relations", "--no-track"])).stdout;
     assert.match(expanded, /\n\(1 via relation expansion\)\n/);
     assert.match(expanded, /The identity provider is Keycloak\n.* relation · .*via relation oauth\|served_by\|keycloak from oauth/);
-    const bad = await run(["--db", db, "recall", "x", "--sort", "newest"]);
-    assert.equal(bad.code, 2, "an invalid_argument exits 2, as a usage error");
-    assert.match(bad.stderr, /invalid_argument: sort must be/);
+    // The library checks these; its messages name the option, the CLI's the flag.
+    for (const [flag, value, message] of [["--sort", "newest", /--sort must be/], ["--tag-mode", "some", /--tag-mode must be "any" or "all"/],
+      ["--tag-match", "fuzzy", /--tag-match must be "prefix" or "exact"/], ["--time", "blue moon", /--time is not a time expression/]]) {
+      const bad = await run(["--db", db, "recall", "x", flag, value]);
+      assert.equal(bad.code, 2, "an invalid_argument exits 2, as a usage error");
+      assert.match(bad.stderr, new RegExp(`^recallkit: invalid_argument: ${message.source}`));
+      assert.doesNotMatch(bad.stderr, /tagMode|tagMatch|timeQuery|: sort /);
+    }
   });
 });
 
