@@ -7,7 +7,7 @@
 // Errors print as `recallkit: code: message` (a RecallError's stable code), with the stack
 // only under --debug. Exit codes: 0 success, 1 failure (missing store, unknown id,
 // unreachable embedder while storing, a bad import file, I/O), 2 bad arguments or bad
-// environment variables.
+// environment variables, 130 / 143 an import stopped by SIGINT / SIGTERM.
 import { inspect } from "node:util";
 import { createReadStream, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
