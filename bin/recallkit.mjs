@@ -969,7 +969,7 @@ async function cmdImport(ctx) {
   const store = await ctx.open({ mustExist: false });
   const before = await census(store);
   // SIGINT or SIGTERM: stop reading, let the batch being stored land, report and exit 128 + n.
-  // A second signal finds no handler and ends the process at once.
+  // A second SIGINT (or SIGTERM) finds no handler and ends the process at once.
   const input = file === "-" ? process.stdin : createReadStream(file);
   let stopped;
   const onSignal = (signal) => {
@@ -1036,6 +1036,8 @@ async function cmdImport(ctx) {
     throw importError(caught, ctx.embed, file === "-" ? "stdin" : file, importedSoFar(progress, records));
   } finally {
     for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, onSignal);
+    // Left unread after an error, stdin would keep the process waiting for its writer.
+    input.destroy();
   }
   bar.finish(total || bytesRead);
   const after = await census(store);
