@@ -141,21 +141,27 @@ async function postJson(
   }, timeoutMs);
   const onAbort = (): void => controller.abort();
   caller?.addEventListener("abort", onAbort, { once: true });
+  // The request and its body race the abort: a fetch of the host's own that ignores the
+  // signal, or a body that stalls, still ends at the timeout or the caller's abort.
+  const gaveUp = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+  });
+  gaveUp.catch(() => undefined);
   try {
     let res: Response;
     try {
-      res = await (options.fetch ?? fetch)(endpoint, {
+      res = await Promise.race([(options.fetch ?? fetch)(endpoint, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
         signal: controller.signal,
-      });
+      }), gaveUp]);
     } catch (e) {
       throw stopped(e);
     }
     let text: string;
     try {
-      text = await res.text();
+      text = await Promise.race([res.text(), gaveUp]);
     } catch (e) {
       throw stopped(e);
     }

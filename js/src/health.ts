@@ -6,7 +6,7 @@
  * |---|---|---|
  * | `"full"` | the last recall or write that wanted a vector got one (from the host's `embed` or given), and storage takes writes | every stage |
  * | `"basic"` | there is no embedder, or its last call failed or timed out | the lexical, signature, note and graph stages (Se is skipped) |
- * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`), the store was opened with `readOnly: true`, or the browser closed its database under it (an upgrade in another tab, site data cleared) | recall; writes fail until the storage takes one again (never, for `readOnly` or a closed database) |
+ * | `"readonly"` | the storage refused the last write (`quota_exceeded`, `storage_failed`, `blocked`, `locked`), the store was opened with `readOnly: true`, or the browser closed its database under it (an upgrade in another tab, site data cleared) | recall (its tracking is not persisted); writes fail until the storage takes one again (never, for `readOnly` or a closed database) |
  *
  * Nothing has to reset it: the next successful embed brings `basic` back to `full`, the next
  * write the storage takes ends `readonly`. A store that starts without an `embed` function
@@ -64,6 +64,11 @@ export class Health {
   get tier(): Tier {
     if (this.#storage.tier === "readonly") return "readonly";
     return this.#embedding.tier;
+  }
+
+  /** Storage refuses writes now (the storage side is `"readonly"`). */
+  get storageRefuses(): boolean {
+    return this.#storage.tier === "readonly";
   }
 
   #set(change: () => void): void {

@@ -26,7 +26,7 @@ export type { ErrorCode } from "./errors.js";
 export { init } from "./wasm.js";
 export type { WasmSource } from "./wasm.js";
 export type {
-  Memory, MemoryInput, MemoryPatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallHitBase, MemoryHit, NoteHit, EdgeHit,
+  Memory, MemoryInput, MemoryPatch, NotePatch, OpenOptions, Ranking, RankingWeights, FusionParameters, RecallHit, RecallHitBase, MemoryHit, NoteHit, EdgeHit,
   RecallOptions, RecallResult, ScoreComponents, TagMode, TagMatch, RecallSort, MatchType, TimeWindow, QueryReport, PronounResolution, ContextEntity,
   Stage, StageReport, TimeInput, Note, NoteInput, NotePeriod, Entity, EntityInput, Edge, RelationInput, EmbedFunction,
   RerankFunction, ScopeOptions,

@@ -146,7 +146,15 @@ export async function runRecall(
     const tracked = result.results.filter((r) => r.kind === "memory").map((r) => r.id);
     if (tracked.length > 0) {
       writes.track(tracked);
-      await writes.enqueue(() => writes.flushTracking());
+      try {
+        await writes.enqueue(() => writes.flushTracking());
+      } catch (e) {
+        // Storage refuses writes (a full disk, the quota, a database closed under the store):
+        // the recall still answers, as the readonly tier promises; the engine is back to the
+        // tracking storage holds, and status() says why.
+        if (!settings.health.storageRefuses) throw e;
+        result.tier = settings.health.tier;
+      }
     }
   }
   return result;

@@ -101,7 +101,7 @@ export interface OpenOptions {
   /** How long a recall waits for the query embedding before skipping Se (default 5000 ms). */
   embedTimeoutMs?: number;
   /**
-   * A reranker for every recall (unless a recall passes `rerank: false`): the best 30 fused
+   * A reranker for every recall (unless a recall passes `rerank: false`): the best 30 (or `limit`) fused
    * candidates are re-scored by it and the first `limit` returned in its order. If it throws,
    * rejects, times out or answers with anything but one finite number per text, recall keeps
    * the fused order and its `rerank` stage report says why (`rerank_failed`,

@@ -55,7 +55,7 @@ import { checkedAdapter } from "./storage/checked.js";
 import { MEMORY_PREFIX, NOTE_PREFIX } from "./storage/layout.js";
 import { exportLines, importLines } from "./transfer.js";
 import type {
-  Edge, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput, MemoryPatch, Note, NoteInput,
+  Edge, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput, MemoryPatch, Note, NoteInput, NotePatch,
   OpenOptions, RecallOptions, RecallResult, RelationInput, RepairReport, ScopeOptions, StorageInfo,
 } from "./types.js";
 import {
@@ -466,13 +466,15 @@ export class MemoryStore {
    * Recalls what is relevant to `query` through stages Sf, Se, Ss, S6 and S8.
    *
    * The query embedding (from `options.embedding`, or the host's `embed`) starts before stage
-   * Sf runs. When Sf fills the limit, Se and Ss are skipped (`short_circuit`) and the embedding
-   * promise is dropped without being awaited. A rejected or slow embed skips Se
-   * (`embed_failed`, `embed_timeout`); recall still answers. With a reranker (`rerank` at
-   * open or here), the best 30 fused candidates go to it and the first `limit` come back in
+   * Sf runs. Under `ranking: "abmind"`, when Sf fills the limit, Se and Ss are skipped
+   * (`short_circuit`) and the embedding promise is dropped without being awaited; the other
+   * rankings always run every stage. A rejected or slow embed skips Se (`embed_failed`,
+   * `embed_timeout`); recall still answers. With a reranker (`rerank` at open or here), the
+   * best 30 fused candidates (or `limit`, if more) go to it and the first `limit` come back in
    * its order, each with `components.rerank`; if it fails, the fused order stands and the
    * `rerank` stage report says why. With recall tracking on (the default), it resolves once
-   * the returned memories' new counts are durable.
+   * the returned memories' new counts are durable; when storage refuses writes (the
+   * `"readonly"` tier), it answers without persisting them.
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     return runRecall(this.#engine, this.#writes, this.#recallSettings, query, options);
@@ -594,11 +596,11 @@ export class MemoryStore {
   }
 
   /**
-   * Changes fields of a note and returns it. `end: null` (or a new `start` without `end`)
-   * gives the period's default end; `userId: null` makes it shared, `classification: null`
+   * Changes fields of a note and returns it. `end: null` (or a new `start` or `period` without
+   * `end`) gives the period's default end; `userId: null` makes it shared, `classification: null`
    * sets it to 0; `period`, `start` and `text` cannot be cleared.
    */
-  async updateNote(id: string, patch: Partial<NoteInput>): Promise<Note> {
+  async updateNote(id: string, patch: NotePatch): Promise<Note> {
     this.#engine.forCaller();
     checkId(id);
     return this.#writes.write((engine) => {

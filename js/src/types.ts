@@ -29,7 +29,10 @@ export interface MemoryInput {
   textEn?: string;
   /** Preserved keywords, searched by the trigram sub-query; at most 256 KiB of UTF-8 in all. */
   keywords?: string[] | string;
-  /** Namespace (not empty): a recall with `userId` sees this user's memories and shared ones (no `userId`). */
+  /**
+   * Namespace (not empty): a recall with `userId` sees only this user's memories (not the
+   * ones without a `userId`); a recall without `userId` filters no user (docs/users.md).
+   */
   userId?: string;
   /** Topic. */
   topic?: string;
@@ -550,6 +553,12 @@ export interface NoteInput {
   /** Classification level, an integer of 0 or more (default 0); recall's `maxClassification` hides higher levels. */
   classification?: number;
 }
+
+/**
+ * A change to a note ({@link MemoryStore.updateNote}): the fields to set; `null` clears `end`
+ * (the period's default end), `userId` (shared) or `classification` (0).
+ */
+export type NotePatch = { [K in Exclude<keyof NoteInput, "id">]?: NoteInput[K] | null };
 
 /** A stored note. */
 export interface Note {

@@ -588,8 +588,10 @@ export function toNote(input: unknown, now: number, newId: () => string, base?: 
   required(out, "text", "a string", input);
   if (input.start === null) throw invalid("", "start", "a time", null);
   if (input.text === null) throw invalid("", "text", "a string", null);
-  // Moving start without a new end, or end: null, gives the period's default end again.
-  if (base && (input.end === null || ("start" in input && input.end === undefined))) delete out.end;
+  // Moving start or changing period without a new end, or end: null, gives the period's
+  // default end again (a weekly note made daily does not keep its seven days).
+  const moved = ("start" in input || ("period" in input && input.period !== base?.period)) && input.end === undefined;
+  if (base && (input.end === null || moved)) delete out.end;
   // userId: null makes the note shared again; classification: null sets it back to 0.
   if (base && input.userId === null) delete out.userId;
   if (base && input.classification === null) delete out.classification;

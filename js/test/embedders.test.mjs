@@ -101,6 +101,17 @@ describe("ollamaEmbedder", () => {
     assert.equal(requests.length, 0, "no request after the abort");
   });
 
+  test("timeoutMs and the signal hold with a fetch of the host's that ignores the signal, or a body that stalls", async () => {
+    const never = () => new Promise(() => undefined);
+    await rejectsWith(ollamaEmbedder({ url: base, model: "m", timeoutMs: 100, fetch: never })(["x"]), "embed_timeout", /no answer within 100 ms/);
+    const stalls = async () => ({ ok: true, status: 200, statusText: "OK", text: never });
+    await rejectsWith(openaiEmbedder({ url: base, model: "m", timeoutMs: 100, fetch: stalls })(["x"]), "embed_timeout", /no answer within 100 ms/);
+    const controller = new AbortController();
+    const pending = ollamaEmbedder({ url: base, model: "m", fetch: never, signal: controller.signal })(["x"]);
+    setTimeout(() => controller.abort(new Error("user left")), 50);
+    await rejectsWith(pending, "embed_failed", /aborted \(Error: user left\)/);
+  });
+
   test("bad options are invalid_argument", () => {
     assert.throws(() => ollamaEmbedder({ url: base }), /needs a model name/);
     assert.throws(() => ollamaEmbedder({ url: "ftp://x", model: "m" }), /must be an http\(s\) URL/);

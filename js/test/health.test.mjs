@@ -114,6 +114,36 @@ describe("status() and the tier", () => {
   });
 });
 
+describe("reads while storage refuses writes", () => {
+  test("a default recall and context answer when storage refuses their tracking; the tier says readonly", async () => {
+    const inner = new MemoryAdapter();
+    let refusing = false;
+    const adapter = {
+      get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: () => inner.close(),
+      async write(ops) {
+        if (refusing) throw new RecallError("storage_failed", "ENOSPC: no space left on device");
+        return inner.write(ops);
+      },
+    };
+    const store = await MemoryStore.open({ storage: adapter, clock: clock() });
+    await store.remember({ id: "a", text: "the backup runs at night" });
+    refusing = true;
+    // The recall's own tracking is the first write storage refuses.
+    const r = await store.recall("backup");
+    assert.equal(r.results[0].id, "a");
+    assert.equal(r.tier, "readonly");
+    assert.match((await store.status()).reason, /^storage_failed: ENOSPC/);
+    assert.equal((await store.get("a")).recallCount, 0, "the engine holds the tracking storage holds");
+    const c = await store.context("backup");
+    assert.match(c.text, /the backup runs at night/);
+    // Storage takes writes again: tracking is persisted again.
+    refusing = false;
+    await store.recall("backup");
+    assert.equal((await store.get("a")).recallCount, 1);
+    await store.close();
+  });
+});
+
 describe("facts in time (Memoria's bi-temporal reading)", () => {
   test("asOf returns what held and was recorded then; without it, ended facts are hidden unless includeInvalid", async () => {
     const store = await MemoryStore.open({ storage: "memory" });

@@ -46,6 +46,11 @@ describe("notes", () => {
     assert.deepEqual([kept.period, kept.start, kept.end, kept.text], ["weekly", NOW, NOW + DAY, "x"]);
     const cleared = await store.updateNote(id, { end: null });
     assert.equal(cleared.end - cleared.start, 7 * DAY);
+    // A weekly note made daily without an end gets a day, not the week it had.
+    const daily = await store.updateNote(id, { period: "daily" });
+    assert.equal(daily.end - daily.start, DAY);
+    const given = await store.updateNote(id, { period: "weekly", end: NOW + 2 * DAY });
+    assert.equal(given.end, NOW + 2 * DAY);
   });
 });
 

@@ -307,6 +307,15 @@ export async function scanLog<T>(
   try {
     version = checkLogHeader(await r.at(0, LOG_HEADER_BYTES), path);
   } catch (e) {
+    if (salvage && size < LOG_HEADER_BYTES) {
+      // Shorter than a header (a truncated copy: a log is created whole): it holds no frame,
+      // so the salvage is an empty log, its bytes the damage.
+      const why = (e as Error).message.replace(`${path} `, "");
+      return {
+        version: LOG_FORMAT_VERSION, size, end: size, frames: 0, restored: [], header: why,
+        damaged: size === 0 ? [] : [{ offset: 0, bytes: size, why }],
+      };
+    }
     const guess = salvage && size >= LOG_HEADER_BYTES ? await guessVersion(r, decode) : undefined;
     if (guess === undefined) throw e;
     version = guess;

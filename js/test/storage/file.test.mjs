@@ -578,6 +578,30 @@ describe("repair", () => {
     await rejectsWith(() => MemoryStore.repair({ storage: "file", path: freshDir("repair-none") }), "not_found", /no recallkit store/);
   });
 
+  test("a log cut shorter than its header (a truncated copy) fails the open with corrupt, and repair makes it an empty store", async () => {
+    const { MemoryStore } = await import("../../dist/index.js");
+    for (const length of [0, 3, 15]) {
+      const dir = freshDir(`repair-short-${length}`);
+      const options = { storage: "file", path: dir };
+      const store = await MemoryStore.open(options);
+      await store.remember({ text: "a memory the cut loses" });
+      await store.close();
+      const log = join(dir, LOG_FILE);
+      const cut = readFileSync(log).subarray(0, length);
+      writeFileSync(log, cut);
+      await rejectsWith(() => MemoryStore.open(options), "corrupt", /shorter than a recallkit log header/);
+      const report = await MemoryStore.repair(options);
+      assert.equal(report.repaired, true, `repaired at ${length} bytes`);
+      assert.match(report.log.header, /shorter than a recallkit log header/);
+      assert.deepEqual(report.log.dropped.map((r) => [r.offset, r.bytes]), length === 0 ? [] : [[0, length]]);
+      assert.deepEqual(readFileSync(report.log.copy), cut);
+      const reopened = await MemoryStore.open(options);
+      assert.equal(reopened.size, 0);
+      await reopened.remember({ text: "written after the repair" });
+      await reopened.close();
+    }
+  });
+
   test("a flipped bit in a version-2 log (the previous release's) is reported as corrupt; repair rewrites it in version 3 keeping every other frame", async () => {
     const fixture = readFileSync(new URL("./fixtures/v2-store.log", import.meta.url));
     const starts = [];

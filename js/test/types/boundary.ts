@@ -10,7 +10,7 @@
 // against them, so a field the engine writes but no type declares fails too.
 import type { Engine } from "../../dist/engine.js";
 import type {
-  Edge, Entity, Memory, Note, RecallHit, RecallResult, StageReport, TimelineItem,
+  Edge, Entity, Memory, MemoryStore, Note, RecallHit, RecallResult, StageReport, TimelineItem,
 } from "../../dist/index.js";
 import type { EdgeHit, MemoryHit, NoteHit } from "../../dist/types.js";
 import type {
@@ -138,3 +138,9 @@ export const RECALL_RESULT: Fields<RecallResult> = {
   dedupRemoved: "required", expansion: "optional", entityExpansion: "optional", tier: "required", trivial: "optional",
   query: "optional",
 };
+
+// Patches take the nulls their docs invite (updateNote's was Partial<NoteInput>, which refused them).
+export async function patches(store: MemoryStore): Promise<void> {
+  await store.updateNote("n", { userId: null, end: null, classification: null });
+  await store.update("m", { topic: null, tags: null });
+}
