@@ -116,7 +116,10 @@ export type MemoryPatch = { [K in Exclude<keyof MemoryInput, "id">]?: MemoryInpu
 
 /** Options of {@link MemoryStore.recall}. */
 export interface RecallOptions {
-  /** Most results (default 10; values above 100 are clamped to 100). */
+  /**
+   * Most results (default 10; values above 100 are clamped to 100); `expandRelations` and
+   * `expandEntities` add up to `expansionLimit` more after them.
+   */
   limit?: number;
   /** Only this user's memories, and this user's and shared notes, entities and edges. */
   userId?: string;
@@ -161,7 +164,12 @@ export interface RecallOptions {
   mmrLambda?: number;
   /** The ranking model for this recall (default: the store's). */
   ranking?: Ranking;
-  /** Drop results scoring below this, 0..1 (default: the store's). */
+  /**
+   * Drop results scoring below this, 0..1 (default: the store's). A recall with no query
+   * (trending) scores memories by importance: a `minScore` given here or at open applies to
+   * it, the default relevance floor does not. `ranking: "abmind"` keeps its seed's raw scale,
+   * which a boost can take past 1.
+   */
   minScore?: number;
   /** Weights of the "weighted" ranking to change for this recall. */
   weights?: RankingWeights;
@@ -205,7 +213,9 @@ export interface RecallOptions {
   /**
    * Memories always in the answer, if they exist and the recall's `userId`, `maxClassification`
    * and expiry let it see them (other filters do not apply): with their own score when a stage
-   * found them, else at 0 with stage and `matchType` `"priority"`; counted within `limit`.
+   * found them (wherever they ranked), else at 0 with stage and `matchType` `"priority"`;
+   * counted within `limit`. A trivial message runs nothing (`trivial: true`), so it returns
+   * none of them either.
    */
   priorityIds?: string[];
   /**
@@ -239,7 +249,8 @@ export interface RecallOptions {
    * After the results (the seeds), follow the entity graph from each memory (the edges citing it
    * and those of the entities its `entities` names, strongest first) to the other memories those
    * edges cite; they are added after the seeds with `expandedFrom` and `matchType: "relation"`,
-   * and the answer's `expansion` counts them. Every memory result then lists its `relations`.
+   * and the answer's `expansion` counts them: `limit` counts the seeds, so the answer holds up
+   * to `limit` + `expansionLimit` results. Every memory result then lists its `relations`.
    */
   expandRelations?: boolean;
   /**

@@ -117,6 +117,20 @@ describe("sort and trending", () => {
     assert.equal((await store.recall("", { limit: 2 })).count, 2);
   });
 
+  test("a minScore given to a recall with no query applies to its scores (importances); newest first too", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany([
+      { id: "high", text: "the release checklist", importance: 0.95, createdAt: NOW - 3 * DAY },
+      { id: "mid", text: "the lunch order", importance: 0.5, createdAt: NOW - 2 * DAY },
+      { id: "low", text: "a passing remark", importance: 0.1, createdAt: NOW - DAY },
+    ]);
+    assert.deepEqual(ids(await store.recall("", { trackRecalls: false })), ["high", "mid", "low"]);
+    const res = await store.recall("", { minScore: 0.9, trackRecalls: false });
+    assert.deepEqual(ids(res), ["high"]);
+    assert.ok(res.results.every((r) => r.score >= 0.9));
+    assert.deepEqual(ids(await store.recall("", { minScore: 0.4, sort: "time_desc", limit: 1, trackRecalls: false })), ["mid"]);
+  });
+
   test("a reranker is not asked to order a recall with no query", async () => {
     let calls = 0;
     const store = await openMemoryStore({ rerank: async (_q, texts) => { calls++; return texts.map(() => 0); } });
@@ -272,6 +286,24 @@ describe("queries, autoDecompose and priorityIds", () => {
     assert.deepEqual(ids(found), ["pg"]);
     assert.equal(found.results[0].matchType, "keyword");
     await rejectsWith(store.recall("x", { priorityIds: [1] }), "invalid_argument", /priorityIds\[0\] must be a string/);
+  });
+
+  test("a priority memory a stage found past the limit keeps its own score and match, with queries too", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany(Array.from({ length: 20 }, (_, i) => ({ id: `k${i}`, text: `kafka decision number ${i}` })));
+    // Not "abmind": its Sf keeps only the first `limit` hits, as the seed's does, so no stage finds k19.
+    for (const ranking of ["recallkit", "rrf", "composite", "weighted"]) {
+      const all = await store.recall("kafka", { limit: 20, ranking, trackRecalls: false });
+      const own = all.results.find((r) => r.id === "k19");
+      for (const extra of [{}, { queries: ["decision"] }]) {
+        const res = await store.recall("kafka", { limit: 3, priorityIds: ["k19"], ranking, trackRecalls: false, ...extra });
+        assert.equal(res.count, 3, ranking);
+        const hit = res.results.find((r) => r.id === "k19");
+        assert.notEqual(hit.matchType, "priority", `${ranking} ${JSON.stringify(extra)}: found by a stage`);
+        if (Object.keys(extra).length === 0) assert.equal(hit.score, own.score, `${ranking}: the score it has without the cut`);
+        assert.ok(hit.score > 0, `${ranking} ${JSON.stringify(extra)}: ${hit.score}`);
+      }
+    }
   });
 });
 

@@ -477,13 +477,17 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         relate: () => store.relate({ from: "Eve", relation: "knows", to: "Frank" }),
         relateAgain: () => store.relate({ from: "Alice", relation: "worksOn", to: "Garden Project", strength: 0.1, memoryIds: ["m9"] }),
         unrelate: () => store.unrelate({ from: "Bob", to: "Alice" }),
-        recall: () => store.recall("garden", { now: NOW + 99 }),
         import: () => store.import('{"v":1,"kind":"memory","data":{"id":"imp","text":"imported","createdAt":1,"updatedAt":1}}\n'),
       };
       for (const [name, call] of Object.entries(calls)) {
         await rejectsWith(call(), "quota_exceeded", /injected/);
         assert.deepEqual(await stateOf(store), before, `${name}: the engine is unchanged`);
       }
+      // A recall answers: its tracking is the write refused, and the engine keeps the counts
+      // storage holds (the readonly tier's promise).
+      const recalled = await store.recall("garden", { now: NOW + 99 });
+      assert.ok(recalled.results.length > 0 && recalled.tier === "readonly");
+      assert.deepEqual(await stateOf(store), before, "recall: the engine is unchanged");
       raw.fail = "storage_failed";
       await rejectsWith(store.remember({ text: "again" }), "storage_failed");
       raw.fail = undefined;

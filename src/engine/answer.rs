@@ -157,14 +157,19 @@ impl Engine {
     pub(super) fn rank_trending(&self, pending: super::PendingRecall, depth: usize) -> Ranked {
         let options = pending.options;
         let sort = pending.plan.sort(&options);
-        let ranked = (self.trending(&options.filter, sort, depth).into_iter())
-            .filter_map(|(doc, importance)| {
-                let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
-                c.score = importance;
-                c.components = vec![("importance", importance)];
-                Some(c)
-            })
-            .collect::<Vec<_>>();
+        // Scores are importances here: a minScore the recall or the store gives applies to
+        // them, the default (a relevance floor) does not.
+        let floor = options.min_score.or(self.config.min_score).unwrap_or(0.0);
+        let ranked = (self
+            .trending(&options.filter, floor, sort, depth)
+            .into_iter())
+        .filter_map(|(doc, importance)| {
+            let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
+            c.score = importance;
+            c.components = vec![("importance", importance)];
+            Some(c)
+        })
+        .collect::<Vec<_>>();
         let mut stages = vec![pending.sf_report];
         stages.extend(["Se", "Ss", "S6", "S8"].map(|s| StageReport::skipped(s, "no_query")));
         Ranked {
@@ -182,10 +187,11 @@ impl Engine {
     fn trending(
         &self,
         filter: &crate::recall::Filter,
+        floor: f64,
         sort: Sort,
         depth: usize,
     ) -> Vec<(DocId, f64)> {
-        let (kept, facts) = self.trending_facts(filter);
+        let (kept, facts) = self.trending_facts(filter, floor);
         // The best `depth` distinct texts, with the repeats among them for the dedup: from the
         // head of the order, longer while repeats use up its margin.
         let mut head = depth.saturating_add(TRENDING_MARGIN);
@@ -205,10 +211,14 @@ impl Engine {
         answer
     }
 
-    /// The memories passing `filter`, in ascending `DocId` order, with what trending reads of
-    /// each: with a tag filter only the tag index's candidates are read, without one every
+    /// The memories passing `filter` whose importance reaches `floor`, in ascending `DocId`
+    /// order, with what trending reads of each: with a tag filter only the tag index's candidates are read, without one every
     /// live memory is.
-    fn trending_facts(&self, filter: &crate::recall::Filter) -> (Vec<DocId>, Vec<TrendingFacts>) {
+    fn trending_facts(
+        &self,
+        filter: &crate::recall::Filter,
+        floor: f64,
+    ) -> (Vec<DocId>, Vec<TrendingFacts>) {
         let docs: Vec<DocId> = match self.tags.candidates(&filter.tags) {
             Some(docs) => docs,
             None => (0..self.records.len() as u32).map(DocId).collect(),
@@ -219,6 +229,9 @@ impl Engine {
             let Some(m) = self.memory(doc).filter(|m| filter.accepts(doc, m)) else {
                 continue;
             };
+            if m.importance().unwrap_or(DEFAULT_IMPORTANCE) < floor {
+                continue;
+            }
             kept.push(doc);
             facts.push(TrendingFacts {
                 importance: m.importance(),
@@ -508,7 +521,7 @@ mod tests {
         sort: Sort,
         depth: usize,
     ) -> Vec<(DocId, f64)> {
-        let (kept, facts) = e.trending_facts(filter);
+        let (kept, facts) = e.trending_facts(filter, 0.0);
         let mut texts: Vec<u64> = Vec::new();
         (crate::rank::order::trending_order(&facts, sort).into_iter())
             .take_while(|&i| {
@@ -573,7 +586,7 @@ mod tests {
                 {
                     for depth in 1..=50 {
                         assert_eq!(
-                            e.trending(filter, sort, depth),
+                            e.trending(filter, 0.0, sort, depth),
                             trending_by_full_sort(&e, filter, sort, depth),
                             "{n} memories, {sort:?}, depth {depth}"
                         );

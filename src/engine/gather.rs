@@ -112,6 +112,7 @@ impl Engine {
             min_score,
             // Room for the repeats the content dedup drops (`dedup.rs`).
             limit: depth + self.repeated_texts(&pool.cands),
+            keep: self.priority_docs(&options),
             adjacent: if ranking == Ranking::Recallkit && self.config.fusion.adjacent_weight > 0.0 {
                 self.adjacent_pairs(&pool)
             } else {

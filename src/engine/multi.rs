@@ -24,6 +24,7 @@ use crate::notes::keywords::is_stopword;
 use crate::rank::{Candidate, CandidateKey};
 use crate::recall::Filter;
 use crate::sort::{desc_key, order_by_key, permute};
+use crate::store::DocId;
 
 /// Most `queries` in one recall (AutoMem's MCP tool's limit).
 pub const MAX_QUERIES: usize = 10;
@@ -83,6 +84,14 @@ impl Engine {
         }
         parts.retain(|p| p.trim() != query.trim());
         parts
+    }
+
+    /// The documents of the recall's `priorityIds` that exist: every cut before delivery keeps
+    /// them ([`crate::rank::take_in_order`]), so a stage's score for them is not lost.
+    pub(super) fn priority_docs(&self, options: &RecallOptions) -> Vec<DocId> {
+        (options.priority_ids.iter())
+            .filter_map(|id| self.ids.get(id, &self.records))
+            .collect()
     }
 
     /// Puts the recall's `priorityIds` memories into `ranked` and cuts it to `limit` (module

@@ -481,8 +481,13 @@ impl Engine {
         clock: &dyn Fn() -> f64,
         depth: usize,
     ) -> Result<Ranked> {
-        // What the ranking keeps: `depth`, and room for the `priorityIds` placed at delivery.
-        let keep = depth + pending.options.priority_ids.len();
+        // What the ranking keeps: `depth`; with `priorityIds`, all it returned (their own
+        // candidates past the depth included), which delivery cuts to the limit.
+        let keep = if pending.options.priority_ids.is_empty() {
+            depth
+        } else {
+            usize::MAX
+        };
         let from_words = pending
             .plan
             .window
@@ -643,7 +648,13 @@ impl Engine {
             };
             runs.push(self.rank_recall(run, v, reason.or(se_skip_reason), clock, depth)?);
         }
-        Ok(super::multi::merge(first, runs, &texts, depth))
+        // Priority memories past the depth stay for delivery, which cuts to the limit.
+        let cut = if first.options.priority_ids.is_empty() {
+            depth
+        } else {
+            usize::MAX
+        };
+        Ok(super::multi::merge(first, runs, &texts, cut))
     }
 
     /// Phase 2 of abmind's pipeline: stages Se, Ss, S6 and S8 add the records no earlier stage
@@ -802,6 +813,7 @@ impl Engine {
             context: options.context.clone(),
             lambda: options.mmr_lambda.unwrap_or(self.config.mmr_lambda),
             limit: depth,
+            keep: self.priority_docs(options),
         };
         let mut ranked = rank::post_process(pool.cands, &post_process_options);
         ranked.retain(|c| c.score > 0.0 && c.score >= min_score);

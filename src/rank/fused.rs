@@ -24,6 +24,7 @@ use super::boost::{self, Context};
 use super::mmr;
 use super::model::{self, FusionParams, Ranking, Weights};
 use super::{take_in_order, Candidate, CandidateKey};
+use crate::store::DocId;
 
 /// Everything [`rank`] needs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +53,8 @@ pub struct FusedOptions {
     pub min_score: f64,
     /// Results to keep.
     pub limit: usize,
+    /// Memories kept past the cut (the recall's `priorityIds`; [`take_in_order`]).
+    pub keep: Vec<DocId>,
     /// Adjacent memories among the candidates (`recallkit`): positions `(a, b, distance)`
     /// in the candidate list [`rank`] receives, each pair once.
     pub adjacent: Vec<(u32, u32, u32)>,
@@ -76,7 +79,7 @@ pub fn rank(mut cands: Vec<Candidate>, o: &FusedOptions) -> Vec<Candidate> {
         None => mmr::score_order(&cands),
     };
     mmr::record_ranks(&mut cands, &order);
-    let mut ranked = take_in_order(cands, &order, o.limit);
+    let mut ranked = take_in_order(cands, &order, o.limit, &o.keep);
     // Step 8: the order is taken before the cap, so boosts still order results the model
     // already scored at 1 (a context hint between two exact answers).
     for c in &mut ranked {
@@ -200,6 +203,7 @@ mod tests {
             lambda: None,
             min_score: 0.0,
             limit: 10,
+            keep: Vec::new(),
             adjacent: Vec::new(),
         }
     }

@@ -202,6 +202,8 @@ pub struct PostProcessOptions {
     pub lambda: f64,
     /// Results to keep after MMR.
     pub limit: usize,
+    /// Memories kept past the cut (the recall's `priorityIds`; [`take_in_order`]).
+    pub keep: Vec<DocId>,
 }
 
 impl Default for PostProcessOptions {
@@ -212,6 +214,7 @@ impl Default for PostProcessOptions {
             context: None,
             lambda: mmr::DEFAULT_LAMBDA,
             limit: usize::MAX,
+            keep: Vec::new(),
         }
     }
 }
@@ -230,18 +233,34 @@ pub fn post_process(mut cands: Vec<Candidate>, options: &PostProcessOptions) -> 
     // Only the first `limit` of the MMR order survive truncation: O(n · limit), not O(n²).
     let order = mmr::mmr_top(&cands, options.lambda, options.limit);
     mmr::record_ranks(&mut cands, &order);
-    take_in_order(cands, &order, options.limit)
+    take_in_order(cands, &order, options.limit, &options.keep)
 }
 
-/// The candidates at the positions `order` lists, in that order, at most `limit` of them.
-/// Positions out of range or repeated are skipped, so any `order` is safe.
-pub fn take_in_order(cands: Vec<Candidate>, order: &[usize], limit: usize) -> Vec<Candidate> {
+/// The candidates at the positions `order` lists, in that order, at most `limit` of them,
+/// then the memories `keep` names (a recall's `priorityIds`, which no cut drops: delivery
+/// makes room for them and orders them by score) that did not make it. Positions out of range or
+/// repeated are skipped, so any `order` is safe.
+pub fn take_in_order(
+    cands: Vec<Candidate>,
+    order: &[usize],
+    limit: usize,
+    keep: &[DocId],
+) -> Vec<Candidate> {
     let mut slots: Vec<Option<Candidate>> = cands.into_iter().map(Some).collect();
-    order
+    let mut out: Vec<Candidate> = order
         .iter()
         .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
         .take(limit)
-        .collect()
+        .collect();
+    if !keep.is_empty() {
+        out.extend(slots.into_iter().flatten().filter(|c| is_kept(c, keep)));
+    }
+    out
+}
+
+/// Whether `c` is one of the memories `keep` names.
+pub fn is_kept(c: &Candidate, keep: &[DocId]) -> bool {
+    matches!(c.key, CandidateKey::Memory(doc) if keep.contains(&doc))
 }
 
 #[cfg(test)]
@@ -277,9 +296,9 @@ mod tests {
     #[test]
     fn takes_candidates_in_order_skipping_bad_positions() {
         let cands = vec![memory(0, "Se", 0.9, "a"), memory(1, "Se", 0.8, "b")];
-        let out = take_in_order(cands.clone(), &[1, 7, 1, 0], 10);
+        let out = take_in_order(cands.clone(), &[1, 7, 1, 0], 10, &[]);
         assert_eq!(out, [cands[1].clone(), cands[0].clone()]);
-        assert_eq!(take_in_order(cands, &[1, 0], 1).len(), 1);
+        assert_eq!(take_in_order(cands, &[1, 0], 1, &[]).len(), 1);
     }
 
     #[test]
