@@ -63,7 +63,8 @@ import { fileURLToPath } from "node:url";
 // ranking's adjacent memories (LoCoMo R@10 +0.047 without vectors, +0.059 with) added 0.9 KiB: 228.9 KiB (234,408 B); two-letter
 // words and one East Asian character searched instead of dropped as trivial, 0.2 KiB: 229.1 KiB
 // (234,608 B); the empty-text message and the adjacent pairs' cheaper order, 0.1 KiB: 229.2 KiB
-// (234,665 B). The check stands at 230 KiB, catching growth; the 200 KiB target stays missed
+// (234,665 B); priority memories kept past every cut and minScore for trending, 0.7 KiB: 229.8 KiB
+// (235,340 B). The check stands at 230 KiB, catching growth; the 200 KiB target stays missed
 // (CHANGELOG.md says by what).
 const BUDGET_GZIP_BYTES = 230 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
