@@ -117,7 +117,12 @@ function toSettings(options: ContextOptions | undefined): Settings {
   if (header !== undefined && header !== false && typeof header !== "string") throw invalid("header", "a string or false", header);
   if (countTokens !== undefined && typeof countTokens !== "function") throw invalid("countTokens", "a function", countTokens);
   const count = countTokens === undefined ? estimateTokens : (text: string): number => {
-    const n = countTokens(text);
+    let n: unknown;
+    try {
+      n = countTokens(text);
+    } catch (e) {
+      throw new RecallError("invalid_argument", `countTokens() threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
     if (typeof n !== "number" || !Number.isFinite(n) || n < 0) throw invalid("countTokens()", "a finite number ≥ 0", n);
     return n;
   };

@@ -92,8 +92,20 @@ function endpointOf(url: string, endpoint: string, what: string): string {
   return base.endsWith(endpoint) ? base : `${base}${endpoint}`;
 }
 
+/** The options each embedder takes: any other is a mistake (a misspelt `timeoutMs`, `apiKey`). */
+const KNOWN_OPTIONS: Record<string, readonly string[]> = {
+  ollamaEmbedder: ["url", "model", "batchSize", "timeoutMs", "signal", "fetch"],
+  openaiEmbedder: ["url", "model", "apiKey", "dimensions", "batchSize", "timeoutMs", "signal", "fetch"],
+  transformersEmbedder: ["model", "onProgress", "pipeline", "batchSize", "signal"],
+};
+
 function checkOptions(options: EmbedderOptions & { model?: unknown }, what: string, needsModel: boolean): void {
   if (typeof options !== "object" || options === null) throw new RecallError("invalid_argument", `${what} options must be an object`);
+  const known = KNOWN_OPTIONS[what] ?? [];
+  const unknown = Object.keys(options).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    throw new RecallError("invalid_argument", `${what} has no option ${JSON.stringify(unknown)} (it takes ${known.join(", ")})`);
+  }
   if (needsModel && (typeof options.model !== "string" || options.model === "")) {
     throw new RecallError("invalid_argument", `${what} needs a model name`);
   }
@@ -117,10 +129,11 @@ async function inBatches(texts: string[], size: number, one: (batch: string[]) =
   for (let at = 0; at < texts.length; at += size) {
     const batch = texts.slice(at, at + size);
     const vectors = await one(batch);
-    if (!Array.isArray(vectors) || vectors.length !== batch.length
-      || !vectors.every((v) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number"))) {
-      throw failed(`the embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors of numbers for ${batch.length} texts`);
+    if (!Array.isArray(vectors) || vectors.length !== batch.length) {
+      throw failed(`the embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
     }
+    const bad = vectors.findIndex((v) => !(Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number")));
+    if (bad >= 0) throw failed(`the embedder's vector ${bad} is not a non-empty array of numbers`);
     out.push(...vectors);
   }
   return out;

@@ -221,7 +221,12 @@ export class MemoryStore {
   }
 
   #now(): number {
-    const now = this.#settings.clock();
+    let now: number;
+    try {
+      now = this.#settings.clock();
+    } catch (e) {
+      throw new RecallError("invalid_argument", `the clock threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
     if (!Number.isFinite(now)) throw new RecallError("invalid_argument", `the clock returned ${String(now)}`);
     return now;
   }

@@ -302,7 +302,7 @@ export interface RecallContext {
   dayOfWeek?: number;
   /** Current conversation topic. */
   topic?: string;
-  /** Offset from UTC in minutes, positive east (`-new Date().getTimezoneOffset()`), to read memories' dates locally. */
+  /** Offset from UTC in minutes, positive east (`-new Date().getTimezoneOffset()`), to read memories' dates locally; -1080 to 1080 (18 hours). */
   utcOffsetMinutes?: number;
   /**
    * What the caller is doing ("code review"): memories tagged with it or of that `type` get a

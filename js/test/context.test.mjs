@@ -191,6 +191,11 @@ test("bad options are invalid_argument naming the option; unknown options are re
   throwsWith(() => formatContext("nope"), "invalid_argument", /result/);
   const hit = { kind: "memory", id: "x", text: "x", stage: "Se", components: {} };
   throwsWith(() => formatContext([hit], { countTokens: () => Number.NaN }), "invalid_argument", /countTokens/);
+  // A host function that throws is a RecallError too ("every error a public call raises").
+  throwsWith(() => formatContext([hit], { countTokens: () => { throw new Error("tokenizer not loaded"); } }), "invalid_argument", /countTokens\(\) threw: tokenizer not loaded/);
+  const ticking = await openMemoryStore({ clock: () => { throw new Error("no time source"); } });
+  await rejectsWith(ticking.remember({ text: "x" }), "invalid_argument", /the clock threw: no time source/);
+  await ticking.close();
   const store = await openMemoryStore();
   await rejectsWith(store.context("q", { budgetTokens: -1 }), "invalid_argument", /budgetTokens/);
   await rejectsWith(store.context("q", { limitt: 3 }), "invalid_argument", /limitt/);

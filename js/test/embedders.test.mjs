@@ -76,7 +76,7 @@ describe("ollamaEmbedder", () => {
     reset();
     await rejectsWith(ollamaEmbedder({ url: base, model: "nope" })(["x"]), "embed_failed", /answered 404 Not Found: model "nope" not found, try pulling it first/);
     reset("short");
-    await rejectsWith(ollamaEmbedder({ url: base, model: "nomic-embed-text" })(["x", "y"]), "embed_failed", /returned 1 vectors of numbers for 2 texts/);
+    await rejectsWith(ollamaEmbedder({ url: base, model: "nomic-embed-text" })(["x", "y"]), "embed_failed", /returned 1 vectors for 2 texts/);
     reset("hang");
     await rejectsWith(ollamaEmbedder({ url: base, model: "nomic-embed-text", timeoutMs: 100 })(["x"]), "embed_timeout", /no answer within 100 ms/);
     // A port nobody listens on.
@@ -117,6 +117,15 @@ describe("ollamaEmbedder", () => {
     assert.throws(() => ollamaEmbedder({ url: "ftp://x", model: "m" }), /must be an http\(s\) URL/);
     assert.throws(() => ollamaEmbedder({ model: "m", batchSize: 0 }), /batchSize must be a positive integer/);
     assert.throws(() => ollamaEmbedder(null), /options must be an object/);
+    // A misspelt option is not silently ignored.
+    assert.throws(() => ollamaEmbedder({ model: "m", timeout: 100 }), /ollamaEmbedder has no option "timeout"/);
+    assert.throws(() => openaiEmbedder({ model: "m", api_key: "k" }), /openaiEmbedder has no option "api_key"/);
+    assert.throws(() => transformersEmbedder({ timeoutMs: 5 }), /transformersEmbedder has no option "timeoutMs"/);
+  });
+
+  test("a vector that is not an array of numbers is named", async () => {
+    const answer = async () => ({ ok: true, status: 200, statusText: "OK", text: async () => JSON.stringify({ embeddings: [[0.1, 0.2], [null, 0.3]] }) });
+    await rejectsWith(ollamaEmbedder({ url: base, model: "m", fetch: answer })(["x", "y"]), "embed_failed", /vector 1 is not a non-empty array of numbers/);
   });
 
   test("a store embeds what it remembers and its queries through it", async () => {

@@ -131,6 +131,7 @@ impl EngineConfig {
         self.score.validate()?;
         self.calibration.validate()?;
         self.fusion.validate()?;
+        self.weights.validate()?;
         recall::check_lambda(self.mmr_lambda)?;
         for (name, v) in [
             ("similarityThreshold", self.se_threshold.unwrap_or(0.0)),

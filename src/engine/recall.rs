@@ -333,6 +333,7 @@ impl Engine {
         for (name, value) in &options.weights {
             weights.set(name, *value)?;
         }
+        weights.validate()?;
         let min_score = match (options.min_score, self.config.min_score) {
             (Some(m), _) | (None, Some(m)) => m,
             (None, None) if ranking == Ranking::Recallkit => DEFAULT_MIN_SCORE,

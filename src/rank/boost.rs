@@ -62,6 +62,10 @@ pub const EMOTION_TIEBREAK_COMPONENT: &str = "emotionTiebreak";
 /// See [`CROSS_STAGE_PENALTY_COMPONENT`].
 pub const SPACING_BOOST_COMPONENT: &str = "spacingBoost";
 
+/// The largest offset from UTC a context takes, in minutes: 18 hours, the bound of ISO 8601
+/// offsets (every zone in use lies within UTC−12 to UTC+14).
+pub const MAX_UTC_OFFSET_MINUTES: i64 = 18 * 60;
+
 /// The caller's current context (abmind's `currentContext`). Absent fields give no boost.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
@@ -72,7 +76,8 @@ pub struct Context {
     /// The conversation's topic.
     pub topic: Option<String>,
     /// The host's offset from UTC in minutes, positive east (UTC+2 is `120`; in JavaScript
-    /// `-new Date().getTimezoneOffset()`), used to read memories' `created_at` in local time.
+    /// `-new Date().getTimezoneOffset()`), used to read memories' `created_at` in local time;
+    /// at most [`MAX_UTC_OFFSET_MINUTES`] either way.
     pub utc_offset_minutes: i32,
     /// AutoMem's hints (label, language, active path, tags, types): [`super::hints`].
     pub hints: super::hints::Hints,

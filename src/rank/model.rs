@@ -461,6 +461,18 @@ impl Weights {
     pub fn total(&self) -> f64 {
         self.named().iter().map(|w| w.1).sum()
     }
+
+    /// `invalid_argument` when the weights cannot make a score: all 0 (every score would be 0,
+    /// so no result), or a sum that is not finite (every score would be NaN or 0).
+    pub fn validate(&self) -> Result<()> {
+        let total = self.total();
+        if total > 0.0 && total.is_finite() {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(
+            "weights must have a finite sum above 0 (not all 0, not too large)".into(),
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -590,6 +602,22 @@ mod tests {
         assert_close!(w.vector, 1.0);
         assert_eq!(w.set("nope", 1.0).unwrap_err().code(), "invalid_argument");
         assert_eq!(w.set("tag", -1.0).unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn weights_that_cannot_make_a_score_are_refused() {
+        let mut w = Weights::default();
+        assert!(w.validate().is_ok());
+        for (name, _) in Weights::default().named() {
+            w.set(name, 0.0).unwrap();
+        }
+        assert_eq!(w.validate().unwrap_err().code(), "invalid_argument");
+        w.set("tag", 1e-9).unwrap();
+        assert!(w.validate().is_ok(), "one weight above 0 is enough");
+        w.set("vector", f64::MAX).unwrap();
+        w.set("keyword", f64::MAX).unwrap();
+        let e = w.validate().unwrap_err();
+        assert!(e.to_string().contains("finite sum above 0"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::engine::{EngineConfig, RecallOptions, SearchMode};
 use crate::error::{check_unit, Error, Num, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
+use crate::rank::boost::MAX_UTC_OFFSET_MINUTES;
 use crate::rank::calibrate::DEFAULT_SF_HALF;
 use crate::rank::hints::Hints;
 use crate::rank::order::Sort;
@@ -552,8 +553,9 @@ fn context(v: Value) -> Result<Context> {
             "topic" => c.topic = opt_str(W, k, v)?,
             "entities" => c.entities = context_entities(v)?,
             "utcOffsetMinutes" => {
-                c.utc_offset_minutes = opt_int(W, k, v, i64::from(i32::MIN), i64::from(i32::MAX))?
-                    .map_or(0, |n| n as i32)
+                c.utc_offset_minutes =
+                    opt_int(W, k, v, -MAX_UTC_OFFSET_MINUTES, MAX_UTC_OFFSET_MINUTES)?
+                        .map_or(0, |n| n as i32)
             }
             _ => return Err(unknown(W, k)),
         }
@@ -745,6 +747,13 @@ mod tests {
         assert_eq!(o.filter.topic.as_deref(), Some("work"));
         let c = o.context.unwrap();
         assert_eq!((c.hour, c.utc_offset_minutes), (Some(9), -120));
+        // An offset past 18 hours is no zone's.
+        let far = [(
+            "context",
+            obj(&[("utcOffsetMinutes", Value::Num(100_000.0))]),
+        )];
+        let e = recall_options_from(obj(&far)).unwrap_err();
+        assert!(e.to_string().contains("utcOffsetMinutes"), "{e}");
         let e = recall_options_from(obj(&base[..1])).unwrap_err();
         assert!(e.to_string().contains("missing field"), "{e}");
         let e = recall_options_from(obj(&[("trackRecalls", Value::Num(1.0))])).unwrap_err();
