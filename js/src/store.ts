@@ -651,9 +651,13 @@ export class MemoryStore {
   }
 
   /**
-   * Adds an entity to the graph, or merges aliases into the entity of the same name. With
-   * `userId`, the entity is that user's and merges only into that user's entity: a name held
-   * by a shared entity or another user's is `already_exists`.
+   * Adds an entity to the graph, or updates the entity of the same name (compared by its
+   * folded form: "Stefan" and "stefan" are one): the name is written as given this time, a
+   * given `type` replaces the stored one, the aliases are merged, and the classification is
+   * the higher of the two (a merge never declassifies an entity; to lower it, forget it and
+   * add it again).
+   * With `userId`, the entity is that user's and merges only into that user's entity: a name
+   * held by a shared entity or another user's is `already_exists`.
    */
   async addEntity(entity: EntityInput): Promise<void> {
     this.#engine.forCaller();

@@ -138,7 +138,8 @@ export interface RecallOptions {
   /**
    * Memoria's bi-temporal reading: only memories and edges whose fact held at this time
    * (`validFrom ≤ asOf < validTo`, open ends allowed) and that were already recorded then
-   * (`createdAt ≤ asOf`). Without it, validity is judged at `now`. Stage S8, `expandRelations`
+   * (`createdAt ≤ asOf`). Without it, a fact whose `validTo` has passed (at `now`) is left
+   * out; one whose `validFrom` is still to come is kept. Stage S8, `expandRelations`
    * and `expandEntities` walk only the edges it keeps.
    */
   asOf?: TimeInput;

@@ -125,6 +125,18 @@ describe("regressions: nothing of another user's reaches a recall", () => {
   });
 });
 
+describe("regressions: a merge never declassifies", () => {
+  test("addEntity merging an alias into a classified entity keeps it hidden from lower readers", async () => {
+    const store = await open();
+    await store.addEntity({ name: "Project Nightfall", type: "project", classification: 3 });
+    await store.addEntity({ name: "project nightfall", aliases: ["PN"] });
+    assert.deepEqual(await store.entities({ maxClassification: 0 }), []);
+    const [e] = await store.entities();
+    assert.deepEqual([e.name, e.classification, e.aliases], ["project nightfall", 3, ["PN"]]);
+    await store.close();
+  });
+});
+
 describe("listings take a scope", () => {
   test("notes, entities and edges list everything without options and what a scope sees with them", async () => {
     const store = await open();

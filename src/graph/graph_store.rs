@@ -629,7 +629,9 @@ fn merge(stored: &Entity, new: Entity) -> Entity {
         kind: new.kind.or_else(|| stored.kind.clone()),
         aliases: Vec::new(),
         user_id: new.user_id.or_else(|| stored.user_id.clone()),
-        classification: new.classification,
+        // The higher level: a merge (an alias added, with no classification given, reads as
+        // 0) must not declassify the entity for every reader.
+        classification: new.classification.max(stored.classification),
         created_at: stored.created_at.min(new.created_at),
     };
     let aliases = stored.aliases.iter().cloned().chain(new.aliases).collect();
@@ -682,6 +684,20 @@ mod tests {
             aliases: aliases.iter().map(|a| a.to_string()).collect(),
             ..Entity::new(name, 1.0)
         }
+    }
+
+    #[test]
+    fn merging_an_alias_into_a_classified_entity_keeps_its_level() {
+        let mut g = Graph::new();
+        g.add_entity(Entity {
+            classification: 3,
+            ..entity("Project Nightfall", &[])
+        })
+        .unwrap();
+        // A merge that gives no level (read as 0) must not show it to every reader.
+        g.add_entity(entity("project nightfall", &["PN"])).unwrap();
+        let e = g.entity("PN").unwrap();
+        assert_eq!((e.classification, e.aliases.len()), (3, 1));
     }
 
     /// `relate` for the whole store, returning a copy of the edge.
