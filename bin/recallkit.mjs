@@ -36,7 +36,8 @@ Usage: recallkit [--db PATH] <command> [options]
 
 Commands:
   recall ["query"]        recall memories, notes and relations (no query: the most important recent)
-      --topic T --tier T --limit N (default 10; above 100 reads as 100) --since DATE --until DATE
+      --topic T --tier T --user ID (only that user's memories) --limit N (default 10; above 100
+      reads as 100) --since DATE --until DATE
       --mode hybrid|lexical|semantic --json (print the whole result object) --no-track
       --ranking recallkit|abmind|rrf|composite|weighted (default recallkit) --min-score X (0..1)
       --tags a,b --tag-mode any|all --tag-match prefix|exact --exclude-tags x,y
@@ -50,13 +51,15 @@ Commands:
   context "query"         recall, then print the block for a prompt: lines grouped by memory type,
                           quoted, cited, within the token budget (its size goes to stderr)
       --budget N (tokens, default 1000) --limit N (1-100, default 20) --topic T --tier T
-      --group type|none (default type) --no-citations --mode … --ranking … --json
+      --group type|none (default type) --no-citations --mode … --ranking … --json --user ID
+      --no-track (do not count the recall)
   observe "message"       store the message if it is worth remembering ("Save: …", "I am …",
                           "I prefer …", "We decided …") and the poisoning guard passes it;
                           prints the id and kind, "not saved" or "refused: <rule>"
-      --topic T --tags a,b --type T --json --no-embed
+      --topic T --tags a,b --type T --user ID --json --no-embed
   remember "text"         store a memory and print its id
-      --topic T --tags a,b --type T --tier T --emotion N (-5..5) --id ID --date DATE
+      --topic T --tags a,b --type T --tier T --emotion N (-5..5) --importance X (0..1)
+      --user ID (the memory's owner: only recalls with --user ID see it) --id ID --date DATE
       --text-en "…" (the English text, searched first, when "text" is in another language)
       --no-embed (store it without a vector, even in a store that holds embeddings)
   forget ID               delete a memory
@@ -183,14 +186,14 @@ const COMMANDS = {
     values: [
       "topic", "tier", "limit", "since", "until", "mode", "ranking", "min-score", "tags", "tag-mode", "tag-match",
       "exclude-tags", "time", "sort", "query", "priority", "expansion-limit", "relation-limit", "context-tags",
-      "context-types", "language", "active-path",
+      "context-types", "language", "active-path", "user",
     ],
     flags: ["json", "no-track", "expand-relations", "expand-entities", "auto-decompose", "translated", "no-skip-trivial"],
     args: [0, 1, '"query"'],
   },
-  context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking"], flags: ["json", "no-citations"], args: [1, 1, '"query"'] },
-  observe: { values: ["topic", "tags", "type"], flags: ["json", "no-embed"], args: [1, 1, '"message"'] },
-  remember: { values: ["topic", "tags", "type", "tier", "emotion", "id", "date", "text-en"], flags: ["no-embed"], args: [1, 1, '"text"'] },
+  context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking", "user"], flags: ["json", "no-citations", "no-track"], args: [1, 1, '"query"'] },
+  observe: { values: ["topic", "tags", "type", "user"], flags: ["json", "no-embed"], args: [1, 1, '"message"'] },
+  remember: { values: ["topic", "tags", "type", "tier", "emotion", "importance", "id", "date", "text-en", "user"], flags: ["no-embed"], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
   note: { values: ["period", "start"], flags: [], args: [2, 2, 'add "text"'] },
   relate: { values: ["strength"], flags: [], args: [3, 3, "FROM RELATION TO"] },
@@ -759,6 +762,7 @@ async function cmdRecall(ctx) {
   if (opts["min-score"] !== undefined) options.minScore = parseNumber(opts["min-score"], "--min-score", 0, 1);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
+  if (opts.user !== undefined) options.userId = opts.user;
   if (opts.since !== undefined) options.start = parseDate(opts.since, "--since", now);
   if (opts.until !== undefined) options.end = parseDate(opts.until, "--until", now, true);
   if (options.start !== undefined && options.end !== undefined && options.start > options.end) throw usageError("--since is after --until");
@@ -801,6 +805,8 @@ async function cmdContext(ctx) {
   modeAndRanking(opts, options);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
+  if (opts.user !== undefined) options.userId = opts.user;
+  if (opts["no-track"]) options.trackRecalls = false;
   const store = await ctx.open({ mustExist: true, reads: true });
   const block = await store.context(args[0], options);
   if (opts.json) {
@@ -845,6 +851,7 @@ async function cmdObserve(ctx) {
   if (opts.topic !== undefined) fields.topic = opts.topic;
   if (opts.tags !== undefined) fields.tags = opts.tags.split(",").map((t) => t.trim()).filter(Boolean);
   if (opts.type !== undefined) fields.type = opts.type;
+  if (opts.user !== undefined) fields.userId = opts.user;
   const store = await ctx.open({ mustExist: false });
   checkEmbedder(ctx, store, "the message");
   let result;
@@ -872,6 +879,8 @@ async function cmdRemember(ctx) {
   if (opts.type !== undefined) memory.type = opts.type;
   if (opts.tier !== undefined) memory.tier = opts.tier;
   if (opts.emotion !== undefined) memory.emotion = parseNumber(opts.emotion, "--emotion", -5, 5);
+  if (opts.importance !== undefined) memory.importance = parseNumber(opts.importance, "--importance", 0, 1);
+  if (opts.user !== undefined) memory.userId = opts.user;
   if (opts.id !== undefined) memory.id = opts.id;
   if (opts.date !== undefined) memory.createdAt = parseDate(opts.date, "--date", Date.now());
   const store = await ctx.open({ mustExist: false });

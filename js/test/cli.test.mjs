@@ -1000,4 +1000,22 @@ describe("context and observe", () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--group must be type or none/);
   });
+
+  test("--user scopes remember, observe, recall and context to one user; --importance and context --no-track", async () => {
+    const db = tempDir();
+    await ok(["--db", db, "remember", "Ana prefers green tea", "--user", "ana", "--importance", "0.8", "--id", "tea"]);
+    await ok(["--db", db, "remember", "Bo prefers black coffee", "--user", "bo", "--id", "coffee"]);
+    await ok(["--db", db, "observe", "I prefer oolong in the afternoon", "--user", "ana"]);
+    const ana = JSON.parse((await ok(["--db", db, "recall", "prefers tea coffee oolong", "--user", "ana", "--json", "--no-track"])).stdout);
+    assert.deepEqual(ana.results.map((r) => r.text).sort(), ["I prefer oolong in the afternoon", "Ana prefers green tea"].sort());
+    const bo = await ok(["--db", db, "context", "prefers tea coffee", "--user", "bo", "--no-track"]);
+    assert.match(bo.stdout, /Bo prefers black coffee/);
+    assert.doesNotMatch(bo.stdout, /Ana|oolong/);
+    const exported = (await ok(["--db", db, "export"])).stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.kind === "memory");
+    const tea = exported.find((r) => r.data.id === "tea").data;
+    assert.deepEqual([tea.userId, tea.importance, tea.recallCount ?? 0], ["ana", 0.8, 0], "recall and context --no-track counted nothing");
+    const bad = await run(["--db", db, "remember", "x", "--importance", "2"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--importance/);
+  });
 });
