@@ -22,7 +22,7 @@ import {
 } from "./records.js";
 import type { GraphState } from "./records.js";
 import type { EngineSlot } from "./slot.js";
-import { fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./storage/codec.js";
+import { FIELD_NAMES, fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./storage/codec.js";
 import type { StoredRecord } from "./storage/codec.js";
 import { STORE_FORMAT, checkConfig } from "./storage/layout.js";
 import type { ExportedRecord, ImportProgress, ImportSource } from "./types.js";
@@ -103,6 +103,11 @@ export async function importLines(parts: ImportParts, source: ImportSource, sett
       throw located(e, `line ${line}`);
     }
     checkRecordNames(record.kind, record.data, `line ${line}: `);
+    // A field no record has (a typo in a hand-edited line: "topik") would be dropped without a word.
+    const unknown = Object.keys(record.data).find((key) => !RECORD_FIELDS.has(key));
+    if (unknown !== undefined) {
+      throw new RecallError("invalid_argument", `line ${line}: unknown field ${JSON.stringify(unknown)} in a ${record.kind} record`);
+    }
     batch.push({ line, record });
     if (batch.length >= batchSize) {
       progress.lines = line;
@@ -113,6 +118,9 @@ export async function importLines(parts: ImportParts, source: ImportSource, sett
   if (batch.length > 0) await flush();
   return { ...progress };
 }
+
+/** The fields records hold (the binary codec's names); an import refuses any other. */
+const RECORD_FIELDS = new Set(FIELD_NAMES);
 
 /** Applies one import batch to the engine (all or nothing) and describes it as a write. */
 function importBatch(

@@ -362,6 +362,7 @@ describe("import errors", () => {
       [memory({}, ',"embedding":[1,2,3]'), "dimension_mismatch", /embedding: expected 2, got 3/],
       [memory({}, ',"signature":"zz"'), "corrupt", /not hex/],
       [memory({ id: "good" }), "already_exists", /memory id "good" repeats line 3/],
+      [memory({ topik: "work" }), "invalid_argument", /unknown field "topik" in a memory record/],
       [note({ text: 5 }), "invalid_argument", /note\.text must be a string/],
       [note({ period: undefined }), "invalid_argument", /missing field `period`/],
       [line("entity", { name: 5 }), "invalid_argument", /entity\.name must be a string/],
