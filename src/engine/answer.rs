@@ -36,8 +36,9 @@ impl Plan {
 }
 
 impl Engine {
-    /// Resolves `timeQuery`, or the question's time words, into `options.filter`'s `start` /
-    /// `end` (an explicit bound wins), the question's pronouns into entity names
+    /// Resolves `timeQuery` (an explicit bound wins), or the question's time words (explicit
+    /// bounds narrow their window), into `options.filter`'s `start` / `end`, records the
+    /// explicit bounds in the plan, the question's pronouns into entity names
     /// (`mentions.rs`), and notes whether `query` is a trending one.
     pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
         options.filter.validate()?;
@@ -56,9 +57,26 @@ impl Engine {
         let filter = &mut options.filter;
         let explicit = (filter.start, filter.end);
         let mut question = None;
+        let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+        // The question's time words, when no `timeQuery` is given: their window narrowed by
+        // `start` / `end` (the recall keeps what both allow); a narrowing that leaves nothing
+        // drops the words' window, as one holding no memory is (`query.windowDropped`).
+        let mut dropped = None;
+        let found = (options.time_query.is_none() && options.resolve_time)
+            .then(|| time::find_in(&asked))
+            .flatten()
+            .and_then(|f| {
+                let w = f.expr.window(filter.now, offset)?;
+                let start = explicit.0.map_or(w.start, |s| s.max(w.start));
+                let end = explicit.1.map_or(w.end, |e| e.min(w.end));
+                if start > end {
+                    dropped = Some(f.words);
+                    return None;
+                }
+                Some((start, end, f.expr, f.words, f.rest))
+            });
         let window = match options.time_query.as_deref() {
             Some(expr) => {
-                let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
                 let w = time::window_of("timeQuery", expr, filter.now, offset)?;
                 filter.start = explicit.0.or(Some(w.start));
                 filter.end = explicit.1.or(Some(w.end));
@@ -69,19 +87,10 @@ impl Engine {
                     source: if both { "options" } else { "timeQuery" },
                 })
             }
-            None if explicit.0.is_some() || explicit.1.is_some() => Some(TimeWindow {
-                start: explicit.0,
-                end: explicit.1,
-                source: "options",
-            }),
-            None if options.resolve_time => {
-                let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
-                let found = time::find_in(&asked).and_then(|f| {
-                    Some((f.expr.window(filter.now, offset)?, f.expr, f.words, f.rest))
-                });
-                if let Some((w, expr, words, rest)) = found {
-                    filter.start = Some(w.start);
-                    filter.end = Some(w.end);
+            None if found.is_some() => {
+                if let Some((start, end, expr, words, rest)) = found {
+                    filter.start = Some(start);
+                    filter.end = Some(end);
                     // A question of time words and stopwords ("what did I do yesterday?")
                     // asks for what happened then: the window's memories, newest first.
                     // With words left to search, a memory stating the date is about it too.
@@ -108,8 +117,22 @@ impl Engine {
                     None
                 }
             }
+            None if explicit.0.is_some() || explicit.1.is_some() => Some(TimeWindow {
+                start: explicit.0,
+                end: explicit.1,
+                source: "options",
+            }),
             None => None,
         };
+        if let Some(words) = dropped {
+            question = Some(QueryReport {
+                text: query.to_owned(),
+                search_text: asked.clone(),
+                resolved_from: words,
+                window_dropped: true,
+                ..QueryReport::default()
+            });
+        }
         if !pronouns.is_empty() {
             let q = question.get_or_insert_with(|| QueryReport {
                 text: query.to_owned(),
@@ -124,6 +147,7 @@ impl Engine {
             trending: is_trending(searched),
             question,
             embed_text: Some(asked),
+            explicit,
             ..Plan::default()
         })
     }

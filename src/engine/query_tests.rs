@@ -281,3 +281,57 @@ fn a_window_read_from_words_that_holds_nothing_is_dropped_in_one_call() {
     assert_eq!(out.time_window.map(|w| w.source), Some("query"));
     assert!(!out.query.unwrap().window_dropped);
 }
+
+#[test]
+fn a_question_about_a_time_whose_other_words_match_nothing_then_gets_that_times_memories() {
+    // "say" is in no memory of last Tuesday (one from weeks ago says it): the window holds
+    // memories, so they answer, newest first, and the window stays.
+    let mut e = engine(
+        vec![
+            memory("tue1", "the launch slips to May", None, 3.0, &[]),
+            memory("tue2", "we pick Grafana for dashboards", None, 3.2, &[]),
+            memory(
+                "old",
+                "I say hello to the team every morning",
+                None,
+                40.0,
+                &[],
+            ),
+        ],
+        Vec::new(),
+    );
+    let out = recall(&mut e, "what did I say last Tuesday?", options(None, &[]));
+    assert_eq!(ids(&out), ["tue1", "tue2"]);
+    assert_eq!(out.time_window.map(|w| w.source), Some("query"));
+    let q = out.query.expect("reported");
+    assert!(!q.window_dropped);
+    assert_eq!(q.resolved_from, "last Tuesday?");
+}
+
+#[test]
+fn explicit_bounds_narrow_the_window_of_the_questions_time_words() {
+    let deploys = || {
+        engine(
+            vec![
+                memory("yesterday", "deployed the billing service", None, 1.0, &[]),
+                memory("today", "deployed the search service", None, 0.1, &[]),
+            ],
+            Vec::new(),
+        )
+    };
+    // `end` (a conversation lane's cutoff, say) no longer turns "yesterday" off.
+    let mut o = options(None, &[]);
+    o.filter.end = Some(NOW);
+    let out = recall(&mut deploys(), "what did I deploy yesterday?", o);
+    assert_eq!(ids(&out), ["yesterday"]);
+    assert_eq!(out.time_window.map(|w| w.source), Some("query"));
+    // A `start` after yesterday leaves nothing of it: the words' window is dropped, the bounds
+    // stay, and the whole question is searched within them.
+    let mut o = options(None, &[]);
+    o.filter.start = Some(NOW - 0.5 * DAY);
+    let out = recall(&mut deploys(), "what did I deploy yesterday?", o);
+    assert_eq!(ids(&out), ["today"]);
+    let w = out.time_window.expect("the caller's bounds");
+    assert_eq!((w.source, w.start), ("options", Some(NOW - 0.5 * DAY)));
+    assert!(out.query.expect("reported").window_dropped);
+}

@@ -188,6 +188,9 @@ pub(super) struct Plan {
     pub(super) embed_text: Option<String>,
     /// Memories kept for their text, with the repeats dropped ([`super::dedup`]).
     pub(super) same_text: Vec<(crate::store::DocId, Vec<crate::store::DocId>)>,
+    /// The `start` / `end` the caller gave, which stay when a window from the question's
+    /// words is dropped.
+    pub(super) explicit: (Option<f64>, Option<f64>),
 }
 
 impl Ranked {
@@ -497,17 +500,39 @@ impl Engine {
         let retry = (pending.plan.question.as_ref())
             .filter(|_| from_words)
             .map(|q| {
-                (
-                    q.text.clone(),
-                    q.resolved_from.clone(),
-                    pending.options.clone(),
-                )
+                let mut options = pending.options.clone();
+                (options.filter.start, options.filter.end) = pending.plan.explicit;
+                (q.text.clone(), q.resolved_from.clone(), options)
             });
         let mut ranked =
             self.rank_recall(pending, query_embedding, se_skip_reason, clock, depth)?;
-        if let Some((text, words, mut options)) = retry.filter(|_| ranked.ranked.is_empty()) {
-            options.filter.start = None;
-            options.filter.end = None;
+        // The question's words found no memory in the window its time words give. When the
+        // window holds memories, they answer a question about that time ("what did I say
+        // last Tuesday?", whose "say" matches none of them): newest first. When it holds none,
+        // the window is dropped and the question searched without it (below); an edge or a
+        // note found in an empty window does not keep it.
+        let retry = match retry {
+            Some(retry) if !has_memory(&ranked.ranked) => {
+                match self.window_memories(&ranked.options, clock, depth)? {
+                    Some(within) if ranked.ranked.is_empty() => {
+                        let (question, window) =
+                            (ranked.plan.question.take(), ranked.plan.window.take());
+                        ranked = within;
+                        ranked.plan.window = window;
+                        ranked.plan.question = question.map(|mut q| {
+                            q.search_text.clear();
+                            q
+                        });
+                        None
+                    }
+                    Some(_) => None,
+                    None => Some(retry),
+                }
+            }
+            _ => None,
+        };
+        if let Some((text, words, mut options)) = retry {
+            // The caller's own bounds stay (`plan.explicit`, set in `retry`).
             options.resolve_time = false;
             let again = self.begin_recall(&text, options, clock)?;
             ranked = self.rank_recall(again, query_embedding, se_skip_reason, clock, depth)?;
@@ -521,7 +546,6 @@ impl Engine {
             }
             q.resolved_from = words;
             q.window_dropped = true;
-            ranked.plan.window = None;
         }
         let ranking = ranked.options.ranking.unwrap_or(self.config.ranking);
         if ranking != Ranking::Abmind {
@@ -583,6 +607,26 @@ impl Engine {
         ranked.stages.push(report);
         let plan = std::mem::take(&mut ranked.plan);
         Ok(self.deliver(ranked, &plan))
+    }
+
+    /// A recall with no query in the window `options`' filter holds (its memories, newest
+    /// first), or `None` when that window holds no memory.
+    fn window_memories(
+        &mut self,
+        options: &RecallOptions,
+        clock: &dyn Fn() -> f64,
+        depth: usize,
+    ) -> Result<Option<Ranked>> {
+        let within = RecallOptions {
+            resolve_time: false,
+            resolve_pronouns: false,
+            queries: Vec::new(),
+            auto_decompose: false,
+            ..options.clone()
+        };
+        let pending = self.begin_one("", within, clock)?;
+        let ranked = self.rank_trending(pending, depth);
+        Ok(has_memory(&ranked.ranked).then_some(ranked))
     }
 
     /// Every stage and the ranking, keeping the best `depth` candidates: abmind's pipeline
@@ -1063,4 +1107,11 @@ fn note_hit(n: &NoteHit, c: &Candidate, components: Components) -> RecallHit {
         expanded_from: None,
         relations: None,
     }
+}
+
+/// Whether `ranked` holds a memory (not only notes and edges).
+fn has_memory(ranked: &[Candidate]) -> bool {
+    ranked
+        .iter()
+        .any(|c| matches!(c.key, CandidateKey::Memory(_)))
 }
