@@ -169,19 +169,66 @@ function guardFold(text: string): string {
  */
 const HIDDEN = /[\u202a-\u202e\u2066-\u2069\u200b\u2060-\u2064\u180e]|(?<!^)\ufeff|[\u{e0000}-\u{e007f}]|(?<=[A-Za-z])[\u200c\u200d]+(?=[A-Za-z])/u;
 
-/** Instruction overrides, on the folded text. */
+/*
+ * The override patterns name what an injection names: the assistant's own instructions (yours,
+ * the previous or above ones, the system prompt), the assistant's identity (`you are now`), its
+ * safety (`developer mode` for you, `jailbreak mode`) or a secret sent away. A verb and a noun
+ * alone (`drop the legacy firewall rules`, `skip the confirmation prompt`, `ignore lint rules`)
+ * are engineering chat, and pass.
+ */
+/** Verbs that tell the assistant to discard instructions. */
+const DISCARD = String.raw`(ignore|disregard|forget|bypass|neglect|set aside|stop following|stop obeying)`;
+/** Verbs engineers also use of their own rules and prompts (`drop the previous prompts`): an override only with `your`. */
+const DISCARD_YOURS = String.raw`(${DISCARD.slice(1, -1)}|override|skip|drop|abandon|discard)`;
+/** Words that may stand between a verb and what it discards (`ignore all of the previous …`). */
+const FILLER = String.raw`((all|any|every|everything|of|the|these|those|and|about) )*`;
+/** Words that make a noun the assistant's instructions: which ones. */
+const EARLIER = String.raw`(previous|prior|preceding|earlier|above|original|initial|former)`;
+/** What an override discards. */
+const ORDERS = String.raw`(instructions?|prompts?|rules|directions|directives|guidelines|guidance|guardrails|constraints|system (prompts?|messages?)|programming|polic(y|ies)|restrictions)`;
+/** What follows a phrase that ends a clause: punctuation, `and`, `then` or the end. */
+const CLAUSE_END = String.raw`(?= ?([.,;:!?)]|and\b|then\b|$))`;
+/** Who receives a secret sent away: a URL, a host name or a mail address. */
+const AWAY = String.raw`(https?://|www\.|[\w.-]+@[\w-]+\.|\b[a-z0-9-]+\.[a-z]{2,6}\b)`;
+/** What an exfiltration sends. */
+const SECRETS = String.raw`(conversations?|chats?|chat history|chat logs?|transcripts?|secrets?|passwords?|credentials|api keys?|access tokens?|session tokens?|cookies|user data|personal data)`;
+const SEND = String.raw`(send|forward|post|upload|email|e-mail|exfiltrate|leak|copy)`;
+
+/** Instruction overrides, identity hijacks and exfiltration, on the folded text. */
 const OVERRIDE = new RegExp([
-  String.raw`\b(ignore|disregard|forget|override|bypass|skip|drop|neglect)\b.{0,40}\b(instructions?|prompts?|rules|directions|directives|guidelines|guardrails|constraints|context|system messages?|programming)\b`,
-  String.raw`\b(ignore|disregard|forget)( all| any| everything)? (the )?(above|previous|prior|preceding|earlier)( text| messages?| conversation)?\b`,
-  String.raw`\byou are now\b|\bfrom now on,? you\b|\byou('re| are) no longer\b|\bact as (an? )?(unrestricted|unfiltered|jailbroken|evil)\b|\bpretend (that )?you (are|have) no\b`,
-  String.raw`\b(system|developer|hidden|secret|original) prompt\s*:|\bnew (system )?instructions?\s*:|\bdeveloper mode\b|\bdo anything now\b|\bjailbreak\b`,
-  String.raw`\b(told|instructed|said) (before|earlier|previously)\b.{0,30}\bno longer appl|\bhigher priority than (your|the) (system|instructions|rules)|\bobey (only )?(me|the (next )?user)\b`,
-  String.raw`\b(reveal|print|show|repeat|output|leak)\b.{0,20}\b(system prompt|your instructions|your prompt|hidden instructions)\b`,
-  String.raw`\b(bo qua|phot lo|quen)\b.{0,30}\b(huong dan|chi dan|chi thi|lenh|quy tac)\b|\btu (gio|bay gio|nay) (ban|may) (la|se)\b`,
+  // discarding the assistant's instructions: yours, the previous ones, the system prompt, all of them
+  String.raw`\b${DISCARD_YOURS} ${FILLER}your ([\w'-]+ ){0,2}(${ORDERS.slice(1, -1)}|context|training)\b`,
+  String.raw`\b${DISCARD} ${FILLER}${EARLIER} ((system|safety) )?${ORDERS}\b|\b${DISCARD_YOURS} (all|any|every) ${EARLIER} ${ORDERS}\b`,
+  String.raw`\b(ignore|disregard|forget|bypass|neglect|set aside) ${FILLER}(system|safety|content|moderation) (prompts?|instructions|rules|guidelines|polic(y|ies)|filters?|guardrails)\b`,
+  String.raw`\b(ignore|disregard|forget|bypass|override|set aside) (all|any|every|each)( other)? (instructions?|rules|guidelines|directives|guardrails|restrictions|constraints|polic(y|ies))\b`,
+  String.raw`\b${DISCARD} ${FILLER}([\w'-]+ ){0,2}?${ORDERS} (you (were|have been|got) given|given to you|you received|above|before this|so far|from (the )?(system|developer|operator))\b`,
+  String.raw`\b(ignore|disregard|forget)( all| any)?( of)?( everything| what came| what was said| all that came| the text)? (the )?(above|previous|prior|preceding|earlier|before)( (text|messages?|conversation|instructions|prompts?|context))?${CLAUSE_END}`,
+  String.raw`\b(ignore|disregard|forget|stop following)( all| any)?( of)?( the| these| those)? (instructions|rules|guidelines|directives|prompt)${CLAUSE_END}`,
+  String.raw`\b(told|instructed|said) (before|earlier|previously)\b.{0,30}\bno longer appl|\b(your|previous|prior|original|earlier|system) (system )?(prompt|instructions|rules|guidelines)\b.{0,20}\bno longer appl`,
+  String.raw`\bhigher priority than (your|the) (system|instructions|rules)|\bobey (only )?(me|the (next )?user)\b(?!'s)|\byour (real|true|actual|new|updated|only) (instructions|rules|purpose|task|goal|directives?) (are|is)\b`,
+  // the assistant's identity: whoever wrote it, a recalled "you are now …" speaks to the assistant
+  String.raw`\byou are now\b|\bfrom (now|this point|this moment|here) on,? you\b|\byou('re| are) no longer\b|\bact as (an? )?(unrestricted|unfiltered|uncensored|jailbroken|evil)\b|\bpretend (that )?you (are|have) no\b|\b(you('re| are)|act as|pretend to be|role-?play as) dan\b`,
+  String.raw`\b(system|developer|hidden|secret|original) prompt\s*:|\bnew (system )?instructions?\s*:|\bdo anything now\b`,
+  String.raw`\b(you|you're|yourself|assistant|chatbot)\b.{0,20}\bdeveloper mode\b|\bdeveloper mode\b.{0,20}\b(you|you're|yourself|assistant|chatbot)\b`,
+  String.raw`\bjailbreak(ed)? mode\b|\b(you('re| are)( now)?|act as( an?)?) jailbr(oken|eak)|\bjailbreak (yourself|the (assistant|ai|bot|model|chat))\b`,
+  // asking for the instructions, or sending secrets away
+  String.raw`\b(reveal|leak|disclose|exfiltrate)( to me| to us)? (your|the) (full |hidden |secret |original |initial )?(system prompt|instructions|prompt)\b`,
+  String.raw`\b(print|show|repeat|output|dump|tell me|give me|send me|share)\b.{0,20}\byour (hidden |secret |original |initial |full |exact )?(system prompt|instructions|prompt|rules|guidelines)\b`,
+  String.raw`\b(print|show|repeat|output|dump)( me| us)? the (full |exact |hidden |original |initial )?(system prompt|instructions)( (verbatim|word for word|in full))?${CLAUSE_END}|\b(system prompt|instructions) (verbatim|word for word)\b`,
+  String.raw`\b(quietly|silently|secretly|covertly|you)\b.{0,20}\b${SEND}\b.{0,40}\b${SECRETS}\b.{0,30}${AWAY}`,
+  // Vietnamese: discarding the previous / all / the system's instructions; "từ giờ bạn là"
+  String.raw`\b(bo qua|phot lo|quen)\b.{0,30}\b(huong dan|chi dan|chi thi|lenh|quy tac)\b ?(cua (ban|he thong|may)|he thong|truoc (do|day|kia)|o tren|phia tren|ban dau|goc)\b`,
+  String.raw`\b(bo qua|phot lo|quen)( het| di)? (tat ca|toan bo|moi|het)( cac| nhung)? (huong dan|chi dan|chi thi|lenh|quy tac)\b|\btu (gio|bay gio|nay) (ban|may) (la|se)\b`,
 ].join("|"));
 
-/** Chat templates' role and special tokens, on the folded text. */
-const SPECIAL = /<\|[a-z_]{2,32}\|>|\[\/?inst\]|<<\/?sys>>|<\/?s>|<\/?(start_of_turn|end_of_turn|bos|eos)>|(^|\n|\s)#{2,}\s*(instruction|system|response|assistant|user)\b|\b(begin|end)_of_text\b/;
+/**
+ * Chat templates' role and special tokens, on the folded text. A Markdown heading is a role
+ * header only when the role word ends it or a colon follows (`### System:`); `## User guide`
+ * is a heading.
+ */
+const SPECIAL = /<\|[a-z_]{2,32}\|>|\[\/?inst\]|<<\/?sys>>|<\/?s>|<\/?(start_of_turn|end_of_turn|bos|eos)>|(^|\s)#{2,}\s*(instruction|system|response|assistant|user|human|input)\s*:|\b(begin|end)_of_text\b/;
+/** A role header alone on its line (`### Instruction` then the text), on the NFKC, lower-cased text. */
+const SPECIAL_LINE = /^[ \t]*#{2,}[ \t]*(instruction|system|response|assistant|user|human|input)[ \t]*:?[ \t]*$/m;
 
 /** A run of base64 of {@link MIN_PAYLOAD_CHARS} or more, holding lower and upper case and digits (so hex digests and long words pass). */
 const PAYLOAD = new RegExp(`[A-Za-z0-9+/]{${MIN_PAYLOAD_CHARS},}={0,2}`, "g");
@@ -193,8 +240,8 @@ const PAYLOAD = new RegExp(`[A-Za-z0-9+/]{${MIN_PAYLOAD_CHARS},}={0,2}`, "g");
  */
 export const GUARD_RULES: readonly { reason: GuardReason; rule: string }[] = [
   { reason: "hidden_characters", rule: "bidi controls, zero-width characters, tag characters and joiners between ASCII letters" },
-  { reason: "special_tokens", rule: "chat-template tokens: <|…|>, [INST], <<SYS>>, </s>, <start_of_turn>, ### Instruction / System / Response headers" },
-  { reason: "instruction_override", rule: "ignore / disregard / forget … instructions, you are now, from now on you, system prompt:, developer mode, reveal the system prompt; Vietnamese bỏ qua … hướng dẫn, từ giờ bạn là" },
+  { reason: "special_tokens", rule: "chat-template tokens: <|…|>, [INST], <<SYS>>, </s>, <start_of_turn>, ### Instruction: / System: / Response: headers (or the role word alone on its line)" },
+  { reason: "instruction_override", rule: "ignore / disregard / forget your, the previous or all instructions, rules, prompts; ignore the system prompt; you are now, from now on you, you are no longer; system prompt:, new instructions:, developer mode for you, jailbreak mode; reveal your / the system prompt; secrets sent to an address; Vietnamese bỏ qua … hướng dẫn trước đó / của hệ thống, từ giờ bạn là" },
   { reason: "encoded_payload", rule: `a base64-looking run of ${MIN_PAYLOAD_CHARS}+ characters mixing upper case, lower case and digits` },
 ];
 
@@ -225,6 +272,8 @@ export function guardMemory(text: string): GuardVerdict {
     const special = SPECIAL.exec(form);
     if (special !== null) return { safe: false, reason: "special_tokens", match: shown(special[0].trim()) };
   }
+  const header = SPECIAL_LINE.exec(text.normalize("NFKC").toLowerCase());
+  if (header !== null) return { safe: false, reason: "special_tokens", match: shown(header[0].trim()) };
   for (const form of [folded, leet]) {
     const override = OVERRIDE.exec(form);
     if (override !== null) return { safe: false, reason: "instruction_override", match: shown(override[0]) };
