@@ -8,7 +8,7 @@
  * "Automatic memories"): JavaScript's regular expressions and Unicode normalisation cost the
  * wasm nothing, which sits 0.7 KiB under its size limit.
  *
- * **Detection** reads the message sentence by sentence (split at `.`, `!`, `;` and line
+ * **Detection** reads the message sentence by sentence (split at `.`, `!`, `?`, `;` and line
  * breaks); the first sentence that matches decides, and the memory's text is that sentence
  * and the ones after it. The forms, matched case- and diacritic-insensitively:
  *
@@ -67,7 +67,8 @@ export const MIN_MEMORY_CHARS = 8;
 /** A base64-looking run this long (or longer) is an `encoded_payload`. */
 export const MIN_PAYLOAD_CHARS = 64;
 
-const SENTENCE = /[^.!;\n]+[.!;]*/g;
+/** A sentence: up to `.`, `!`, `?`, `;` or a line break, with its end marks. */
+const SENTENCE = /[^.!?;\n]+[.!?;]*/g;
 
 /** Lower case, diacritics removed (`đ` → `d`), spaces collapsed: what detection matches. */
 function fold(text: string): string {
