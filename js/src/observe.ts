@@ -15,14 +15,16 @@
  * | kind | English | Vietnamese | type |
  * |---|---|---|---|
  * | explicit | `Save: …`, `Remember: …`, `Remember that …`, `Note: …` | `Lưu: …`, `Ghi nhớ: …`, `Nhớ rằng …` | the kind of the rest, else `fact` |
- * | identity | `I am` / `I'm` + `a`, `an`, `the`, a capitalised name, `from`, `based in`, `responsible for`, `in charge of`; `My name is`, `My role is`, `I work as`, `I work at`, `I work for` | `Tôi là`, `Mình là`, `Tên tôi là`, `Tôi làm` | `identity` |
+ * | identity | `I am` / `I'm` + `a`, `an`, `the` (not `a bit`, `a little`, `the worst`, …), a capitalised name (not `OK`, `Fine`, …), `from`, `based in`, `responsible for`, `in charge of`; `My name is`, `My role is`, `I work as`, `I work at`, `I work for` | `Tôi là`, `Mình là`, `Tên tôi là`, `Tôi làm` | `identity` |
  * | preference | `I` / `We` + `prefer`, `like`, `love`, `hate`, `dislike`, `always use`, `never use`, `usually use`; `My favourite` | `Tôi thích`, `Tôi không thích`, `Tôi ưu tiên`, `Tôi hay dùng`, `Tôi muốn dùng`, `Tôi ghét` | `preference` |
  * | decision | `We` / `I` / `The team` + `decided`, `have decided`, `agreed`, `chose`, `settled on`, `are going with`, `will go with`; `Let's go with`, `Decision:` | `Chúng tôi (đã) quyết định`, `Chúng ta (đã) quyết định`, `Tôi (đã) quyết định`, `Đã chốt`, `Chúng tôi chọn` | `decision` |
  *
  * Not save-worthy: questions (a sentence ending in `?`, or in Vietnamese `không`, `chưa`,
  * `hả`, `nhỉ`), small talk (fewer than {@link MIN_MEMORY_CHARS} characters), and identity
  * forms followed by a state rather than a role (`I am not sure`, `I'm sorry`, `I am going
- * to…`: only the forms above count).
+ * to…`, `I'm a bit tired`, `I am a little confused`, `I am the worst at…`, `I'm OK with…`,
+ * `I'm Fine`: only the forms above count, `a bit`, `a little`, `a tad`, `a lot`, `the best`,
+ * `the worst` and capitalised states are not a role or a name).
  *
  * **The guard** ({@link GUARD_RULES}) reads the text three ways: as written (for hidden
  * characters), and folded for patterns: NFKC (full-width and styled letters), lower case,
@@ -82,14 +84,24 @@ const VI_QUESTION_START = /^(co phai|lieu|tai sao|vi sao|bao gio|o dau)\b/;
 const DETECTORS: readonly [MemoryKind, RegExp][] = [
   ["decision", /^(we|i|the team|our team)( (have|had|'ve|ve|finally|just|all))? (decided|agreed|chose|settled on|are going with|will go with|went with)\b|^(let's|lets|let us) go with\b|^decision: |^(chung toi|chung ta|toi|nhom)( da)? (quyet dinh|chon)\b|^da chot\b/],
   ["preference", /^(i|we)( (really|much|strongly|generally|always|usually))? (prefer|like|love|hate|dislike|always use|never use|usually use)\b|^my (favou?rite|preferred)\b|^(toi|minh|chung toi) (thich|khong thich|uu tien|hay dung|muon dung|ghet)\b/],
-  ["identity", /^(i am|i'm|im) (a|an|the|from|based in|responsible for|in charge of)\b|^my (name|role|title|job) is\b|^i work (as|at|for)\b|^(toi|minh|em|anh|chi) la\b|^ten (toi|minh|em) la\b|^toi lam\b/],
+  ["identity", /^(i am|i'm|im) (?!(a|an) (bit|little|tad|touch|lot|wee|mess|wreck)\b|the (worst|best|least|most)\b)(a|an|the|from|based in|responsible for|in charge of)\b|^my (name|role|title|job) is\b|^i work (as|at|for)\b|^(toi|minh|em|anh|chi) la\b|^ten (toi|minh|em) la\b|^toi lam\b/],
 ];
 
 /** Explicit prefixes (`Save: …`), on the message as written; what follows is the memory. */
 const EXPLICIT = /^(save|remember|note|memo|lưu|luu|ghi nhớ|ghi nho|ghi nhận|ghi nhan)\s*[:：-]\s*|^(remember|nhớ|nho) (that|rằng|rang)\s+/iu;
 
-/** Identity with a capitalised name (`I am Stefan`), matched on the message as written. */
-const IDENTITY_NAME = /^(I am|I'm|Im)\s+\p{Lu}\p{L}+/u;
+/** Words people write with a capital after `I'm` that say how they are, not who (`I'm Fine thanks`). */
+const CAPITALISED_STATES = [
+  "Fine", "Good", "Great", "Okay", "Ok", "Alright", "Sorry", "Sure", "Not", "Happy", "Glad", "Tired", "Busy", "Back", "Here",
+  "There", "Done", "Ready", "Going", "Just", "Also", "So", "Still", "Really", "Very", "Afraid", "Excited", "Confused", "Lost",
+  "Sick", "Late", "Away", "Off", "On", "In", "Out", "All", "Well", "Cool", "Free", "Stuck", "Curious", "Interested", "Thinking",
+  "Trying", "Working", "Looking", "Bored", "Hungry", "Sad", "Home", "Almost", "Totally", "Pretty", "Quite", "Kind", "Sort",
+];
+/**
+ * Identity with a capitalised name (`I am Stefan`), matched on the message as written: a
+ * capital and then lower case (`OK` is not a name), and not one of {@link CAPITALISED_STATES}.
+ */
+const IDENTITY_NAME = new RegExp(String.raw`^(I am|I'm|Im)\s+(?!(${CAPITALISED_STATES.join("|")})\b)\p{Lu}\p{Ll}+`, "u");
 
 function isQuestion(folded: string): boolean {
   return QUESTION_END.test(folded) || VI_QUESTION_START.test(folded);
