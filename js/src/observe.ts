@@ -14,7 +14,7 @@
  *
  * | kind | English | Vietnamese | type |
  * |---|---|---|---|
- * | explicit | `Save: …`, `Remember: …`, `Remember that …`, `Note: …` | `Lưu: …`, `Ghi nhớ: …`, `Nhớ rằng …` | the kind of the rest, else `fact` |
+ * | explicit | `Save: …`, `Remember: …`, `Remember that …`, `Note: …`, `Memo: …` (a colon, not a dash) | `Lưu: …`, `Ghi nhớ: …`, `Ghi nhận: …`, `Nhớ rằng …` | the kind of the rest, else `fact` |
  * | identity | `I am` / `I'm` + `a`, `an`, `the` (not `a bit`, `a little`, `the worst`, …), a capitalised name (not `OK`, `Fine`, …), `from`, `based in`, `responsible for`, `in charge of`; `My name is`, `My role is`, `I work as`, `I work at`, `I work for` | `Tôi là`, `Mình là`, `Tên tôi là`, `Tôi làm` | `identity` |
  * | preference | `I` / `We` + `prefer`, `like`, `love`, `hate`, `dislike`, `always use`, `never use`, `usually use`; `My favourite` | `Tôi thích`, `Tôi không thích`, `Tôi ưu tiên`, `Tôi hay dùng`, `Tôi muốn dùng`, `Tôi ghét` | `preference` |
  * | decision | `We` / `I` / `The team` + `decided`, `have decided`, `agreed`, `chose`, `settled on`, `are going with`, `will go with`; `Let's go with`, `Decision:` | `Chúng tôi (đã) quyết định`, `Chúng ta (đã) quyết định`, `Tôi (đã) quyết định`, `Đã chốt`, `Chúng tôi chọn` | `decision` |
@@ -87,8 +87,12 @@ const DETECTORS: readonly [MemoryKind, RegExp][] = [
   ["identity", /^(i am|i'm|im) (?!(a|an) (bit|little|tad|touch|lot|wee|mess|wreck)\b|the (worst|best|least|most)\b)(a|an|the|from|based in|responsible for|in charge of)\b|^my (name|role|title|job) is\b|^i work (as|at|for)\b|^(toi|minh|em|anh|chi) la\b|^ten (toi|minh|em) la\b|^toi lam\b/],
 ];
 
-/** Explicit prefixes (`Save: …`), on the message as written; what follows is the memory. */
-const EXPLICIT = /^(save|remember|note|memo|lưu|luu|ghi nhớ|ghi nho|ghi nhận|ghi nhan)\s*[:：-]\s*|^(remember|nhớ|nho) (that|rằng|rang)\s+/iu;
+/**
+ * Explicit prefixes (`Save: …`), on the message as written; what follows is the memory. The
+ * prefix ends in a colon: a dash would take `Note-taking apps…` and `Remember-me checkbox…`
+ * for prefixes and save the rest of the word.
+ */
+const EXPLICIT = /^(save|remember|note|memo|lưu|luu|ghi nhớ|ghi nho|ghi nhận|ghi nhan)\s*[:：]\s*|^(remember|nhớ|nho) (that|rằng|rang)\s+/iu;
 
 /** Words people write with a capital after `I'm` that say how they are, not who (`I'm Fine thanks`). */
 const CAPITALISED_STATES = [
