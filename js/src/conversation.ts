@@ -24,6 +24,10 @@
  *   size leaves `topK` places for older turns when the turns were recorded in order.
  * - **What the store holds now**: a hit's text and role are the stored turn's, so an `update`
  *   (a redaction) or a `forget` shows at once.
+ * - **A user's lane**: with `userId`, the turns are stored as that user's and every recall of
+ *   the lane passes it (and `maxClassification`), so nothing of another user, or classified
+ *   above the ceiling, takes part: not their turns, nor the memories and entities the
+ *   question's pronouns resolve through. The lane knows only the turns its recall can see.
  *
  * The lane learns the conversation's turns from the store the first time it is used (a scan of
  * the store's memories), then keeps count of its own appends; turns another tab appends are
@@ -32,7 +36,8 @@
  */
 import { RecallError } from "./errors.js";
 import { estimateTokens, quoteText } from "./context.js";
-import type { MemoryInput, RecallOptions, RecallResult, TimeInput } from "./types.js";
+import { toLaneScope, toRecallOptions } from "./validate.js";
+import type { MemoryInput, RecallContext, RecallOptions, RecallResult, TimeInput } from "./types.js";
 
 /** The topic prefix of a conversation's turns (the engine's `CONVERSATION_TOPIC_PREFIX`). */
 export const CONVERSATION_TOPIC_PREFIX = "recallkit:conversation:";
@@ -72,6 +77,46 @@ export interface ConversationOptions {
   topK?: number;
   /** Token ceiling of the hits' texts (an integer ≥ 1, default 1000; the best hit is kept even above it). */
   budgetTokens?: number;
+  /**
+   * The user the conversation belongs to (docs/users.md). Its turns are stored with this
+   * `userId`, so a host that finds a user's data by `userId` (to export or forget it) finds
+   * them, and every recall of
+   * the lane passes it: only this user's turns are found, and the question's pronouns resolve
+   * through this user's memories and the entities this user sees, never another user's. Without
+   * it the turns are shared and the lane's recalls filter no user, as a recall without `userId`:
+   * in a store of several users, give it. A lane with `userId` does not see turns stored
+   * without one (or as another user) under the same conversation id.
+   */
+  userId?: string;
+  /**
+   * Hide what is classified above this level (an integer ≥ 0) from the lane's recalls,
+   * pronoun resolution included, as recall's `maxClassification`; the lane's live window and
+   * hits count only the turns it may see.
+   */
+  maxClassification?: number;
+  /**
+   * The classification level of the turns `append` stores (an integer ≥ 0, default 0); at
+   * most `maxClassification` when both are given (`invalid_argument`: the lane could not read
+   * its own turns).
+   */
+  classification?: number;
+}
+
+/**
+ * {@link ConversationOptions} as {@link MemoryStore.conversation} checked them, defaults filled
+ * in: what a {@link ConversationLane} is built with.
+ */
+export interface LaneSettings {
+  /** Most hits per call, 1..100. */
+  topK: number;
+  /** Token ceiling of the hits' texts, ≥ 1. */
+  budgetTokens: number;
+  /** The lane's user, if it has one. */
+  userId?: string;
+  /** The lane's classification ceiling, if it has one. */
+  maxClassification?: number;
+  /** Its turns' classification level (absent: 0); at most `maxClassification`. */
+  classification?: number;
 }
 
 /** What {@link ConversationLane.append} accepts. */
@@ -88,7 +133,26 @@ export interface RelevantOptions {
   exclude?: string[];
   /** Leave out the last N turns (the live window, by count). */
   excludeLast?: number;
+  /**
+   * The caller's context, passed to the recall and checked as its `context` is:
+   * `utcOffsetMinutes` reads the question's time words ("yesterday") in the caller's day
+   * (else in UTC), `entities` are the session's recently mentioned entities the question's
+   * pronouns stand for (most recent last), and the rest are the context boost's hints.
+   */
+  context?: RecallContext;
+  /** The time the question's time words and recency are read against (default: the store's clock). */
+  now?: TimeInput;
+  /**
+   * Resolve the question's pronouns to entities (default true), as recall's `resolvePronouns`:
+   * through `context.entities`, else through the newest memories the lane's user may see.
+   */
+  resolvePronouns?: boolean;
+  /** Read the question's time words into a time window (default true), as recall's `resolveTime`. */
+  resolveTime?: boolean;
 }
+
+/** The options of {@link RelevantOptions} that go to the recall as they are. */
+const RECALL_PASSED = ["context", "now", "resolvePronouns", "resolveTime"] as const;
 
 /** One earlier turn {@link ConversationLane.relevant} found. */
 export interface TurnHit {
@@ -116,10 +180,10 @@ export interface LaneHost {
   readonly writable: boolean;
   /** Stores a memory durably, never embedding it; returns its id. */
   append(memory: MemoryInput): Promise<string>;
-  /** The store's turns of `topic`, in insertion order. */
-  turns(topic: string): { id: string; createdAt: number; embedded: boolean }[];
+  /** The store's turns of `topic` (every user's), in insertion order. */
+  turns(topic: string): { id: string; createdAt: number; embedded: boolean; userId?: string; classification?: number }[];
   /** A turn as the store holds it now, or `undefined` once it is forgotten. */
-  get(id: string): { text: string; createdAt: number } | undefined;
+  get(id: string): { text: string; createdAt: number; userId?: string; classification?: number } | undefined;
   /** The host's `embed` under its timeout, vectors checked. */
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Stores the vectors of memories that have none (one write). */
@@ -155,13 +219,24 @@ function integer(value: unknown, field: string, min: number, max: number, fallba
 }
 
 /** Checks {@link ConversationOptions}. */
-export function toConversationOptions(options: unknown): { topK: number; budgetTokens: number } {
+export function toConversationOptions(options: unknown): LaneSettings {
   const o = checkObject(options, "conversation options");
-  checkKeys(o, ["topK", "budgetTokens"], "conversation");
+  checkKeys(o, ["topK", "budgetTokens", "userId", "maxClassification", "classification"], "conversation");
+  const { userId, maxClassification, classification } = o;
   return {
     topK: integer(o.topK, "topK", 1, 100, DEFAULT_TOP_K),
     budgetTokens: integer(o.budgetTokens, "budgetTokens", 1, Number.MAX_SAFE_INTEGER, DEFAULT_LANE_BUDGET_TOKENS),
+    ...toLaneScope({ userId, maxClassification, classification }),
   };
+}
+
+/** Whose a lane is: its user, its ceiling and its turns' level. */
+type Scope = Pick<LaneSettings, "userId" | "maxClassification" | "classification">;
+
+/** Whether a lane of `scope` sees a turn: the engine's user and classification filter (`src/recall/filter.rs`). */
+function sees(scope: Scope, turn: { userId?: string; classification?: number }): boolean {
+  if (scope.userId !== undefined && turn.userId !== scope.userId) return false;
+  return scope.maxClassification === undefined || (turn.classification ?? 0) <= scope.maxClassification;
 }
 
 /**
@@ -169,9 +244,12 @@ export function toConversationOptions(options: unknown): { topK: number; budgetT
  * {@link MemoryStore.conversation}.
  *
  * ```ts
- * const lane = store.conversation("chat-42");
+ * const lane = store.conversation("chat-42", { userId: "alice" });
  * await lane.append({ role: "user", text: "how do I deploy an ERC-20?" });
- * const hits = await lane.relevant("deploy the token again", { excludeLast: 16 });
+ * const hits = await lane.relevant("deploy the token again", {
+ *   excludeLast: 16,
+ *   context: { utcOffsetMinutes: -new Date().getTimezoneOffset() },
+ * });
  * system += renderRecall(hits);
  * ```
  */
@@ -182,6 +260,7 @@ export class ConversationLane {
   readonly #topic: string;
   readonly #topK: number;
   readonly #budget: number;
+  readonly #scope: Scope;
   /** The turns, in order; loaded from the store on first use. */
   #turns: Turn[] | undefined;
   /** Appends not yet durable, awaited before a `relevant` reads. */
@@ -189,19 +268,35 @@ export class ConversationLane {
 
   /**
    * A lane over `host` ({@link MemoryStore.conversation} passes its store's). Options are
-   * taken as checked: `topK` 1..100, `budgetTokens` ≥ 1.
+   * taken as checked (by {@link MemoryStore.conversation}): `topK` 1..100, `budgetTokens` ≥ 1,
+   * `classification` at most `maxClassification`.
    */
-  constructor(host: LaneHost, conversationId: string, options: { topK: number; budgetTokens: number }) {
+  constructor(host: LaneHost, conversationId: string, options: LaneSettings) {
     this.#host = host;
     this.conversationId = conversationId;
     this.#topic = CONVERSATION_TOPIC_PREFIX + conversationId;
     this.#topK = options.topK;
     this.#budget = options.budgetTokens;
+    const { userId, maxClassification, classification } = options;
+    this.#scope = {
+      ...(userId === undefined ? {} : { userId }),
+      ...(maxClassification === undefined ? {} : { maxClassification }),
+      ...(classification === undefined ? {} : { classification }),
+    };
   }
 
+  /** The turns the lane's recall can see: of its user, within its ceiling. */
   #known(): Turn[] {
-    this.#turns ??= this.#host.turns(this.#topic);
+    this.#turns ??= this.#host.turns(this.#topic)
+      .filter((t) => sees(this.#scope, t))
+      .map(({ id, createdAt, embedded }) => ({ id, createdAt, embedded }));
     return this.#turns;
+  }
+
+  /** The turn as the store holds it now, if the lane may still see it (not forgotten, nor moved out of its scope by an `update`). */
+  #current(id: string): { text: string; createdAt: number } | undefined {
+    const turn = this.#host.get(id);
+    return turn !== undefined && sees(this.#scope, turn) ? turn : undefined;
   }
 
   /**
@@ -212,15 +307,16 @@ export class ConversationLane {
     const turns = this.#known();
     const live: Turn[] = [];
     for (let i = turns.length - 1; i >= 0 && live.length < n; i--) {
-      if (this.#host.get(turns[i]!.id) === undefined) turns.splice(i, 1);
+      if (this.#current(turns[i]!.id) === undefined) turns.splice(i, 1);
       else live.push(turns[i]!);
     }
     return live.reverse();
   }
 
   /**
-   * Stores a turn (durable when it resolves, like `remember`) and returns its memory id. It is
-   * not embedded now: the next {@link ConversationLane.relevant} embeds it. Errors:
+   * Stores a turn (durable when it resolves, like `remember`) and returns its memory id; with
+   * the lane's `userId` and `classification`, when it has them. It is not embedded now: the
+   * next {@link ConversationLane.relevant} embeds it. Errors:
    * `invalid_argument` for a bad turn (naming the field), and `remember`'s.
    */
   async append(turn: TurnInput): Promise<string> {
@@ -229,6 +325,8 @@ export class ConversationLane {
     if (t.role !== "user" && t.role !== "assistant") throw invalid("role", '"user" or "assistant"', t.role);
     if (typeof t.text !== "string") throw invalid("text", "a string", t.text);
     const memory: MemoryInput = { text: t.text, topic: this.#topic, type: TURN_TYPE, tags: [t.role] };
+    if (this.#scope.userId !== undefined) memory.userId = this.#scope.userId;
+    if (this.#scope.classification !== undefined) memory.classification = this.#scope.classification;
     if (t.createdAt !== undefined) memory.createdAt = t.createdAt as TimeInput;
     // Known before the write, so that a first scan never holds this turn already.
     const known = this.#known();
@@ -244,16 +342,23 @@ export class ConversationLane {
    * The earlier turns most relevant to `query`, best first: at most `topK`, within the token
    * budget (the best one always, when the recall finds any), leaving out `exclude` and the
    * last `excludeLast` turns. Embeds the turns appended since the last call, with the query, in
-   * one call to the store's `embed`; if it fails, the answer is lexical. Errors:
-   * `invalid_argument` for a bad query or option (naming it).
+   * one call to the store's `embed`; if it fails, the answer is lexical. The recall runs as the
+   * lane's `userId` under its `maxClassification`, with `context`, `now`, `resolvePronouns`
+   * and `resolveTime` as given. Errors: `invalid_argument` for a bad query or option (naming
+   * it), checked before anything is embedded.
    */
   async relevant(query: string, options?: RelevantOptions): Promise<TurnHit[]> {
     if (typeof query !== "string") throw invalid("query", "a string", query);
     const o = checkObject(options, "relevant options");
-    checkKeys(o, ["exclude", "excludeLast"], "relevant");
+    checkKeys(o, ["exclude", "excludeLast", ...RECALL_PASSED], "relevant");
     const exclude = o.exclude ?? [];
     if (!Array.isArray(exclude) || exclude.some((x) => typeof x !== "string")) throw invalid("exclude", "an array of strings", exclude);
     const excludeLast = integer(o.excludeLast, "excludeLast", 0, Number.MAX_SAFE_INTEGER, 0);
+    const given: Record<string, unknown> = {};
+    for (const key of RECALL_PASSED) if (o[key] !== undefined) given[key] = o[key];
+    // Checked as the store's recall checks them, before the turns are embedded.
+    toRecallOptions(given, 0, "lexical");
+    const passed = given as Pick<RecallOptions, (typeof RECALL_PASSED)[number]>;
     await this.#pending;
     const turns = this.#known();
     if (turns.length === 0 || query.trim() === "") return [];
@@ -279,8 +384,12 @@ export class ConversationLane {
       }
     }
     const limit = Math.min(100, this.#topK + exclude.length + inWindow);
+    const { userId, maxClassification } = this.#scope;
     const result = await this.#host.recall(query, {
+      ...passed,
       topic: this.#topic, limit, trackRecalls: false, minScore: 0, rerank: false,
+      ...(userId === undefined ? {} : { userId }),
+      ...(maxClassification === undefined ? {} : { maxClassification }),
       ...(end === undefined ? {} : { end }),
       ...(vector === undefined ? { searchMode: "lexical" } : { embedding: vector }),
     });
@@ -307,7 +416,7 @@ export class ConversationLane {
     if (this.#host.writable) {
       for (const turn of turns) {
         if (turn.embedded) continue;
-        const now = this.#host.get(turn.id);
+        const now = this.#current(turn.id);
         if (now !== undefined) fresh.push({ id: turn.id, text: now.text, turn });
       }
     }

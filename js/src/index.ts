@@ -18,7 +18,7 @@ export {
 export type { ContextBlock, ContextOptions } from "./context.js";
 export { describeQuery } from "./describe.js";
 export { ConversationLane, renderRecall, RECALL_HEADER } from "./conversation.js";
-export type { ConversationOptions, LaneHost, RelevantOptions, TurnHit, TurnInput, TurnRole } from "./conversation.js";
+export type { ConversationOptions, LaneHost, LaneSettings, RelevantOptions, TurnHit, TurnInput, TurnRole } from "./conversation.js";
 export { detectMemory, guardMemory, GUARD_RULES, MIN_MEMORY_CHARS, MIN_PAYLOAD_CHARS } from "./observe.js";
 export type { GuardReason, GuardVerdict, MemoryDetection, MemoryKind } from "./observe.js";
 export { RecallError } from "./errors.js";

@@ -23,7 +23,7 @@ import type { Engine } from "./engine.js";
 import { formatContext, CONTEXT_OPTION_NAMES } from "./context.js";
 import type { ContextBlock, ContextOptions } from "./context.js";
 import { ConversationLane, checkConversationId, toConversationOptions } from "./conversation.js";
-import type { ConversationOptions } from "./conversation.js";
+import type { ConversationOptions, LaneHost } from "./conversation.js";
 import { RecallError, callEngine } from "./errors.js";
 import { Health } from "./health.js";
 import type { StoreStatus } from "./health.js";
@@ -534,8 +534,10 @@ export class MemoryStore {
   /**
    * The conversation lane of `conversationId` (Neo's): append its turns, then ask for the
    * earlier ones relevant to the current question ({@link ConversationLane}). Turns are
-   * memories kept apart from every other recall. Errors: `invalid_argument` for a bad id or
-   * option.
+   * memories kept apart from every other recall. With `userId`, the lane is that user's: its
+   * turns are stored as the user's and its recalls see nothing of another user, pronoun
+   * resolution included ({@link ConversationOptions}). Errors: `invalid_argument` for a bad id
+   * or option.
    */
   conversation(conversationId: string, options?: ConversationOptions): ConversationLane {
     this.#engine.forCaller();
@@ -548,11 +550,14 @@ export class MemoryStore {
       append: (memory) => this.#insert(memory, false),
       turns: (topic) => {
         const engine = this.#engine.forCaller();
-        const out: { id: string; createdAt: number; embedded: boolean }[] = [];
+        const out: ReturnType<LaneHost["turns"]> = [];
         for (const id of engine.ids()) {
           const m = engine.get(id);
           if (m?.topic !== topic) continue;
-          out.push({ id, createdAt: m.createdAt, embedded: engine.embedding(id) !== undefined });
+          out.push({
+            id, createdAt: m.createdAt, embedded: engine.embedding(id) !== undefined,
+            ...(m.userId === undefined ? {} : { userId: m.userId }), classification: m.classification,
+          });
         }
         return out;
       },

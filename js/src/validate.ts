@@ -643,6 +643,28 @@ export function toScope(input: unknown, what: string): Scope {
   return out;
 }
 
+/** Whose a conversation lane is: its turns' user and level, and the ceiling its recalls read under. */
+export interface LaneScope extends Scope {
+  classification?: number;
+}
+const LANE_SCOPE_FIELDS = fieldTable<LaneScope>({ userId: "name", maxClassification: "level", classification: "level" });
+
+/**
+ * Validates the owner fields of a conversation lane's options (`userId`, `maxClassification`,
+ * `classification`; the caller picks them out of the options): kinds as `remember` and `recall`
+ * check them, and a `classification` above `maxClassification` (turns the lane itself could not
+ * read) is `invalid_argument`.
+ */
+export function toLaneScope(input: Record<string, unknown>): LaneScope {
+  const out: LaneScope = {};
+  convertFields(input, LANE_SCOPE_FIELDS, "", out);
+  if (out.classification !== undefined && out.maxClassification !== undefined && out.classification > out.maxClassification) {
+    throw new RecallError("invalid_argument",
+      `classification must be at most maxClassification (${out.maxClassification}), else the lane cannot read its own turns, got ${out.classification}`);
+  }
+  return out;
+}
+
 /** Validates the options of a removal as a user (`forgetEntity`): `{ userId? }`. */
 export function toOwner(input: unknown, what: string): string | undefined {
   const out: { userId?: string } = {};

@@ -6,7 +6,7 @@ import test from "node:test";
 import { MemoryStore, RECALL_HEADER, renderRecall } from "../dist/index.js";
 import { rejectsWith, throwsWith } from "./support/errors.mjs";
 import { withTempDir } from "./support/temp.mjs";
-import { NOW, openMemoryStore } from "./support/stores.mjs";
+import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
 
 const DIMS = 64;
 
@@ -262,5 +262,110 @@ test("bad ids, turns and options are invalid_argument naming them; unknown optio
   await rejectsWith(lane.relevant("q", { exclude: "x" }), "invalid_argument", /exclude/);
   await rejectsWith(lane.relevant("q", { excludeLast: -1 }), "invalid_argument", /excludeLast/);
   await rejectsWith(lane.relevant("q", { excludeFirst: 1 }), "invalid_argument", /excludeFirst/);
+  await store.close();
+});
+
+/** A store where alice's newest own memory names Carol and bob's newer, classified one names Rachel. */
+async function storeOfTwoUsers(options) {
+  const store = await openMemoryStore(options);
+  await store.addEntity({ name: "Carol", type: "person" });
+  await store.addEntity({ name: "Rachel", type: "person" });
+  await store.remember({ text: "Carol leads the launch", userId: "alice", entities: ["Carol"], createdAt: NOW - 5000 });
+  const lane = store.conversation("standup", { userId: "alice" });
+  const carol = await lane.append({ role: "user", text: "Carol said the launch slips to May", createdAt: NOW - 4000 });
+  const rachel = await lane.append({ role: "assistant", text: "Rachel said the budget is fine", createdAt: NOW - 3000 });
+  await store.remember({ text: "Rachel from finance called", userId: "bob", classification: 3, entities: ["Rachel"], createdAt: NOW - 1000 });
+  return { store, lane, carol, rachel };
+}
+
+test("a user's lane resolves pronouns through that user's memories only, never another user's classified one", async () => {
+  const { store, lane, carol, rachel } = await storeOfTwoUsers();
+  // Bob's memory is the newest naming a person, but "she" is alice's Carol.
+  const hits = await lane.relevant("what did she say?");
+  assert.equal(hits[0]?.id, carol, JSON.stringify(hits));
+  assert.ok(!hits.some((h) => h.id === rachel), "the Rachel turn is not brought by Bob's memory");
+  // The session's entities, passed through context, name the referent.
+  const told = await lane.relevant("what did she say?", { context: { entities: [{ name: "Rachel", type: "person" }] } });
+  assert.equal(told[0]?.id, rachel, JSON.stringify(told));
+  // resolvePronouns: false leaves "she" as written: no name is searched, and no turn holds the rest.
+  assert.deepEqual(await lane.relevant("what did she say?", { resolvePronouns: false }), []);
+  await store.close();
+});
+
+test("a lane's maxClassification keeps the user's own classified memories out of pronoun resolution", async () => {
+  const { store, carol, rachel } = await storeOfTwoUsers();
+  await store.remember({ text: "Rachel joined the call", userId: "alice", classification: 3, entities: ["Rachel"], createdAt: NOW - 500 });
+  const open = store.conversation("standup", { userId: "alice" });
+  assert.equal((await open.relevant("what did she say?"))[0]?.id, rachel, "alice's own newest memory names Rachel");
+  const ceiling = store.conversation("standup", { userId: "alice", maxClassification: 2 });
+  assert.equal((await ceiling.relevant("what did she say?"))[0]?.id, carol, "above the ceiling: not read");
+  await store.close();
+});
+
+test("a user's turns are stored as that user's, and another user's lane of the same id sees none of them", async () => {
+  const { store, lane, carol, rachel } = await storeOfTwoUsers();
+  for (const id of [carol, rachel]) {
+    assert.equal((await store.get(id)).userId, "alice");
+    assert.equal((await store.get(id)).classification, 0);
+  }
+  const alices = [];
+  for (const id of await store.ids()) if ((await store.get(id)).userId === "alice") alices.push(id);
+  assert.ok(alices.includes(carol) && alices.includes(rachel), "deleting or exporting alice's data by userId finds her turns");
+  const bobs = store.conversation("standup", { userId: "bob" });
+  assert.deepEqual(await bobs.relevant("Carol said the launch slips"), []);
+  await bobs.append({ role: "user", text: "Carol is on leave" });
+  // Alice's live window counts her turns only: excludeLast 1 leaves out her Rachel turn, not Bob's.
+  const hits = await lane.relevant("Carol Rachel said", { excludeLast: 1 });
+  assert.deepEqual(hits.map((h) => h.id), [carol]);
+  await store.close();
+});
+
+test("a lane's classification stores its turns at that level; a lower ceiling neither finds them nor counts them in the window", async () => {
+  const store = await openMemoryStore();
+  const secret = store.conversation("ops", { userId: "alice", classification: 2 });
+  const id = await secret.append({ role: "user", text: "the vault key rotates on Friday" });
+  assert.equal((await store.get(id)).classification, 2);
+  const open = store.conversation("ops", { userId: "alice", maxClassification: 1 });
+  const shown = await open.append({ role: "user", text: "the vault door is painted blue" });
+  assert.deepEqual((await open.relevant("vault key")).map((h) => h.id), [shown]);
+  assert.deepEqual(await open.relevant("vault", { excludeLast: 1 }), [], "the window is the one turn the lane sees");
+  assert.deepEqual((await secret.relevant("vault key rotates")).map((h) => h.id)[0], id);
+  await store.close();
+});
+
+test("relevant reads the question's time words in the caller's day (context.utcOffsetMinutes) and at its now", async () => {
+  const store = await openMemoryStore();
+  const lane = store.conversation("c", { userId: "alice" });
+  // NOW is 2026-06-01 12:00 UTC: 14 hours east, it is already 2 June there.
+  await lane.append({ role: "user", text: "the deploy of the gateway failed", createdAt: "2026-05-31T05:00:00Z" });
+  await lane.append({ role: "user", text: "the deploy of the billing service worked", createdAt: "2026-06-01T05:00:00Z" });
+  const ask = async (options) => (await lane.relevant("what happened with the deploy yesterday?", options)).map((h) => h.text);
+  assert.deepEqual(await ask(), ["the deploy of the gateway failed"], "UTC's yesterday: 31 May");
+  assert.deepEqual(await ask({ context: { utcOffsetMinutes: 840 } }), ["the deploy of the billing service worked"], "the caller's yesterday: 1 June");
+  assert.deepEqual(await ask({ now: NOW + DAY }), ["the deploy of the billing service worked"]);
+  assert.equal((await ask({ context: { utcOffsetMinutes: 840 }, resolveTime: false })).length, 2, "no time window");
+  await store.close();
+});
+
+test("bad user, classification and recall options of a lane are invalid_argument before anything is embedded", async () => {
+  const { embed, counts } = countingEmbedder();
+  const store = await openMemoryStore({ embed });
+  throwsWith(() => store.conversation("c", { userId: "" }), "invalid_argument", /userId/);
+  throwsWith(() => store.conversation("c", { userId: 7 }), "invalid_argument", /userId/);
+  throwsWith(() => store.conversation("c", { maxClassification: -1 }), "invalid_argument", /maxClassification/);
+  throwsWith(() => store.conversation("c", { classification: 1.5 }), "invalid_argument", /classification/);
+  throwsWith(() => store.conversation("c", { classification: 3, maxClassification: 2 }), "invalid_argument",
+    /classification must be at most maxClassification \(2\).*got 3/);
+  const lane = store.conversation("c", { userId: "u" });
+  await lane.append({ role: "user", text: "a turn to embed" });
+  await rejectsWith(lane.relevant("q", { context: { utcOffsetMinutes: "east" } }), "invalid_argument", /utcOffsetMinutes/);
+  await rejectsWith(lane.relevant("q", { context: { hour: 25 } }), "invalid_argument", /context\.hour/);
+  await rejectsWith(lane.relevant("q", { context: { entities: "Carol" } }), "invalid_argument", /entities/);
+  await rejectsWith(lane.relevant("q", { context: { mood: "ok" } }), "invalid_argument", /mood/);
+  await rejectsWith(lane.relevant("q", { now: "not a date" }), "invalid_argument", /now/);
+  await rejectsWith(lane.relevant("q", { resolvePronouns: "yes" }), "invalid_argument", /resolvePronouns/);
+  await rejectsWith(lane.relevant("q", { resolveTime: 1 }), "invalid_argument", /resolveTime/);
+  await rejectsWith(lane.relevant("q", { userId: "v" }), "invalid_argument", /"userId"/);
+  assert.equal(counts.calls, 0, "nothing was embedded");
   await store.close();
 });
