@@ -19,7 +19,7 @@
 import type { Engine } from "./engine.js";
 import { RecallError, fromEngineError, itemError } from "./errors.js";
 import {
-  InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, reloadGraph, setGraph, splitMemory,
+  InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, reloadGraph, setGraph, splitMemory, withTracking,
 } from "./records.js";
 import type { OtherTabs } from "./remote.js";
 import type { EngineSlot } from "./slot.js";
@@ -27,7 +27,7 @@ import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
 import {
-  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX,
+  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX,
   SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, parseJournalKey, planReplay,
 } from "./storage/layout.js";
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
@@ -176,7 +176,8 @@ async function loadImage(
     const rank = ranks[i];
     if (rank !== null && rank !== undefined) order.set(id, rank);
   });
-  await reload(adapter, engine, order, replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX)), true);
+  const records = replay.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(TRACKING_PREFIX) || k.startsWith(NOTE_PREFIX));
+  await reload(adapter, engine, order, records, true);
   await reloadGraph(adapter, engine, replay);
   return replay.length;
 }
@@ -187,11 +188,14 @@ async function loadRecords(parts: LoadParts): Promise<void> {
   const { slot, adapter, order } = parts;
   const engine = slot.engine!;
   const entries: Array<[string, Uint8Array] | undefined> = await readStore(() => adapter.entries(MEMORY_PREFIX));
+  // Recall tracking is stored apart (`r/<id>`, storage/layout.ts); one without its memory is ignored.
+  const tracking = new Map(await readStore(() => adapter.entries(TRACKING_PREFIX)));
   const rows = entries.map((entry, i) => {
     const [key, bytes] = entry!;
     entries[i] = undefined; // let the bytes go as soon as they are decoded
     const stored = decodeAt(key, bytes, "memory");
-    const { record, order: rank } = splitMemory(stored.data);
+    const trackingKey = TRACKING_PREFIX + key.slice(MEMORY_PREFIX.length);
+    const { record, order: rank } = splitMemory(withTracking(stored.data, tracking.get(trackingKey), trackingKey));
     if (typeof record.id !== "string" || MEMORY_PREFIX + record.id !== key) {
       throw new RecallError("corrupt", `record ${JSON.stringify(key)} holds memory id ${JSON.stringify(record.id)}`);
     }

@@ -17,7 +17,7 @@ import { RecallError, located, storageError } from "./errors.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import { decodeRecord, encodeRecord } from "./storage/codec.js";
 import type { RecordKind, StoredRecord } from "./storage/codec.js";
-import { EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX } from "./storage/layout.js";
+import { EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, TRACKING_PREFIX } from "./storage/layout.js";
 
 /** Concurrent reads while re-reading records (another tab's writes, a replay after the snapshot). */
 const REREAD_CONCURRENCY = 256;
@@ -140,6 +140,34 @@ export function memoryOp(engine: Engine, id: string, order: InsertionOrder, crea
   const data = engine.get(id);
   if (data === undefined) return { op: "delete", key: MEMORY_PREFIX + id };
   return memoryPut(id, data, order, engine.embedding(id), engine.signature(id), create);
+}
+
+/** The fields of a memory's recall tracking, stored apart as `r/<id>` (`storage/layout.ts`). */
+const TRACKING_FIELDS = ["recallCount", "lastRecalledAt", "recallTimestamps"] as const;
+
+/**
+ * The op that stores the recall tracking of memory `id` as the engine holds it (`r/<id>`), or
+ * deletes it when the engine holds no such memory. Never the memory itself: see
+ * `storage/layout.ts`, "Recall tracking".
+ */
+export function trackingOp(engine: Engine, id: string): StorageOp {
+  const memory = engine.get(id) as Record<string, unknown> | undefined;
+  if (memory === undefined) return { op: "delete", key: TRACKING_PREFIX + id };
+  const data: Record<string, unknown> = {};
+  for (const field of TRACKING_FIELDS) if (memory[field] !== undefined) data[field] = memory[field];
+  return { op: "put", key: TRACKING_PREFIX + id, value: encodeRecord({ kind: "meta", data }) };
+}
+
+/** `stored`'s memory data with the tracking fields of `tracking` (an `r/<id>` value) over them. */
+export function withTracking(data: Record<string, unknown>, tracking: Uint8Array | undefined, key: string): Record<string, unknown> {
+  if (tracking === undefined) return data;
+  const fields = decodeAt(key, tracking, "meta").data;
+  const out: Record<string, unknown> = { ...data };
+  for (const field of TRACKING_FIELDS) {
+    if (fields[field] === undefined) delete out[field];
+    else out[field] = fields[field];
+  }
+  return out;
 }
 
 /** The op that stores the engine's current state of a note. */
@@ -297,20 +325,33 @@ export async function reload(
   adapter: StorageAdapter, engine: Engine, order: InsertionOrder, keys: readonly string[], strict = false,
 ): Promise<boolean> {
   let synced = true;
-  for await (const [chunk, values] of readChunks(adapter, keys)) {
-    chunk.forEach((key, i) => {
-      const bytes = values[i];
-      try {
-        if (key.startsWith(MEMORY_PREFIX)) {
-          applyMemory(engine, order, key.slice(MEMORY_PREFIX.length), bytes && decodeAt(key, bytes, "memory"));
-        } else {
-          applyNote(engine, key.slice(NOTE_PREFIX.length), bytes && decodeAt(key, bytes, "note"));
-        }
-      } catch (e) {
-        if (strict) throw located(e, `record ${JSON.stringify(key)}`);
-        synced = false;
+  // A memory is read with its recall tracking (`r/<id>`), and a changed tracking re-reads its memory.
+  const wanted = new Set<string>();
+  for (const key of keys) {
+    const id = key.startsWith(TRACKING_PREFIX) ? key.slice(TRACKING_PREFIX.length)
+      : key.startsWith(MEMORY_PREFIX) ? key.slice(MEMORY_PREFIX.length) : undefined;
+    if (id === undefined) wanted.add(key);
+    else wanted.add(MEMORY_PREFIX + id).add(TRACKING_PREFIX + id);
+  }
+  const read = [...wanted];
+  const values = new Map<string, Uint8Array | undefined>();
+  for await (const [chunk, got] of readChunks(adapter, read)) chunk.forEach((key, i) => values.set(key, got[i]));
+  for (const key of read) {
+    if (key.startsWith(TRACKING_PREFIX)) continue;
+    const bytes = values.get(key);
+    try {
+      if (key.startsWith(MEMORY_PREFIX)) {
+        const id = key.slice(MEMORY_PREFIX.length);
+        const stored = bytes && decodeAt(key, bytes, "memory");
+        if (stored !== undefined) stored.data = withTracking(stored.data, values.get(TRACKING_PREFIX + id), TRACKING_PREFIX + id);
+        applyMemory(engine, order, id, stored);
+      } else {
+        applyNote(engine, key.slice(NOTE_PREFIX.length), bytes && decodeAt(key, bytes, "note"));
       }
-    });
+    } catch (e) {
+      if (strict) throw located(e, `record ${JSON.stringify(key)}`);
+      synced = false;
+    }
   }
   return synced;
 }

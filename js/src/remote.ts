@@ -24,7 +24,7 @@ import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import {
-  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, decodeConfig, decodeJournal, decodeSeq,
+  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX, decodeConfig, decodeJournal, decodeSeq,
   journalKey, parseJournalKey, seqKey,
 } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
@@ -152,7 +152,7 @@ export class OtherTabs {
     if (engine === undefined) return;
     const keys = [...new Set(changed)];
     this.#snapshots.remoteApplied(keys.length);
-    const records = keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(NOTE_PREFIX));
+    const records = keys.filter((k) => k.startsWith(MEMORY_PREFIX) || k.startsWith(TRACKING_PREFIX) || k.startsWith(NOTE_PREFIX));
     // Read with the records, not after them: an adapter that answers the gets of one turn in one
     // query (PostgreSQL) then makes one round trip for the batch, not two.
     const sequences = keys.filter((k) => k.startsWith(SEQ_PREFIX)).map((k) => ({ key: k, value: readStore(() => adapter.get(k)) }));

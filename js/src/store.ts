@@ -52,7 +52,7 @@ import {
 import { openAdapter } from "./storage/adapter.js";
 import type { StorageAdapter, StorageKind } from "./storage/adapter.js";
 import { checkedAdapter } from "./storage/checked.js";
-import { MEMORY_PREFIX, NOTE_PREFIX } from "./storage/layout.js";
+import { MEMORY_PREFIX, NOTE_PREFIX, TRACKING_PREFIX } from "./storage/layout.js";
 import { exportLines, importLines } from "./transfer.js";
 import type {
   Edge, Entity, EntityInput, ImportOptions, ImportProgress, ImportSource, Memory, MemoryInput, MemoryPatch, Note, NoteInput, NotePatch,
@@ -457,7 +457,7 @@ export class MemoryStore {
       if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
       return {
         result: current,
-        ops: () => [{ op: "delete", key: MEMORY_PREFIX + id }],
+        ops: () => [{ op: "delete", key: MEMORY_PREFIX + id }, { op: "delete", key: TRACKING_PREFIX + id }],
         after: () => {
           engine.remove(id);
           this.#order.delete(id);

@@ -23,8 +23,9 @@ import {
 import type { GraphState } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import { FIELD_NAMES, fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./storage/codec.js";
+import type { StorageOp } from "./storage/adapter.js";
 import type { StoredRecord } from "./storage/codec.js";
-import { STORE_FORMAT, checkConfig } from "./storage/layout.js";
+import { STORE_FORMAT, TRACKING_PREFIX, checkConfig } from "./storage/layout.js";
 import type { ExportedRecord, ImportProgress, ImportSource } from "./types.js";
 import { checkDimensions, checkRecordNames } from "./validate.js";
 import type { Step, WriteQueue } from "./writes.js";
@@ -257,6 +258,8 @@ function importBatch(
     result: { stored, skipped },
     ops: () => [
       ...memoryIds.map((id) => memoryOp(engine, id, order, created.has(id))),
+      // A replaced memory takes the file's recall tracking: its stored `r/<id>` would override it.
+      ...memoryIds.filter((id) => !created.has(id)).map((id): StorageOp => ({ op: "delete", key: TRACKING_PREFIX + id })),
       ...noteIds.map((id) => noteOp(engine, id)),
       ...(before === undefined ? [] : graphOps(before, graphState(engine))),
     ],

@@ -19,16 +19,17 @@
 import type { Engine } from "./engine.js";
 import { RecallError, storageError } from "./errors.js";
 import type { Health } from "./health.js";
-import { InsertionOrder, memoryOp, reload } from "./records.js";
+import { InsertionOrder, reload, trackingOp } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import {
-  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, encodeConfig, encodeJournal, encodeSeq, journalKey,
+  CONFIG_KEY, EDGE_PREFIX, ENTITY_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, TRACKING_PREFIX, encodeConfig, encodeJournal, encodeSeq,
+  journalKey,
   newWriterId, seqKey,
 } from "./storage/layout.js";
 
 /** Record prefixes: the keys a batch's journal entry lists. */
-const RECORD_PREFIXES = [MEMORY_PREFIX, NOTE_PREFIX, ENTITY_PREFIX, EDGE_PREFIX];
+const RECORD_PREFIXES = [MEMORY_PREFIX, TRACKING_PREFIX, NOTE_PREFIX, ENTITY_PREFIX, EDGE_PREFIX];
 
 /** What one queued write did: its result, its storage ops, how to undo it, what to do once durable. */
 export interface Step<T> {
@@ -206,7 +207,8 @@ export class WriteQueue {
     this.#trackingDirty.clear();
     if (ids.length === 0) return;
     try {
-      await this.commit(ids.map((id) => memoryOp(engine, id, this.#order)));
+      // The counts alone (`r/<id>`): this engine's copy of a memory may be older than storage's.
+      await this.commit(ids.map((id) => trackingOp(engine, id)));
     } catch (e) {
       // Storage holds the state before these recalls: make the engine agree.
       const keys = ids.map((id) => MEMORY_PREFIX + id);

@@ -205,11 +205,16 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       const res = await store.recall("garden", { now: NOW + 5 });
       assert.equal(res.results[0].memory.recallCount, 1);
       assert.equal(raw.writes.length, writes + 1);
-      const stored = decodeRecord(await raw.get("m/a"));
-      assert.equal(stored.data.recallCount, 1);
-      assert.equal(stored.data.lastRecalledAt, NOW + 5);
-      assert.deepEqual(stored.data.recallTimestamps, [NOW + 5]);
+      // The counts are stored apart (`r/a`): a recall never rewrites the memory itself.
+      const tracking = decodeRecord(await raw.get("r/a"));
+      assert.equal(tracking.data.recallCount, 1);
+      assert.equal(tracking.data.lastRecalledAt, NOW + 5);
+      assert.deepEqual(tracking.data.recallTimestamps, [NOW + 5]);
+      assert.ok(!decodeRecord(await raw.get("m/a")).data.recallCount, "m/a keeps the count it was written with");
       await store.close();
+      const again = await open(backend);
+      assert.equal((await again.get("a")).recallCount, 1, "a reopen reads the counts from r/a");
+      await again.close();
     });
 
     test("a damaged snapshot is reported in storageInfo().damage, the store opens from its records, and repair removes it", async () => {
@@ -937,3 +942,81 @@ describe("two handles of one IndexedDB store (tabs)", () => {
     await d.close();
   });
 });
+
+/**
+ * Two handles of one store over one storage, as two tabs or two processes: the notices of each
+ * one's writes reach the other only when the test delivers them, so a handle can be made to
+ * act on a copy older than storage's.
+ */
+function sharedStorage() {
+  const inner = new MemoryAdapter();
+  const handles = [];
+  const handle = () => {
+    const me = { listeners: new Set(), held: [] };
+    handles.push(me);
+    return {
+      adapter: {
+        get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: async () => undefined,
+        async write(ops) {
+          await inner.write(ops);
+          for (const other of handles) if (other !== me) other.held.push(ops.map((op) => op.key));
+        },
+        subscribe(listener) {
+          me.listeners.add(listener);
+          return () => me.listeners.delete(listener);
+        },
+      },
+      /** Delivers the notices of the other handle's writes held so far. */
+      deliver() {
+        for (const keys of me.held.splice(0)) for (const listener of me.listeners) listener(keys);
+      },
+    };
+  };
+  return { inner, handle };
+}
+
+describe("a recall never undoes another handle's write", () => {
+  test("a recall on a copy older than storage's leaves another handle's update and forget in place", async () => {
+    const { inner, handle } = sharedStorage();
+    const [a, b] = [handle(), handle()];
+    const storeA = await MemoryStore.open({ storage: a.adapter, clock: () => NOW });
+    const storeB = await MemoryStore.open({ storage: b.adapter, clock: () => NOW });
+    await storeB.rememberMany([{ id: "x", text: "zebra version 0" }, { id: "y", text: "zebra to forget" }]);
+    a.deliver();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await storeA.get("x"))?.text, "zebra version 0");
+    // B changes x and forgets y; A has not heard yet and recalls both (tracking on).
+    await storeB.update("x", { text: "zebra version 1" });
+    await storeB.forget("y");
+    const seen = await storeA.recall("zebra");
+    assert.deepEqual(seen.results.map((r) => r.id).sort(), ["x", "y"], "A answers from its own copy");
+    // Storage still holds B's writes: the update stays, the forgotten memory stays gone.
+    assert.equal(decodeRecord(await inner.get("m/x")).data.text, "zebra version 1");
+    assert.equal(await inner.get("m/y"), undefined);
+    const fresh = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW });
+    assert.equal((await fresh.get("x")).text, "zebra version 1");
+    assert.equal((await fresh.get("x")).recallCount, 1, "A's count of x is kept beside B's text");
+    assert.equal(await fresh.get("y"), undefined, "a recall's count does not bring back a forgotten memory");
+    await fresh.close();
+    // Once A hears B's writes, it agrees.
+    a.deliver();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await storeA.get("x")).text, "zebra version 1");
+    assert.equal(await storeA.get("y"), undefined);
+    await storeA.close();
+    await storeB.close();
+  });
+});
+
+/** A read-and-write view of an adapter's storage that closing leaves alone. */
+class MemoryAdapterView {
+  #inner;
+  constructor(inner) {
+    this.#inner = inner;
+  }
+  get(k) { return this.#inner.get(k); }
+  keys(p) { return this.#inner.keys(p); }
+  entries(p) { return this.#inner.entries(p); }
+  write(ops) { return this.#inner.write(ops); }
+  async close() {}
+}

@@ -6,6 +6,7 @@
  * | key | value (`codec.ts` record, kind) |
  * |---|---|
  * | `m/<id>` | `memory`: the memory's fields plus `order` (its insertion rank), its embedding and its 32-byte signature |
+ * | `r/<id>` | `meta`: `{ recallCount, lastRecalledAt?, recallTimestamps }`, the memory's recall tracking, which overrides that of `m/<id>` (see below) |
  * | `n/<id>` | `note`: the note |
  * | `e/<name>` | `entity`: the entity, keyed by its display name (unique per entity, as normal forms are) |
  * | `g/<edge id>` | `edge`: the edge (`from\|relation\|to`, normalised) |
@@ -25,6 +26,11 @@
  * records. One counter for the whole store would not do: two tabs writing at once could both
  * write the same value, and a snapshot missing one tab's batch would then look current.
  *
+ * Recall tracking. A recall persists the counts of the memories it returned as `r/<id>`, never
+ * as `m/<id>`: the handle's copy of a memory may be older than storage's (another tab's or
+ * process's update or forget it has not heard of yet), and writing it back whole undid that
+ * change. An `r/<id>` without its `m/<id>` (a recall racing a forget) is ignored.
+ *
  * Pruning. A writer that knows it is alone (the file store's lock; IndexedDB with Web Locks
  * and no other holder) deletes the `meta/seq` keys of the writers it loaded with its first
  * batch, recording their last `n` in its journal entry (`pruned`): every handle alive then
@@ -40,6 +46,8 @@ export const STORE_FORMAT = 1;
 export const MAX_DIMENSIONS = 4096;
 /** Memory records: `m/<id>`. */
 export const MEMORY_PREFIX = "m/";
+/** Recall tracking of a memory: `r/<id>` (see the module docs). */
+export const TRACKING_PREFIX = "r/";
 /** Note records: `n/<id>`. */
 export const NOTE_PREFIX = "n/";
 /** Entity records: `e/<display name>`. */
