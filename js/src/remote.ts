@@ -12,9 +12,13 @@
  * when the journal no longer holds them (a snapshot since, or a writer without snapshots), by
  * re-reading every record ({@link OtherTabs.writerGone}).
  *
+ * When a change fails to apply (storage unreachable for a moment) or a write fails without
+ * saying whether it committed, the engine may differ from the records: every record is read
+ * again, after a second and then with a doubling wait, until they agree.
+ *
  * Fields: the subscription; whether the open has loaded the store (until then, reported keys
  * and writers gone are held, since the open reads after subscribing and applies them once it
- * has loaded).
+ * has loaded); the pending re-read.
  * @module
  */
 import {
@@ -29,6 +33,11 @@ import {
 } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
+/** The first wait before re-reading every record after the engine drifted from them. */
+export const RESYNC_FIRST_MS = 1_000;
+/** The longest wait between two attempts. */
+export const RESYNC_MAX_MS = 60_000;
+
 /** Another handle's writes, applied to this one's engine (see the module docs). */
 export class OtherTabs {
   #unsubscribe: (() => void) | undefined;
@@ -38,6 +47,10 @@ export class OtherTabs {
   readonly #heard: string[] = [];
   /** Writers gone before then. */
   readonly #gone = new Set<string>();
+  /** A re-read of every record is due ({@link OtherTabs.scheduleResync}). */
+  #resyncTimer: ReturnType<typeof setTimeout> | undefined;
+  #resyncDelay = RESYNC_FIRST_MS;
+  #stopped = false;
   readonly #slot: EngineSlot;
   readonly #adapter: StorageAdapter;
   readonly #writes: WriteQueue;
@@ -50,6 +63,35 @@ export class OtherTabs {
     this.#writes = writes;
     this.#snapshots = snapshots;
     this.#order = order;
+    slot.onUnsynced(() => this.#scheduleResync());
+  }
+
+  /**
+   * Re-reads every record after the engine may have drifted from them (`slot.markUnsynced`),
+   * after {@link RESYNC_FIRST_MS}, then twice as long after each failed attempt, up to
+   * {@link RESYNC_MAX_MS}, until they agree or the store closes.
+   */
+  #scheduleResync(): void {
+    if (this.#stopped || this.#resyncTimer !== undefined || !this.#loaded) return;
+    const timer = setTimeout(() => {
+      this.#resyncTimer = undefined;
+      if (this.#stopped) return;
+      this.#writes.enqueue(() => this.#resync()).then(
+        () => {
+          if (!this.#slot.unsynced) this.#resyncDelay = RESYNC_FIRST_MS;
+          else this.#retryResync();
+        },
+        () => this.#retryResync(),
+      );
+    }, this.#resyncDelay);
+    // Node keeps its event loop alive for a timer; a pending re-read alone should not.
+    (timer as { unref?: () => void }).unref?.();
+    this.#resyncTimer = timer;
+  }
+
+  #retryResync(): void {
+    this.#resyncDelay = Math.min(this.#resyncDelay * 2, RESYNC_MAX_MS);
+    this.#scheduleResync();
   }
 
   /** Subscribes to the adapter's notifications, if it has any: before the open reads anything. */
@@ -69,6 +111,7 @@ export class OtherTabs {
     if (this.#heard.length > 0) this.#onRemote(this.#heard);
     for (const writer of this.#gone) this.writerGone(writer);
     this.#gone.clear();
+    if (this.#slot.unsynced) this.#scheduleResync();
   }
 
   /**
@@ -80,7 +123,7 @@ export class OtherTabs {
       this.#gone.add(writer);
       return;
     }
-    this.#writes.enqueue(() => this.#catchUp(writer)).catch(() => { this.#slot.unsynced = true; });
+    this.#writes.enqueue(() => this.#catchUp(writer)).catch(() => this.#slot.markUnsynced());
   }
 
   async #catchUp(writer: string): Promise<void> {
@@ -134,14 +177,16 @@ export class OtherTabs {
     slot.unsynced = !synced;
   }
 
-  /** Stops listening. */
+  /** Stops listening (and re-reading). */
   stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#resyncTimer);
     this.#unsubscribe?.();
   }
 
   /** Another handle (tab, worker) wrote these keys: apply them, in order with local writes. */
   #onRemote(keys: string[]): void {
-    this.#writes.enqueue(() => this.#apply(keys)).catch(() => { this.#slot.unsynced = true; });
+    this.#writes.enqueue(() => this.#apply(keys)).catch(() => this.#slot.markUnsynced());
   }
 
   async #apply(changed: string[]): Promise<void> {
@@ -157,7 +202,7 @@ export class OtherTabs {
     // query (PostgreSQL) then makes one round trip for the batch, not two.
     const sequences = keys.filter((k) => k.startsWith(SEQ_PREFIX)).map((k) => ({ key: k, value: readStore(() => adapter.get(k)) }));
     for (const s of sequences) s.value.catch(() => undefined); // awaited below, after the records
-    if (!(await reload(adapter, engine, this.#order, records))) slot.unsynced = true;
+    if (!(await reload(adapter, engine, this.#order, records))) slot.markUnsynced();
     await reloadGraph(adapter, engine, keys);
     if (keys.includes(CONFIG_KEY)) {
       const bytes = await readStore(() => adapter.get(CONFIG_KEY));
@@ -165,7 +210,7 @@ export class OtherTabs {
         try {
           slot.config = decodeConfig(bytes);
         } catch {
-          slot.unsynced = true;
+          slot.markUnsynced();
         }
       }
     }

@@ -7,8 +7,9 @@
  *   `configDirty` when storage does not hold it yet (the next batch writes it);
  * - `open`: false once `close()` has begun, so the public API refuses new calls while queued
  *   work finishes;
- * - `unsynced`: the engine may differ from the records (another tab's change failed to apply),
- *   so no snapshot of it is written;
+ * - `unsynced`: the engine may differ from the records (another tab's change failed to apply,
+ *   or a write failed without saying whether it committed), so no snapshot of it is written
+ *   and the records are read again until they agree (`remote.ts`);
  * - `lost`: the storage is gone under the handle (another tab deleted its database), so every
  *   call fails with that error rather than answer from records that no longer exist.
  * @module
@@ -29,8 +30,10 @@ export class EngineSlot {
   configDirty = false;
   /** Calls of the public API are accepted (until `close()`). */
   open = true;
-  /** The engine may differ from the records: write no snapshot. */
+  /** The engine may differ from the records: write no snapshot (and re-read them: `remote.ts`). */
   unsynced = false;
+  /** Told when the engine may have drifted from the records ({@link markUnsynced}). */
+  #onUnsynced: (() => void) | undefined;
   /** Storage is gone under this handle (its database deleted elsewhere): every call fails with this. */
   lost: RecallError | undefined;
   /** The open options the engine takes (ranking, decay, …), for every engine built. */
@@ -58,6 +61,21 @@ export class EngineSlot {
     } catch (e) {
       throw fromEngineError(e);
     }
+  }
+
+  /**
+   * The engine may differ from the records now (another handle's change failed to apply, or a
+   * write failed without saying whether it committed): no snapshot is written, and the
+   * listener (`OtherTabs`) re-reads the records until they agree.
+   */
+  markUnsynced(): void {
+    this.unsynced = true;
+    this.#onUnsynced?.();
+  }
+
+  /** Sets the listener {@link markUnsynced} calls. */
+  onUnsynced(listener: () => void): void {
+    this.#onUnsynced = listener;
   }
 
   /** The engine, for calls of the public API; `closed` once `close()` has been called. */

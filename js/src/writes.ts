@@ -176,6 +176,9 @@ export class WriteQueue {
     } catch (e) {
       const error = storageError(e, "cannot write to the store");
       this.#health.writeFailed(error);
+      // A storage failure may come after the batch committed (a connection lost before its
+      // answer): the caller undoes the change, and the records are read again to tell.
+      if (error.code === "storage_failed") slot.markUnsynced();
       throw error;
     }
     this.#health.wrote();
@@ -213,8 +216,8 @@ export class WriteQueue {
       // Storage holds the state before these recalls: make the engine agree.
       const keys = ids.map((id) => MEMORY_PREFIX + id);
       await reload(this.#adapter, engine, this.#order, keys).then(
-        (synced) => { if (!synced) slot.unsynced = true; },
-        () => { slot.unsynced = true; },
+        (synced) => { if (!synced) slot.markUnsynced(); },
+        () => { slot.markUnsynced(); },
       );
       throw e;
     }

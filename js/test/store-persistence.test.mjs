@@ -1020,3 +1020,53 @@ class MemoryAdapterView {
   write(ops) { return this.#inner.write(ops); }
   async close() {}
 }
+
+describe("an engine that may have drifted from storage reads it again", () => {
+  test("a change of another handle that failed to apply arrives once storage answers again", async () => {
+    const { handle } = sharedStorage();
+    const [a, b] = [handle(), handle()];
+    let down = false;
+    const flaky = {
+      ...a.adapter,
+      get: (k) => (down ? Promise.reject(new RecallError("storage_failed", "connection refused")) : a.adapter.get(k)),
+    };
+    const storeA = await MemoryStore.open({ storage: flaky, clock: () => NOW });
+    const storeB = await MemoryStore.open({ storage: b.adapter, clock: () => NOW });
+    await storeB.remember({ id: "x", text: "the answer is forty two" });
+    down = true;
+    a.deliver(); // A cannot read what B wrote
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(storeA.size, 0);
+    down = false;
+    const end = Date.now() + 5_000;
+    while (storeA.size !== 1) {
+      assert.ok(Date.now() < end, "A never caught up with B's write");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal((await storeA.get("x")).text, "the answer is forty two");
+    await storeA.close();
+    await storeB.close();
+  });
+
+  test("a write that committed but lost its answer is in the engine once storage is read again", async () => {
+    const { inner, handle } = sharedStorage();
+    const { adapter } = handle();
+    const lossy = {
+      ...adapter,
+      async write(ops) {
+        await adapter.write(ops);
+        if (ops.some((op) => op.key === "m/lost")) throw new RecallError("storage_failed", "Connection terminated unexpectedly");
+      },
+    };
+    const store = await MemoryStore.open({ storage: lossy, clock: () => NOW });
+    await rejectsWith(store.remember({ id: "lost", text: "committed, but the answer was lost" }), "storage_failed");
+    assert.ok(await inner.get("m/lost"), "storage holds it");
+    const end = Date.now() + 5_000;
+    while ((await store.get("lost")) === undefined) {
+      assert.ok(Date.now() < end, "the engine never learned what storage holds");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await rejectsWith(store.remember({ id: "lost", text: "again" }), "already_exists");
+    await store.close();
+  });
+});
