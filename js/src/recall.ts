@@ -128,11 +128,13 @@ export async function runRecall(
     out = callEngine(() => engine.finishRecall(pending, vector, reason));
   } else {
     const ranked = callEngine(() => engine.rankForRerank(pending, vector, reason));
-    const texts = engine.rerankTexts(ranked);
+    const candidates = engine.rerankTexts(ranked);
     const started = performance.now();
-    const answer = texts.length === 0
+    const answer = candidates.length === 0
       ? { scores: new Float64Array(0), reason: null }
-      : await rerankTexts(rerank, text, texts, settings.rerankTimeoutMs);
+      // The question as the stages read it (pronouns resolved), not as asked: a cross-encoder
+      // cannot tell who "she" is.
+      : await rerankTexts(rerank, texts[0] ?? text, candidates, settings.rerankTimeoutMs);
     if (slot.engine === undefined) {
       ranked.free();
       throw new RecallError("closed", "the store was closed during recall");

@@ -14,8 +14,9 @@ export type EmbedFunction = (texts: string[]) => Promise<Float32Array[] | number
 
 /**
  * A host reranker (the cross-encoder of Memoria's fusion): one relevance score per text, higher is more
- * relevant, any finite scale. recall hands it the query and the texts of its best 30 fused
- * candidates and returns the first `limit` in the reranker's order.
+ * relevant, any finite scale. recall hands it the query as the stages read it (its pronouns
+ * resolved: "what did Carol decide?" for "what did she decide?") and the texts of its best 30
+ * (or `limit`) fused candidates, and returns the first `limit` in the reranker's order.
  */
 export type RerankFunction = (query: string, texts: string[]) => Promise<number[] | Float64Array | Float32Array>;
 

@@ -186,6 +186,21 @@ describe("a host reranker", () => {
     });
   }
 
+  test("a reranker reads the question as the stages do: its pronouns resolved", async () => {
+    const asked = [];
+    const store = await MemoryStore.open({ storage: "memory", rerank: async (q, texts) => { asked.push(q); return texts.map(() => 0); } });
+    await store.rememberMany([
+      { id: "carol", text: "Carol decided to move the launch to May" },
+      { id: "other", text: "The launch checklist is in the wiki" },
+    ]);
+    const res = await store.recall("what did she decide about the launch?", {
+      context: { entities: [{ name: "Carol", type: "person" }] }, trackRecalls: false,
+    });
+    assert.equal(res.query.searchText, "what did Carol decide about the launch?");
+    assert.deepEqual(asked, ["what did Carol decide about the launch?"]);
+    await store.close();
+  });
+
   test("reranked results are the ones tracked", async () => {
     const store = await fortyNotes({ rerank: prefer(20) });
     await store.recall("garden project meeting", { limit: 1 });
