@@ -26,6 +26,20 @@ function embedder() {
   return embed;
 }
 
+/** An adapter over memory that fails every write with `error` while `refuse(true)` holds. */
+function refusing(error) {
+  const inner = new MemoryAdapter();
+  let on = false;
+  const adapter = {
+    get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: () => inner.close(),
+    async write(ops) {
+      if (on) throw error;
+      return inner.write(ops);
+    },
+  };
+  return { adapter, refuse: (value) => { on = value; } };
+}
+
 describe("status() and the tier", () => {
   test("a store without an embedder is basic (no embedder); recalls say so", async () => {
     const store = await MemoryStore.open({ storage: "memory" });
@@ -81,19 +95,11 @@ describe("status() and the tier", () => {
   });
 
   test("storage that refuses a write makes it readonly; recall still answers; the next write it takes ends that", async () => {
-    const inner = new MemoryAdapter();
-    let refusing = false;
-    const adapter = {
-      get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: () => inner.close(),
-      async write(ops) {
-        if (refusing) throw new RecallError("quota_exceeded", "the origin's storage quota is used up");
-        return inner.write(ops);
-      },
-    };
+    const { adapter, refuse } = refusing(new RecallError("quota_exceeded", "the origin's storage quota is used up"));
     const now = clock();
     const store = await MemoryStore.open({ storage: adapter, clock: now, embed: embedder() });
     await store.remember({ id: "a", text: "the backup runs at night" });
-    refusing = true;
+    refuse(true);
     now.now += 1000;
     await rejectsWith(store.remember({ text: "one more" }), "quota_exceeded", /quota is used up/);
     let status = await store.status();
@@ -104,7 +110,7 @@ describe("status() and the tier", () => {
     assert.equal(r.results[0].id, "a");
     assert.equal(r.tier, "readonly");
     // A bad input is not the storage refusing: the tier stays where it is.
-    refusing = false;
+    refuse(false);
     await rejectsWith(store.remember({ text: "" }), "invalid_argument");
     assert.equal((await store.status()).tier, "readonly");
     await store.remember({ text: "written again" });
@@ -116,18 +122,10 @@ describe("status() and the tier", () => {
 
 describe("reads while storage refuses writes", () => {
   test("a default recall and context answer when storage refuses their tracking; the tier says readonly", async () => {
-    const inner = new MemoryAdapter();
-    let refusing = false;
-    const adapter = {
-      get: (k) => inner.get(k), keys: (p) => inner.keys(p), entries: (p) => inner.entries(p), close: () => inner.close(),
-      async write(ops) {
-        if (refusing) throw new RecallError("storage_failed", "ENOSPC: no space left on device");
-        return inner.write(ops);
-      },
-    };
+    const { adapter, refuse } = refusing(new RecallError("storage_failed", "ENOSPC: no space left on device"));
     const store = await MemoryStore.open({ storage: adapter, clock: clock() });
     await store.remember({ id: "a", text: "the backup runs at night" });
-    refusing = true;
+    refuse(true);
     // The recall's own tracking is the first write storage refuses.
     const r = await store.recall("backup");
     assert.equal(r.results[0].id, "a");
@@ -137,7 +135,7 @@ describe("reads while storage refuses writes", () => {
     const c = await store.context("backup");
     assert.match(c.text, /the backup runs at night/);
     // Storage takes writes again: tracking is persisted again.
-    refusing = false;
+    refuse(false);
     await store.recall("backup");
     assert.equal((await store.get("a")).recallCount, 1);
     await store.close();
