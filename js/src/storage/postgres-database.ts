@@ -76,7 +76,9 @@ export interface PostgresDatabaseOptions {
   listen?: boolean;
   /**
    * Called when engines may have missed writes: with a store's name, that store's; without
-   * one, every store's (the listening connection was lost and made again). Reopen them.
+   * one, every store's (the listening connection was lost and made again). Reopen them. An
+   * exception it throws (or a rejection, when it is async) is ignored: neither the process nor
+   * the feed stops, and later reports call it again.
    */
   onStale?: StaleListener;
 }

@@ -17,7 +17,9 @@
  * calls `onStale()` without a store: every engine of this process may have missed writes, and
  * should be reopened (the service example evicts its cache). A key too long for a payload is
  * sent as `{"s", "o", "stale": true}`, which calls `onStale(store)`; `dropStore` sends
- * `{"s", "o": "dropStore", "stale": true}`, which calls it in every process.
+ * `{"s", "o": "dropStore", "stale": true}`, which calls it in every process. An `onStale` that
+ * throws (or an async one that rejects) is ignored, as a subscription listener that throws is:
+ * the feed goes on.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -47,8 +49,11 @@ export interface FeedClient {
   end(): Promise<void>;
 }
 
-/** Why the engines of a store (or, without `store`, of every store) may have missed writes. */
-export type StaleListener = (store: string | undefined, reason: string) => void;
+/**
+ * Why the engines of a store (or, without `store`, of every store) may have missed writes.
+ * What it throws, or the promise it returns rejects with, is ignored.
+ */
+export type StaleListener = (store: string | undefined, reason: string) => void | Promise<void>;
 
 type KeysListener = (changedKeys: string[]) => void;
 interface Subscription { origin: string; listener: KeysListener }
@@ -165,7 +170,21 @@ export class ChangeFeed {
     this.#client = client;
     this.#reconnectMs = FIRST_RECONNECT_MS;
     this.#reconnects++;
-    this.#onStale(undefined, "the change feed's connection was lost and made again; writes of other processes meanwhile were not heard");
+    this.#stale(undefined, "the change feed's connection was lost and made again; writes of other processes meanwhile were not heard");
+  }
+
+  /**
+   * Calls the host's `onStale`. What it throws, or an async one rejects with, is its own, as a
+   * subscription listener's failure is: it must neither end the process (an exception thrown
+   * in a notification's event or after a reconnect would be uncaught) nor stop the feed.
+   */
+  #stale(store: string | undefined, reason: string): void {
+    try {
+      const result: unknown = this.#onStale(store, reason);
+      if (typeof (result as { then?: unknown } | null)?.then === "function") (result as Promise<unknown>).then(undefined, () => undefined);
+    } catch {
+      // Ignored, as above: the feed goes on and later reports still call onStale.
+    }
   }
 
   #deliver(payload: string): void {
@@ -178,8 +197,8 @@ export class ChangeFeed {
     if (typeof message.s !== "string") return;
     const subscriptions = this.#stores.get(message.s);
     if (message.stale === true) {
-      if (message.o === DROPPED_ORIGIN) this.#onStale(message.s, "the store was dropped (dropStore): reopen its handles");
-      else if (subscriptions !== undefined) this.#onStale(message.s, "a write changed a key too long to announce");
+      if (message.o === DROPPED_ORIGIN) this.#stale(message.s, "the store was dropped (dropStore): reopen its handles");
+      else if (subscriptions !== undefined) this.#stale(message.s, "a write changed a key too long to announce");
       return;
     }
     if (subscriptions === undefined || !Array.isArray(message.k)) return;

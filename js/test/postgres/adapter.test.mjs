@@ -386,4 +386,30 @@ describe("the change feed", { skip }, () => {
       await other.close();
     }
   });
+
+  test("an onStale that throws, or rejects, neither ends the process nor stops the feed", async () => {
+    for (const [kind, onStaleOf] of [
+      ["throws", (calls) => (store) => { calls.push(store); throw new Error("the host's onStale failed"); }],
+      ["rejects", (calls) => async (store) => { calls.push(store); throw new Error("the host's async onStale failed"); }],
+    ]) {
+      const calls = [];
+      const other = await PostgresDatabase.connect({ config: { ...pg.config, application_name: `stale-${kind}` }, onStale: onStaleOf(calls) });
+      try {
+        const heard = [];
+        other.adapter(`stale-${kind}`).subscribe((keys) => heard.push(...keys));
+        await db.dropStore(`dropped-${kind}`);
+        await db.dropStore(`dropped-${kind}-again`);
+        await eventually(() => calls.length === 2, 5000, `${kind}: both drops reported`);
+        assert.deepEqual(calls, [`dropped-${kind}`, `dropped-${kind}-again`]);
+        // The feed's connection, lost and made again: onStale() again, and the feed still hears.
+        pg.psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'stale-${kind}'`);
+        await eventually(() => other.feedReconnects === 1, 10_000, `${kind}: the feed reconnected`);
+        assert.deepEqual(calls.slice(2), [undefined]);
+        await db.adapter(`stale-${kind}`).write([{ op: "put", key: "after", value: bytes("1") }]);
+        await eventually(() => heard.includes("after"), 5000, `${kind}: heard after the failing onStale calls`);
+      } finally {
+        await other.close();
+      }
+    }
+  });
 });
