@@ -158,7 +158,11 @@ async function migrateSchema(client: PgPoolClient, create: boolean): Promise<num
     let version = 0;
     if (table.rows[0]?.t !== null) {
       const row = await client.query("SELECT value FROM recallkit_meta WHERE name = 'schema_version'");
-      version = Number(row.rows[0]?.value ?? 0);
+      const value = row.rows[0]?.value ?? "0";
+      if (typeof value !== "string" || !/^[0-9]+$/.test(value)) {
+        throw new RecallError("corrupt", `postgres: recallkit_meta's schema_version is ${JSON.stringify(value)}, not a version number`);
+      }
+      version = Number(value);
     }
     if (version > POSTGRES_SCHEMA_VERSION) {
       throw new RecallError("corrupt", `postgres: the recallkit tables are at schema version ${version}; this recallkit reads up to ${POSTGRES_SCHEMA_VERSION}`);
@@ -235,7 +239,8 @@ export class PostgresDatabase {
   /**
    * Connects: loads `pg`, checks (by default creates or migrates) the schema, starts the change
    * feed. `storage_failed` with the server's message when the database cannot be reached,
-   * `corrupt` when its tables are of a newer schema, `invalid_argument` for bad options.
+   * `corrupt` when its tables are of a newer schema (or their `schema_version` is not a
+   * number), `invalid_argument` for bad options.
    *
    * ```ts
    * const db = await PostgresDatabase.connect({ connectionString: process.env.DATABASE_URL });

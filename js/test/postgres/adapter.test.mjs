@@ -68,6 +68,14 @@ describe("the postgres schema", { skip }, () => {
     assert.equal(pg.psql("SELECT count(*) FROM recallkit_meta", "racing").trim(), "1");
   });
 
+  test("a schema_version that is not a number is corrupt, not version 0 or NaN", async () => {
+    for (const [i, value] of ["abc", "", "1.5"].entries()) {
+      const config = await pg.createDatabase(`odd_version_${i}`);
+      pg.psql(`${POSTGRES_SCHEMA_SQL} UPDATE recallkit_meta SET value = '${value}' WHERE name = 'schema_version';`, `odd_version_${i}`);
+      await rejectsWith(() => PostgresDatabase.connect({ config, listen: false }), "corrupt", new RegExp(`schema_version is ${JSON.stringify(value).replace(".", "\\.")}, not a version number`));
+    }
+  });
+
   test("many stores in one database stay apart", async () => {
     const a = db.adapter("tenant-a");
     const b = db.adapter("tenant-b");
