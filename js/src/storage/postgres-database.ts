@@ -182,6 +182,24 @@ async function migrateSchema(client: PgPoolClient, create: boolean): Promise<num
   }
 }
 
+/**
+ * The pool's first connection. `pg` parses the settings when it makes a client, and throws
+ * there, synchronously, for settings it cannot read (`postgres://[bad`: a TypeError,
+ * ERR_INVALID_URL): that is `invalid_argument`; a failure to reach the server is `storage_failed`.
+ */
+async function connectFirst(pool: PgPool, fromString: boolean): Promise<PgPoolClient> {
+  let connecting: Promise<PgPoolClient>;
+  try {
+    connecting = pool.connect();
+  } catch (e) {
+    // The string itself may hold a password: the message names the driver's reason only.
+    const what = fromString ? "connectionString is not a connection URI pg can read" : "config is not connection settings pg can read";
+    const code = (e as { code?: unknown } | null)?.code;
+    throw new RecallError("invalid_argument", `postgres: ${what}: ${message(e)}${typeof code === "string" ? ` (${code})` : ""}`, { cause: e });
+  }
+  return connecting.catch((e) => { throw toPostgresError(e, "cannot connect"); });
+}
+
 /** What the adapters of a database use of it: kept off its public surface. */
 export const connections = new WeakMap<PostgresDatabase, { pool: PgPool; feed: ChangeFeed | undefined }>();
 
@@ -240,7 +258,8 @@ export class PostgresDatabase {
    * Connects: loads `pg`, checks (by default creates or migrates) the schema, starts the change
    * feed. `storage_failed` with the server's message when the database cannot be reached,
    * `corrupt` when its tables are of a newer schema (or their `schema_version` is not a
-   * number), `invalid_argument` for bad options.
+   * number), `invalid_argument` for bad options, a `connectionString` included that `pg`
+   * cannot read (`postgres://[bad`).
    *
    * ```ts
    * const db = await PostgresDatabase.connect({ connectionString: process.env.DATABASE_URL });
@@ -260,7 +279,7 @@ export class PostgresDatabase {
     pool.on("error", () => undefined); // an idle connection died: the pool drops it, the next query opens another
     let feed: ChangeFeed | undefined;
     try {
-      const client = await pool.connect().catch((e) => { throw toPostgresError(e, "cannot connect"); });
+      const client = await connectFirst(pool, o.connectionString !== undefined);
       try {
         await migrateSchema(client, o.createSchema !== false);
       } catch (e) {

@@ -220,6 +220,15 @@ describe("postgres errors", { skip }, () => {
     assert.deepEqual(await a.keys(), ["m/kept", "m/taken"]);
     assert.equal(text(await a.get("m/taken")), "1");
   });
+
+  test("a connectionString pg cannot read is invalid_argument, not a raw TypeError", async () => {
+    await rejectsWith(() => PostgresDatabase.connect({ connectionString: "postgres://[bad" }), "invalid_argument",
+      /connectionString is not a connection URI pg can read: Invalid URL \(ERR_INVALID_URL\)/);
+    await rejectsWith(() => PostgresAdapter.open({ connectionString: "postgres://u:secret@[bad/db", name: "s" }), "invalid_argument", /^(?!.*secret)/);
+    // A readable URI of a server that is not there is still storage_failed.
+    await rejectsWith(() => PostgresDatabase.connect({ connectionString: `postgresql://u@${encodeURIComponent("/nonexistent-socket-dir")}/db`, connectTimeoutMs: 2000 }),
+      "storage_failed", /cannot connect/);
+  });
 });
 
 describe("the change feed", { skip }, () => {
