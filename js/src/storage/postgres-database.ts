@@ -85,10 +85,23 @@ export interface PostgresDatabaseOptions {
 
 const DATABASE_FIELDS = ["pg", "connectionString", "config", "maxConnections", "connectTimeoutMs", "createSchema", "listen", "onStale"];
 
+/**
+ * The SQLSTATE of an error the server sent (`pg`'s `DatabaseError`: a five-character `code`
+ * beside the message's `severity`), looking through a `RecallError` to its cause; undefined
+ * for anything else, such as a socket's errno code (`EPIPE`, `ECONNRESET`: five capitals too,
+ * but with no `severity`).
+ */
+export function sqlState(e: unknown): string | undefined {
+  const error = e instanceof RecallError ? e.cause : e;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && typeof severity === "string" ? code : undefined;
+}
+
 function message(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  const code = (e as { code?: unknown }).code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${e.message} (SQLSTATE ${code})` : e.message;
+  const state = sqlState(e);
+  return state !== undefined ? `${e.message} (SQLSTATE ${state})` : e.message;
 }
 
 /** What `pg` or the server threw, as a `RecallError`: `storage_failed` with the server's message. */

@@ -317,7 +317,7 @@ export class PostgresAdapter implements StorageAdapter {
     const hex = typeof detail === "string" ? /\\x([0-9a-f]*)\)/.exec(detail)?.[1] : undefined;
     const taken = creates.find((r) => r.bytes.toString("hex") === hex);
     return new RecallError("already_exists",
-      `${JSON.stringify(taken?.key)} already exists in store ${JSON.stringify(this.#name)} (written by another handle since this one read it); nothing of the batch was stored`);
+      `${JSON.stringify(taken?.key)} already exists in store ${JSON.stringify(this.#name)} (written by another handle since this one read it); nothing of the batch was stored`, { cause: e });
   }
 
   /**

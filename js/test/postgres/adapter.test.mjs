@@ -229,6 +229,17 @@ describe("postgres errors", { skip }, () => {
     await rejectsWith(() => PostgresDatabase.connect({ connectionString: `postgresql://u@${encodeURIComponent("/nonexistent-socket-dir")}/db`, connectTimeoutMs: 2000 }),
       "storage_failed", /cannot connect/);
   });
+
+  test("an errno code of a socket is not called a SQLSTATE; the server's codes are", async () => {
+    const { toPostgresError } = await import("../../dist/storage/postgres-database.js");
+    const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE", errno: -32, syscall: "write" });
+    assert.equal(toPostgresError(epipe, "cannot write").message, "postgres: cannot write: write EPIPE");
+    const a = db.adapter("sqlstate-label");
+    await a.write([{ op: "create", key: "k", value: bytes("1") }]);
+    const e = await a.write([{ op: "create", key: "k", value: bytes("2") }]).catch((error) => error);
+    assert.equal(e.code, "already_exists");
+    assert.equal(toPostgresError(e.cause, "cannot write").message.endsWith("(SQLSTATE 23505)"), true, e.cause.message);
+  });
 });
 
 describe("the change feed", { skip }, () => {
