@@ -26,6 +26,8 @@ export interface PgResult { rows: Array<Record<string, unknown>>; rowCount: numb
 export interface PgPoolClient {
   query(text: string, values?: unknown[]): Promise<PgResult>;
   release(error?: Error | boolean): void;
+  /** `I` idle, `T` in a transaction, `E` in a failed one (`pg` 8.12 and later; null before the first query). */
+  getTransactionStatus?(): string | null;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
@@ -97,6 +99,14 @@ export function sqlState(e: unknown): string | undefined {
   const { code, severity } = error as { code?: unknown; severity?: unknown };
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && typeof severity === "string" ? code : undefined;
 }
+
+/**
+ * SQLSTATE classes after which a connection is not reused: connection exceptions (08),
+ * operator intervention (57: the backend was terminated, the server is shutting down), system
+ * errors (58) and internal errors (XX). After any other class the server answered, and the
+ * connection is as good as before.
+ */
+const CONNECTION_STATE_CLASSES = new Set(["08", "57", "58", "XX"]);
 
 function message(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
@@ -221,7 +231,24 @@ function poolOf(db: PostgresDatabase): PgPool {
   return connections.get(db)!.pool;
 }
 
-/** Runs `task` on a pooled connection of `db`; a connection whose task failed is never reused. */
+/**
+ * Whether a connection whose task failed with `e` may go back to the pool: the server answered
+ * with an ordinary SQL error (a constraint, a conflicting create; not a class of
+ * {@link CONNECTION_STATE_CLASSES}), the connection emitted no error meanwhile, and it is not
+ * left inside a transaction (when `pg` says so).
+ */
+function isReusable(client: PgPoolClient, e: unknown, broken: boolean): boolean {
+  const state = sqlState(e);
+  if (broken || state === undefined || CONNECTION_STATE_CLASSES.has(state.slice(0, 2))) return false;
+  const status = client.getTransactionStatus?.();
+  return status === undefined || status === null || status === "I";
+}
+
+/**
+ * Runs `task` on a pooled connection of `db`. A connection whose task failed goes back to the
+ * pool only when the server answered with an ordinary SQL error ({@link isReusable}); after a
+ * connection-level failure it is destroyed.
+ */
 export async function withClient<T>(db: PostgresDatabase, doing: string, task: (client: PgPoolClient) => Promise<T>): Promise<T> {
   const pool = poolOf(db);
   let client: PgPoolClient;
@@ -232,15 +259,21 @@ export async function withClient<T>(db: PostgresDatabase, doing: string, task: (
   }
   // A connection that dies while checked out emits "error" besides failing its query: the
   // query's rejection is the report, and the event must not become an uncaught exception.
-  const ignore = (): void => undefined;
-  client.on("error", ignore);
+  let broken = false;
+  const onError = (): void => { broken = true; };
+  client.on("error", onError);
   try {
     const result = await task(client);
-    client.removeListener("error", ignore);
+    client.removeListener("error", onError);
     client.release();
     return result;
   } catch (e) {
-    client.release(true); // destroyed, never reused; `ignore` stays for its last events
+    if (isReusable(client, e, broken)) {
+      client.removeListener("error", onError);
+      client.release();
+    } else {
+      client.release(true); // destroyed, never reused; `onError` stays for its last events
+    }
     throw toPostgresError(e, doing);
   }
 }

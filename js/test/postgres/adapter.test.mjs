@@ -240,6 +240,31 @@ describe("postgres errors", { skip }, () => {
     assert.equal(e.code, "already_exists");
     assert.equal(toPostgresError(e.cause, "cannot write").message.endsWith("(SQLSTATE 23505)"), true, e.cause.message);
   });
+
+  test("a write refused by the server keeps its connection; only a lost connection is replaced", async () => {
+    let made = 0;
+    const counting = { Client: pgModule.Client, Pool: class extends pgModule.Pool { constructor(c) { super(c); this.on("connect", () => { made++; }); } } };
+    const config = await pg.createDatabase("kept_connection");
+    const a = await PostgresAdapter.open({ pg: counting, config: { ...config, application_name: "kept-connection" }, name: "s", listen: false, maxConnections: 1 });
+    try {
+      await a.write([{ op: "create", key: "m/taken", value: bytes("1") }]);
+      assert.equal(made, 1);
+      for (let i = 0; i < 5; i++) {
+        await rejectsWith(() => a.write([{ op: "put", key: `m/${i}`, value: bytes("x") }, { op: "create", key: "m/taken", value: bytes("2") }]), "already_exists");
+        // The same conflict in the two-statement transaction (a create deleted in its own batch).
+        await rejectsWith(() => a.write([{ op: "create", key: "m/taken", value: bytes("3") }, { op: "delete", key: "m/taken" }]), "already_exists");
+      }
+      await a.write([{ op: "put", key: "m/after", value: bytes("ok") }]);
+      assert.deepEqual(await a.keys(), ["m/after", "m/taken"]);
+      assert.equal(made, 1, "ordinary SQL errors did not cost a connection");
+      // A connection the server ended is replaced.
+      pg.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kept-connection'");
+      await eventually(async () => (await a.write([{ op: "put", key: "m/later", value: bytes("ok") }]).then(() => true, () => false)), 5000, "a write works again");
+      assert.equal(made, 2);
+    } finally {
+      await a.close();
+    }
+  });
 });
 
 describe("the change feed", { skip }, () => {
