@@ -16,8 +16,9 @@
 //   GET  /health            -> 200 "ok"
 //
 // Errors are JSON {"error": {"code", "message"}} with recallkit's stable codes: 400 for
-// invalid_argument, 404 not_found, 409 already_exists, 413 a body over 16 MiB, 503
-// storage_failed (PostgreSQL unreachable), 500 otherwise. The first line on stdout is
+// invalid_argument, 404 not_found, 409 already_exists, 413 too_large (a body over 16 MiB, a
+// value over a limit, a key too long for PostgreSQL's index), 503 storage_failed (PostgreSQL
+// unreachable), 500 otherwise. The first line on stdout is
 // {"listening": "http://host:port", "pid": …}, for scripts that start it with --port 0.
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";

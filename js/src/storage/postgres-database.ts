@@ -114,10 +114,14 @@ function message(e: unknown): string {
   return state !== undefined ? `${e.message} (SQLSTATE ${state})` : e.message;
 }
 
-/** What `pg` or the server threw, as a `RecallError`: `storage_failed` with the server's message. */
+/**
+ * What `pg` or the server threw, as a `RecallError`: `storage_failed` with the server's
+ * message, or `too_large` for a program limit the statement met (SQLSTATE class 54).
+ */
 export function toPostgresError(e: unknown, doing: string): RecallError {
   if (e instanceof RecallError) return e;
-  return new RecallError("storage_failed", `postgres: ${doing}: ${message(e)}`, { cause: e });
+  const code = sqlState(e)?.startsWith("54") ? "too_large" : "storage_failed";
+  return new RecallError(code, `postgres: ${doing}: ${message(e)}`, { cause: e });
 }
 
 export function checkDatabaseOptions<T extends PostgresDatabaseOptions>(options: unknown, extra: readonly string[]): T {

@@ -6,8 +6,17 @@
  * - `recallkit_meta (name, value)`: `schema_version` is the version the tables are at.
  * - `recallkit_records (store, key, value)`: every record of every store, keyed by the store's
  *   name and the record's key. The key is the UTF-8 bytes of the key string (`bytea`, so any
- *   key the contract allows fits, NUL included, and byte order is code point order; the
- *   adapter sorts by UTF-16 code units itself, the contract's order); the value is `bytea`.
+ *   key string fits the column, NUL included, and byte order is code point order; the adapter
+ *   sorts by UTF-16 code units itself, the contract's order); the value is `bytea`.
+ *
+ * Key length: the primary key's btree index takes rows of at most {@link MAX_INDEX_ROW_BYTES}
+ * bytes, the store's name and the key together (after PostgreSQL's compression, so a repetitive
+ * key may be longer). A key of more than about 2,670 bytes, less the store name's length, may
+ * not fit, where the other adapters take it: an edge's key (`g/from|relation|to`) joins three
+ * names of up to 1024 bytes each. Such a write fails with `too_large` naming the key's length,
+ * and nothing of its batch is stored. Making every key fit (indexing a hash of long keys) would
+ * change the table, its migration and every query over it: left for when keys this long are
+ * needed.
  *
  * The change feed needs no table: it is the `recallkit` NOTIFY channel (`postgres-feed.ts`).
  * @module
@@ -18,6 +27,13 @@ export const POSTGRES_SCHEMA_VERSION = 1;
 
 /** The NOTIFY channel the change feed uses (`postgres-feed.ts`). */
 export const FEED_CHANNEL = "recallkit";
+
+/**
+ * Longest row the records table's btree index takes, in bytes: PostgreSQL's `BTMaxItemSize`
+ * for 8 KiB pages and btree version 4 (a third of a page, less headers), the limit its
+ * "index row size … exceeds btree version 4 maximum 2704" error names.
+ */
+export const MAX_INDEX_ROW_BYTES = 2704;
 
 /** Key of an advisory lock held while the schema is checked or migrated, so concurrent opens do not race. */
 export const SCHEMA_LOCK_KEY = 0x7265_6b31; // "rek1"

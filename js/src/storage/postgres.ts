@@ -13,8 +13,10 @@
  * and resolves after its commit, which with PostgreSQL's default `synchronous_commit = on` is
  * durable: one round trip a write. Any failure rolls it back: nothing is half-written. Errors
  * are `storage_failed` carrying the server's message (a deadlock or serialization failure is
- * retried first, up to {@link WRITE_ATTEMPTS} times). A connection lost before the answer leaves
- * it unknown whether the batch committed; the write rejects, and a reopen shows which.
+ * retried first, up to {@link WRITE_ATTEMPTS} times), or `too_large` for a key longer than the
+ * table's index takes ({@link MAX_INDEX_ROW_BYTES}: an edge between long entity names). A
+ * connection lost before the answer leaves it unknown whether the batch committed; the write
+ * rejects, and a reopen shows which.
  *
  * Within one handle, writes run one at a time in call order, and a read waits for the writes
  * called before it (the gets of one turn of the event loop are one query); handles in other processes interleave at transaction boundaries (last
@@ -25,10 +27,10 @@ import { Buffer } from "node:buffer";
 import { RecallError } from "../errors.js";
 import { checkStoreName } from "./adapter.js";
 import type { StorageAdapter, StorageOp } from "./adapter.js";
-import { PostgresDatabase, checkDatabaseOptions, connections, query, withClient } from "./postgres-database.js";
+import { PostgresDatabase, checkDatabaseOptions, connections, query, sqlState, withClient } from "./postgres-database.js";
 import type { PgPoolClient, PostgresDatabaseOptions } from "./postgres-database.js";
 import { feedPayloads } from "./postgres-feed.js";
-import { FEED_CHANNEL } from "./postgres-schema.js";
+import { FEED_CHANNEL, MAX_INDEX_ROW_BYTES } from "./postgres-schema.js";
 import { changedKeys, checkCreates, checkKey, checkOps, checkPrefix } from "./ops.js";
 
 /** Attempts of a write that fails with a deadlock (40P01) or serialization failure (40001) before it rejects. */
@@ -247,7 +249,7 @@ export class PostgresAdapter implements StorageAdapter {
     return (await this.#select(prefix, true)).map((r) => [r.key, r.value!]);
   }
 
-  /** Applies the batch in one transaction (see the module doc); resolves after COMMIT. `already_exists`, `storage_failed`, `closed`. */
+  /** Applies the batch in one transaction (see the module doc); resolves after COMMIT. `already_exists`, `too_large`, `storage_failed`, `closed`. */
   async write(ops: StorageOp[]): Promise<void> {
     this.#live();
     const checked = checkOps(ops);
@@ -306,8 +308,25 @@ export class PostgresAdapter implements StorageAdapter {
         throw e;
       }
     } catch (e) {
-      throw this.#taken(e, plan.creates) ?? e;
+      throw this.#taken(e, plan.creates) ?? this.#tooLong(e, plan) ?? e;
     }
+  }
+
+  /**
+   * A key too long for the table's index (SQLSTATE 54000, "index row size … exceeds btree …
+   * maximum") as `too_large` naming the batch's longest stored key and the limit, else undefined.
+   */
+  #tooLong(e: unknown, plan: ReturnType<typeof planBatch>): RecallError | undefined {
+    if (sqlState(e) !== "54000" || !/index row size/i.test((e as Error).message)) return undefined;
+    let longest: Row | undefined;
+    for (const row of [...plan.creates, ...plan.puts]) if (longest === undefined || row.bytes.length > longest.bytes.length) longest = row;
+    if (longest === undefined) return undefined;
+    const chars = [...longest.key];
+    const shown = `${JSON.stringify(chars.slice(0, 40).join(""))}${chars.length > 40 ? "…" : ""}`;
+    return new RecallError("too_large",
+      `postgres: the key ${shown} is ${longest.bytes.length} bytes of UTF-8, and PostgreSQL indexes rows of at most ${MAX_INDEX_ROW_BYTES} bytes, ` +
+      `the store's name (${Buffer.byteLength(this.#name)} bytes) and the key together (${(e as Error).message}, SQLSTATE 54000); nothing of the batch was stored`,
+      { cause: e });
   }
 
   /** A create that met a key another handle holds (a unique violation) as `already_exists` naming the key, else undefined. */

@@ -230,6 +230,28 @@ describe("postgres errors", { skip }, () => {
       "storage_failed", /cannot connect/);
   });
 
+  test("a relation between long entity names is too_large naming the key's length, and nothing of it is stored", async () => {
+    // Each name is valid (16 words, under 1024 bytes); the edge's key joins three and passes the index's
+    // row limit. Random letters, so that PostgreSQL's compression cannot shrink the key under it.
+    const random = rng(54000);
+    const name = () => Array.from({ length: 16 }, () => Array.from({ length: 60 }, () => String.fromCharCode(97 + random.int(26))).join("")).join(" ");
+    const [from, relation, to] = [name(), name(), name()];
+    const adapter = db.adapter("long-edge");
+    const store = await MemoryStore.open({ name: "long-edge", storage: adapter, snapshots: false });
+    try {
+      await store.relate({ from: "Ana", relation: "knows", to: "Bo" });
+      await rejectsWith(() => store.relate({ from, relation, to }), "too_large",
+        /the key "g\/[a-z]+"… is 2\d{3} bytes of UTF-8, and PostgreSQL indexes rows of at most 2704 bytes.*index row size \d+ exceeds.*SQLSTATE 54000.*nothing of the batch was stored/);
+      assert.deepEqual(await adapter.keys("g/"), ["g/ana|knows|bo"]);
+      assert.deepEqual((await adapter.keys("e/")).sort(), ["e/Ana", "e/Bo"]);
+      assert.deepEqual((await store.edges()).map((e) => e.id), ["ana|knows|bo"], "the engine undid the refused write");
+      await store.relate({ from, relation: "knows", to: "Bo" }); // two long names and a short relation fit
+      assert.equal((await adapter.keys("g/")).length, 2);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("an errno code of a socket is not called a SQLSTATE; the server's codes are", async () => {
     const { toPostgresError } = await import("../../dist/storage/postgres-database.js");
     const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE", errno: -32, syscall: "write" });
