@@ -135,12 +135,21 @@ function getStats() {
   }];
 }
 
+/** A percent-decoded path segment; `%E0` (not UTF-8) is the client's mistake, 400. */
+function decodePathSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError("invalid_argument", `the path segment ${JSON.stringify(segment)} is not percent-encoded UTF-8`);
+  }
+}
+
 async function route(req, url) {
   const memoryPath = /^\/memories\/([^/]+)$/.exec(url.pathname);
   if (req.method === "POST" && url.pathname === "/memories") return postMemories(req);
   if (req.method === "GET" && url.pathname === "/recall") return getRecall(url);
   if (req.method === "GET" && url.pathname === "/memories") return listMemories(url);
-  if (req.method === "GET" && memoryPath !== null) return getMemory(url, decodeURIComponent(memoryPath[1]));
+  if (req.method === "GET" && memoryPath !== null) return getMemory(url, decodePathSegment(memoryPath[1]));
   if (req.method === "GET" && url.pathname === "/stats") return getStats();
   if (req.method === "GET" && url.pathname === "/health") return [200, "ok"];
   throw new HttpError("not_found", `no route ${req.method} ${url.pathname}`);

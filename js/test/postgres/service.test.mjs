@@ -86,6 +86,14 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     assert.equal(dup.body.error.code, "already_exists");
   });
 
+  test("a memory id in the path that is not percent-encoded UTF-8 is 400 invalid_argument, not 500", async () => {
+    const bad = await call(a, "GET", "/memories/%E0?userId=ana");
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, "invalid_argument");
+    assert.match(bad.body.error.message, /"%E0" is not percent-encoded UTF-8/);
+    assert.equal((await call(a, "GET", "/memories/%74%65%61?userId=ana")).body.text, "Ana prefers green tea in the morning");
+  });
+
   test("kill -9 of one process in the middle of a batch: nothing acknowledged is lost, the batch is all or nothing, the survivor serves", async (t) => {
     const acked = [];
     // Acknowledged before the crash, to several users.
