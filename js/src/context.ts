@@ -278,6 +278,12 @@ function hitsOf(result: RecallResult | RecallHit[]): RecallHit[] {
     if (typeof h !== "object" || h === null || typeof h.id !== "string" || typeof h.text !== "string") {
       throw new RecallError("invalid_argument", `result hit ${i} must be a recall hit (id and text strings)`);
     }
+    // A note or an edge hit is formatted from its record (`note`, `edge`), which a hit made by
+    // hand may lack.
+    const part = h.kind === "note" ? "note" : h.kind === "edge" ? "edge" : undefined;
+    if (part !== undefined && typeof (h as Record<string, unknown>)[part] !== "object") {
+      throw new RecallError("invalid_argument", `result hit ${i} is a ${part} hit without its ${part} field`);
+    }
   }
   return hits as RecallHit[];
 }

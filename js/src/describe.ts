@@ -4,6 +4,7 @@
  * Presentation only: it reads the answer's `query` and `timeWindow` and decides nothing.
  * @module
  */
+import { RecallError } from "./errors.js";
 import type { RecallResult } from "./types.js";
 
 /** `ms` as `YYYY-MM-DD`, read `utcOffsetMinutes` east of UTC. */
@@ -26,6 +27,12 @@ function day(ms: number, utcOffsetMinutes: number): string {
  * text (only time words and stopwords) reads `(the window's memories)`.
  */
 export function describeQuery(result: Pick<RecallResult, "query" | "timeWindow">, utcOffsetMinutes = 0): string | undefined {
+  if (typeof result !== "object" || result === null) {
+    throw new RecallError("invalid_argument", `describeQuery takes a recall result, got ${result === null ? "null" : typeof result}`);
+  }
+  if (typeof utcOffsetMinutes !== "number" || !Number.isFinite(utcOffsetMinutes)) {
+    throw new RecallError("invalid_argument", `utcOffsetMinutes must be a finite number, got ${String(utcOffsetMinutes)}`);
+  }
   const q = result.query;
   if (q === undefined) return undefined;
   const parts: string[] = [];

@@ -352,7 +352,12 @@ export interface ScoreComponents {
   credibilityFactor: number;
   /** 1.3 for tier "core". */
   tierBoost: number;
-  /** `max(floor, 1 − ageDays/decayDays)·(1 + |emotion|·emotionBoost)`. */
+  /**
+   * Stage Sf's (abmind's) factor: `max(floor, 1 − ageDays/decayDays)·(1 + |emotion|·emotionBoost)`.
+   * Each ranking then reports its own under the same name: `recallkit`'s is
+   * `1 − 0.1·(1 − fresh)` (and its `prior` is already `prior^¼`), `composite`'s and
+   * `weighted`'s are the recency terms of their formulas (docs/ranking.md).
+   */
   recency: number;
 }
 

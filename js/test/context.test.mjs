@@ -2,7 +2,7 @@
 // store.context through the public API, with real wasm recalls.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { DEFAULT_CONTEXT_HEADER, MIN_CONTEXT_BUDGET_TOKENS, estimateTokens, formatContext } from "../dist/index.js";
+import { DEFAULT_CONTEXT_HEADER, MIN_CONTEXT_BUDGET_TOKENS, describeQuery, estimateTokens, formatContext } from "../dist/index.js";
 import { rejectsWith, throwsWith } from "./support/errors.mjs";
 import { rng } from "./support/rng.mjs";
 import { DAY, NOW, openMemoryStore } from "./support/stores.mjs";
@@ -191,6 +191,10 @@ test("bad options are invalid_argument naming the option; unknown options are re
   throwsWith(() => formatContext("nope"), "invalid_argument", /result/);
   const hit = { kind: "memory", id: "x", text: "x", stage: "Se", components: {} };
   throwsWith(() => formatContext([hit], { countTokens: () => Number.NaN }), "invalid_argument", /countTokens/);
+  // Hits made by hand without their record are a RecallError, not a TypeError.
+  throwsWith(() => formatContext([{ kind: "edge", id: "e", text: "a —[r]→ b", stage: "S8", components: {} }]), "invalid_argument", /edge hit without its edge field/);
+  throwsWith(() => formatContext([{ kind: "note", id: "n#0", text: "x", stage: "S6:daily", components: {} }]), "invalid_argument", /note hit without its note field/);
+  throwsWith(() => describeQuery(undefined), "invalid_argument", /describeQuery takes a recall result/);
   // A host function that throws is a RecallError too ("every error a public call raises").
   throwsWith(() => formatContext([hit], { countTokens: () => { throw new Error("tokenizer not loaded"); } }), "invalid_argument", /countTokens\(\) threw: tokenizer not loaded/);
   const ticking = await openMemoryStore({ clock: () => { throw new Error("no time source"); } });
