@@ -189,8 +189,8 @@ export interface RecallOptions {
   /** Drop memories holding a tag matching any of these (prefix rule). */
   excludeTags?: string[];
   /**
-   * A time window in words ("today", "yesterday", "last week", "last 7 days", "3 days ago",
-   * "since Monday", "in March", "March 2024", "2024"), read against `now` and
+   * A time window in words ("today", "this morning", "yesterday", "last night", "last week",
+   * "last 7 days", "3 days ago", "since Monday", "in March", "March 2024", "2024"), read against `now` and
    * `context.utcOffsetMinutes`; `start` / `end` given explicitly win. The window applied is
    * the answer's `timeWindow`. Not a time expression: `invalid_argument`.
    */

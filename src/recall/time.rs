@@ -185,9 +185,14 @@ fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
         let (e, n) = parse_plain(&w[1..])?;
         return Some((e, n + 1));
     }
+    // A part of the day after the day words is read with them: "this morning", "yesterday
+    // evening", "last night" (yesterday's), "tonight".
+    let part = usize::from(matches!(w1, "morning" | "afternoon" | "evening" | "night"));
     match w0 {
-        "today" => return Some((unit(Unit::Day, 0), 1)),
-        "yesterday" => return Some((unit(Unit::Day, 1), 1)),
+        "today" | "tonight" => return Some((unit(Unit::Day, 0), 1)),
+        "yesterday" => return Some((unit(Unit::Day, 1), 1 + part)),
+        "this" if part == 1 => return Some((unit(Unit::Day, 0), 2)),
+        "last" if w1 == "night" => return Some((unit(Unit::Day, 1), 2)),
         "this" | "current" => return unit_word(w1).map(|u| (unit(u, 0), 2)),
         "last" | "past" | "previous" => {
             if let Some(n) = count(w1) {
@@ -512,6 +517,26 @@ mod tests {
             window("13 months ago"),
             (day(2023, 2, 1), day(2023, 3, 1) - 1.0)
         );
+    }
+
+    #[test]
+    fn parts_of_the_day_are_read_with_their_day() {
+        let today = (day(2024, 3, 15), day(2024, 3, 16) - 1.0);
+        let yesterday = (day(2024, 3, 14), day(2024, 3, 15) - 1.0);
+        for (words, want) in [
+            ("this morning", today),
+            ("this evening", today),
+            ("tonight", today),
+            ("yesterday evening", yesterday),
+            ("last night", yesterday),
+        ] {
+            assert_eq!(window(words), want, "{words}");
+            let found = find_in(&format!("what did I say {words}?")).expect(words);
+            assert_eq!(
+                found.rest, "what did I say",
+                "{words}: every word of it is taken"
+            );
+        }
     }
 
     #[test]
