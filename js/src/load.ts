@@ -17,6 +17,7 @@
  * @module
  */
 import type { Engine } from "./engine.js";
+import { holdLock, webLocks } from "./locks.js";
 import { RecallError, fromEngineError, itemError } from "./errors.js";
 import {
   InsertionOrder, asRecord, decodeAt, flatten, readGraph, readStore, reload, reloadGraph, setGraph, splitMemory, withTracking,
@@ -59,22 +60,16 @@ export interface Loaded {
  * `sole` answers `false` where Web Locks do not exist; `release` lets the lock go.
  */
 export async function lockStore(name: string): Promise<{ sole: () => Promise<boolean>; release: () => void }> {
-  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-  let release: (() => void) | undefined;
-  if (typeof locks?.request !== "function" || typeof locks.query !== "function") return { sole: async () => false, release: () => undefined };
+  const locks = webLocks();
+  if (typeof locks?.query !== "function") return { sole: async () => false, release: () => undefined };
   const lockName = `recallkit:${name}`;
-  await new Promise<void>((granted) => {
-    locks.request(lockName, { mode: "shared" }, () => {
-      granted();
-      return new Promise<void>((done) => { release = done; });
-    }).catch(() => granted());
-  });
+  const { release } = await holdLock(lockName, "shared");
   return {
     sole: async () => {
       const { held } = await locks.query();
       return (held ?? []).filter((l) => l.name === lockName).length === 1;
     },
-    release: () => release?.(),
+    release,
   };
 }
 

@@ -15,6 +15,7 @@
  * so it is seen too. Where Web Locks or `BroadcastChannel` do not exist, nothing is watched.
  * @module
  */
+import { holdLock, webLocks } from "./locks.js";
 
 /** Lock names of a store's writers: this prefix, then the writer id (16 hex digits). */
 function writerLockPrefix(store: string): string {
@@ -42,15 +43,12 @@ export class Presence {
 
   /** Holds this handle's lock, says hello and watches the writers alive now. Never throws. */
   async start(): Promise<void> {
-    const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-    if (typeof locks?.request !== "function" || typeof locks.query !== "function" || typeof BroadcastChannel !== "function") return;
+    const locks = webLocks();
+    if (typeof locks?.query !== "function" || typeof BroadcastChannel !== "function") return;
     try {
-      await new Promise<void>((held, failed) => {
-        locks.request(this.#prefix + this.#writer, { mode: "exclusive" }, () => {
-          held();
-          return new Promise<void>((done) => { this.#release = done; });
-        }).catch(failed);
-      });
+      const lock = await holdLock(this.#prefix + this.#writer);
+      if (!lock.held) return;
+      this.#release = lock.release;
       // Listening before the query: a writer that starts meanwhile is heard or found.
       const channel = new BroadcastChannel(this.#prefix);
       (channel as { unref?: () => void }).unref?.();

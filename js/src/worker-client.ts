@@ -6,6 +6,7 @@
  * @module
  */
 import { RecallError } from "./errors.js";
+import { holdLock } from "./locks.js";
 import { requestPersistence } from "./storage/persist.js";
 import type { MemoryStore } from "./store.js";
 import type { ImportOptions, ImportProgress, ImportSource, OpenOptions } from "./types.js";
@@ -180,16 +181,6 @@ class Channel {
   }
 }
 
-/** Holds the Web Lock `name` (when there is one) until the returned function is called. */
-async function holdPageLock(name: string | undefined): Promise<() => void> {
-  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-  if (name === undefined || locks === undefined) return () => undefined;
-  return new Promise((resolve) => {
-    locks.request(name, () => new Promise<void>((release) => resolve(release)))
-      .catch(() => resolve(() => undefined));
-  });
-}
-
 /** An async iterable as a stream, which can be transferred to the worker. */
 function toStream(source: AsyncIterable<string | Uint8Array>): ReadableStream<string | Uint8Array> {
   const it = source[Symbol.asyncIterator]();
@@ -271,7 +262,7 @@ export async function openWorkerStore(worker: WorkerTarget, options?: WorkerOpen
   // Held until close(): a worker that outlives the page (a SharedWorker) closes the store when
   // the page goes without closing it.
   const pageLock = hasLocks ? `recallkit-page-${globalThis.crypto.randomUUID()}` : undefined;
-  const releasePage = await holdPageLock(pageLock);
+  const releasePage = (await holdLock(pageLock)).release;
   const opened = channel.opened(worker, connectTimeoutMs);
   const message: OpenMessage = {
     recallkit: "open", port: port2, options: options === undefined ? undefined : open, lock, pageLock,

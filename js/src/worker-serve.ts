@@ -6,6 +6,7 @@
  * @module
  */
 import { RecallError } from "./errors.js";
+import { holdLock, webLocks } from "./locks.js";
 import { MemoryStore } from "./store.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import type { EmbedFunction, OpenOptions, RerankFunction } from "./types.js";
@@ -44,19 +45,6 @@ function isOpenMessage(data: unknown): data is OpenMessage {
     && typeof (data as OpenMessage).port?.postMessage === "function";
 }
 
-/**
- * Holds the Web Lock `name` until `release` is called or the worker ends, so the page learns
- * when the worker is gone. Resolves once held, to false where Web Locks do not exist.
- */
-function holdLock(name: string | undefined): Promise<{ held: boolean; release: () => void }> {
-  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-  if (name === undefined || locks === undefined) return Promise.resolve({ held: false, release: () => undefined });
-  return new Promise((resolve) => {
-    locks.request(name, () => new Promise<void>((release) => resolve({ held: true, release })))
-      .catch(() => resolve({ held: false, release: () => undefined }));
-  });
-}
-
 /** The page's options with the worker's own on top. */
 function openOptions(fromPage: unknown, host: ServeOptions): unknown {
   if (typeof fromPage !== "object" || fromPage === null) return fromPage ?? hostOptions(host);
@@ -74,6 +62,7 @@ async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void>
   const port = message.port;
   const post = (reply: Reply, transfer: Transferable[] = []): void => port.postMessage(reply, transfer);
   post({ id: 0, started: true });
+  // Held while the worker lives, so the page learns when it is gone.
   const lock = await holdLock(message.lock);
   let store: MemoryStore;
   try {
@@ -88,7 +77,7 @@ async function serveOne(message: OpenMessage, host: ServeOptions): Promise<void>
   let lastIterator = 0;
   // The page went without closing the store (a SharedWorker outlives its pages): close it here.
   const pageGone = new AbortController();
-  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  const locks = webLocks();
   if (typeof message.pageLock === "string" && locks !== undefined) {
     locks.request(message.pageLock, { signal: pageGone.signal }, async () => {
       iterators.clear();
