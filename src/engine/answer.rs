@@ -184,16 +184,15 @@ impl Engine {
         // Scores are importances here: a minScore the recall or the store gives applies to
         // them, the default (a relevance floor) does not.
         let floor = options.min_score.or(self.config.min_score).unwrap_or(0.0);
-        let ranked = (self
-            .trending(&options.filter, floor, sort, depth)
-            .into_iter())
-        .filter_map(|(doc, importance)| {
-            let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
-            c.score = importance;
-            c.components = vec![("importance", importance)];
-            Some(c)
-        })
-        .collect::<Vec<_>>();
+        let found = self.trending(&options.filter, floor, sort, depth);
+        let ranked = (found.into_iter())
+            .filter_map(|(doc, importance)| {
+                let mut c = memory_candidate(doc, TRENDING_STAGE, importance, self.memory(doc)?);
+                c.score = importance;
+                c.components = vec![("importance", importance)];
+                Some(c)
+            })
+            .collect::<Vec<_>>();
         let mut stages = vec![pending.sf_report];
         stages.extend(["Se", "Ss", "S6", "S8"].map(|s| StageReport::skipped(s, "no_query")));
         Ranked {
@@ -236,8 +235,8 @@ impl Engine {
     }
 
     /// The memories passing `filter` whose importance reaches `floor`, in ascending `DocId`
-    /// order, with what trending reads of each: with a tag filter only the tag index's candidates are read, without one every
-    /// live memory is.
+    /// order, with what trending reads of each: with a tag filter only the tag index's
+    /// candidates are read, without one every live memory is.
     fn trending_facts(
         &self,
         filter: &crate::recall::Filter,

@@ -238,8 +238,8 @@ pub fn post_process(mut cands: Vec<Candidate>, options: &PostProcessOptions) -> 
 
 /// The candidates at the positions `order` lists, in that order, at most `limit` of them,
 /// then the memories `keep` names (a recall's `priorityIds`, which no cut drops: delivery
-/// makes room for them and orders them by score) that did not make it. Positions out of range or
-/// repeated are skipped, so any `order` is safe.
+/// makes room for them and orders them by score) that did not make it. Positions out of
+/// range or repeated are skipped, so any `order` is safe.
 pub fn take_in_order(
     cands: Vec<Candidate>,
     order: &[usize],
@@ -259,7 +259,7 @@ pub fn take_in_order(
 }
 
 /// Whether `c` is one of the memories `keep` names.
-pub fn is_kept(c: &Candidate, keep: &[DocId]) -> bool {
+fn is_kept(c: &Candidate, keep: &[DocId]) -> bool {
     matches!(c.key, CandidateKey::Memory(doc) if keep.contains(&doc))
 }
 
