@@ -37,9 +37,13 @@
 //!   Postgres"; "We deploy on Fridays" / "We never deploy on Fridays anymore".
 //! - **Value** ([`ConflictKind::Value`]): same polarity, sequences of the same length that agree
 //!   on every content word (at least one) and hold value slots at the same positions, with at
-//!   least one pair of slots that differ and where neither slot's tokens are a subsequence of
-//!   the other's (so `[march 3]` refines, not contradicts, `[march 3 10am]`). "The deadline is
-//!   March 3" / "The deadline is April 10".
+//!   least one pair of slots where neither slot's atoms are all among the other's (so
+//!   `[march 3]` refines, not contradicts, `[march 3 10am]`). A slot's *atoms* are what its
+//!   formatting does not change: each token split into runs of digits (read as a number) and
+//!   of letters, an ordinal ending after a number dropped, and three digits after a number
+//!   joined to it as a thousands group, in any order: `March 3rd` and `3 March`, `3pm` and
+//!   `3 pm`, `1,200` and `1200` are one value. "The deadline is March 3" / "The deadline is
+//!   April 10".
 //!
 //! What it deliberately does not flag: paraphrases and reorderings with the same polarity,
 //! different objects under opposite polarity ("uses Postgres" / "does not use MySQL": two
@@ -915,8 +919,9 @@ fn differs_in_value(a: &Statement, x: &Clause, b: &Statement, y: &Clause) -> boo
             (false, false) if same_word(a, p, b, q) => content = true,
             (true, true) => {
                 if !conflicting {
-                    let (ps, qs) = (&a.values[p.start..p.end], &b.values[q.start..q.end]);
-                    conflicting = !is_subsequence(a, ps, b, qs) && !is_subsequence(b, qs, a, ps);
+                    let pa = atoms(a, &a.values[p.start..p.end]);
+                    let qa = atoms(b, &b.values[q.start..q.end]);
+                    conflicting = !within(&pa, &qa) && !within(&qa, &pa);
                 }
             }
             _ => return false,
@@ -925,10 +930,67 @@ fn differs_in_value(a: &Statement, x: &Clause, b: &Statement, y: &Clause) -> boo
     content && conflicting
 }
 
-/// Whether the tokens `short` of `a` are a subsequence of the tokens `long` of `b`.
-fn is_subsequence(a: &Statement, short: &[ValueToken], b: &Statement, long: &[ValueToken]) -> bool {
-    let mut rest = long.iter();
-    short.iter().all(|s| rest.any(|l| same_value(a, s, b, l)))
+/// The bit of an atom that is a number ([`atoms`]).
+const NUMBER: u64 = 1 << 63;
+
+/// The atoms of the value tokens `slot` of `s` (module doc, "The test"): a number is its
+/// value with [`NUMBER`] set, a run of letters its hash without it.
+#[inline(never)]
+fn atoms(s: &Statement, slot: &[ValueToken]) -> Vec<u64> {
+    let mut out = Vec::new();
+    // Whether the previous token was one number, which a group of three digits extends.
+    let mut after_number = false;
+    for t in slot {
+        let n = usize::from(top(t.term));
+        let bytes: Vec<u8> = if top(t.term) == LONG {
+            s.bytes[t.start..t.end].to_vec()
+        } else {
+            (0..n).map(|i| (t.term >> (8 * i)) as u8).collect()
+        };
+        let (mut i, mut number) = (0, false);
+        while i < bytes.len() {
+            let (start, digit) = (i, bytes[i].is_ascii_digit());
+            while i < bytes.len() && bytes[i].is_ascii_digit() == digit {
+                i += 1;
+            }
+            let run = &bytes[start..i];
+            if digit {
+                let value = run.iter().fold(0u64, |v, d| {
+                    v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
+                });
+                out.push(value | NUMBER);
+            } else if !(number && matches!(run, b"st" | b"nd" | b"rd" | b"th")) {
+                out.push(fnv1a64(run) & !NUMBER);
+            }
+            number = digit;
+        }
+        if number && start_is_group(&bytes, after_number) && out.len() >= 2 {
+            let group = out.pop().unwrap_or(0) & !NUMBER;
+            let thousands = out.pop().unwrap_or(0) & !NUMBER;
+            out.push(thousands.wrapping_mul(1000).wrapping_add(group) | NUMBER);
+        }
+        after_number = number && bytes.iter().all(u8::is_ascii_digit);
+    }
+    out
+}
+
+/// Whether a token of `bytes` is a group of three digits after a number.
+fn start_is_group(bytes: &[u8], after_number: bool) -> bool {
+    after_number && bytes.len() == 3 && bytes.iter().all(u8::is_ascii_digit)
+}
+
+/// Whether every atom of `short` is among those of `long`, as many times.
+fn within(short: &[u64], long: &[u64]) -> bool {
+    let mut rest = long.to_vec();
+    short
+        .iter()
+        .all(|a| match rest.iter().position(|b| b == a) {
+            Some(i) => {
+                rest.swap_remove(i);
+                true
+            }
+            None => false,
+        })
 }
 
 #[cfg(test)]
@@ -993,6 +1055,21 @@ mod tests {
             ConflictKind::Value,
         ),
         (
+            "The deadline is March 3rd",
+            "The deadline is March 4th",
+            ConflictKind::Value,
+        ),
+        (
+            "The meeting is at 3pm",
+            "The meeting is at 4 pm",
+            ConflictKind::Value,
+        ),
+        (
+            "Rent is 1,200 per month",
+            "Rent is 1,500 per month",
+            ConflictKind::Value,
+        ),
+        (
             "Notes from Monday. The meeting is on Tuesday",
             "The meeting is on Thursday",
             ConflictKind::Value,
@@ -1047,6 +1124,21 @@ mod tests {
         for &(a, b, kind) in TRUE_CASES {
             assert_eq!(contradiction(a, b), Some(kind), "{a:?} vs {b:?}");
             assert_eq!(contradiction(b, a), Some(kind), "{b:?} vs {a:?}");
+        }
+    }
+
+    #[test]
+    fn one_value_written_two_ways_is_no_conflict() {
+        for (a, b) in [
+            ("The deadline is March 3.", "The deadline is March 3rd."),
+            ("The deadline is March 3", "The deadline is 3 March"),
+            ("The meeting is at 3pm.", "The meeting is at 3 pm."),
+            ("Rent is 1200 per month", "Rent is 1,200 per month"),
+            ("Call mom on May 5", "Call mom on 5 May"),
+            ("The standup is at 9:30am", "The standup is at 9:30 am"),
+        ] {
+            assert_eq!(contradiction(a, b), None, "{a:?} vs {b:?}");
+            assert_eq!(contradiction(b, a), None, "{b:?} vs {a:?}");
         }
     }
 
