@@ -86,7 +86,13 @@ try {
     for (const f of files.filter((p) => p.endsWith(".js"))) {
       assert(!/sourceMappingURL=(?!data:)/.test(readFileSync(join(root, f), "utf8")), `${f} points at a source map outside the package`);
     }
-    return `${files.length} files`;
+    // npm's page resolves the README's relative links (docs/…, which are not packed) against
+    // the repository; without one they are dead links.
+    assert(/github\.com\/[^/]+\/[^/.]+/.test(pkg.repository?.url ?? ""), "package.json names no repository for the README's relative links");
+    const readmeLinks = [...readFileSync(join(root, "README.md"), "utf8").matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)].map((m) => m[1]);
+    const unpackedLinks = readmeLinks.filter((l) => !files.includes(l.replace(/^\.\//, "")));
+    assert(unpackedLinks.every((l) => existsSync(join(root, l))), `README links to missing files: ${unpackedLinks.filter((l) => !existsSync(join(root, l)))}`);
+    return `${files.length} files, ${unpackedLinks.length} README links resolved through the repository`;
   });
 
   // ---- a fresh project -----------------------------------------------------------------
