@@ -68,10 +68,11 @@ import { fileURLToPath } from "node:url";
 // 230.1 KiB (235,615 B); a question's time window answering with its memories, narrowed by
 // explicit bounds (1.3 KiB): 231.3 KiB (236,895 B); parts of the day read with their day
 // ("this morning", "last night"), 0.1 KiB: 231.5 KiB (237,029 B); one value written two ways
-// ("3pm", "3 pm") no longer a conflict, 0.9 KiB: 232.4 KiB (237,932 B). The check stands at
-// 233 KiB, catching growth; the 200 KiB target stays missed
+// ("3pm", "3 pm") no longer a conflict, 0.9 KiB: 232.4 KiB (237,932 B); a word typed as one
+// read as the two the memories write ("healthcare", "health care"), 0.9 KiB: 233.3 KiB
+// (238,890 B). The check stands at 234 KiB, catching growth; the 200 KiB target stays missed
 // (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 233 * 1024;
+const BUDGET_GZIP_BYTES = 234 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;

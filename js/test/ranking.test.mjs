@@ -66,6 +66,20 @@ describe("the default ranking", () => {
     await rejectsWith(MemoryStore.open({ storage: "memory", fusion: { adjacentWeight: 1.5 } }), "invalid_argument", /fusion\.adjacentWeight/);
   });
 
+  test("a word typed as one finds the memory that writes it as two (healthcare, check-in, de-stress)", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany([
+      { id: "care", text: "Grandma's health care plan changed in May" },
+      { id: "flight", text: "The check-in for the flight opens at 6" },
+      { id: "run", text: "I've been running farther to de-stress lately" },
+      ...Array.from({ length: 30 }, (_, i) => ({ id: `f${i}`, text: `filler ${i}: the garden, the weather and stress at work` })),
+    ]);
+    for (const [question, id] of [["healthcare", "care"], ["when does checkin open?", "flight"], ["how do I destress?", "run"]]) {
+      const res = await store.recall(question, { limit: 3 });
+      assert.equal(res.results[0]?.id, id, `${question}: ${res.results.map((r) => r.id)}`);
+    }
+  });
+
   test("minScore drops weak results, per store and per recall", async () => {
     const store = await quickStart({ minScore: 0.99 });
     assert.equal((await store.recall("database pipeline")).results.length, 0);

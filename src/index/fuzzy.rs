@@ -29,10 +29,11 @@
 use crate::error::Result;
 use crate::image::{self, Persist, Reader, Writer};
 use crate::index::bm25::{self, Bm25Params, ScoredDoc};
-use crate::index::postings::{InvertedIndex, TermId};
+use crate::index::postings::{InvertedIndex, Posting, TermId};
 use crate::index::trigram::{LookupScratch, MatchKind, TermMatch, Terms, TrigramIndex, VocabId};
 use crate::sort;
 use crate::store::DocId;
+use crate::text;
 
 /// Most vocabulary terms one query word expands to (the best-weighted are kept).
 pub const MAX_EXPANSIONS: usize = 16;
@@ -70,6 +71,8 @@ pub struct Scratch {
     touched_total: Vec<u32>,
     touched_word: Vec<u32>,
     matches: Vec<TermMatch>,
+    /// The documents holding both parts of a split word, with the lesser of their counts.
+    split: Vec<(u32, u32)>,
     lookup: LookupScratch,
     /// Buffer of the porter sub-query's [`bm25::search_with`].
     pub bm25: bm25::SearchBuffer,
@@ -164,6 +167,51 @@ impl FuzzyIndex {
         self.vocab.len()
     }
 
+    /// The documents holding both terms `word` joins, with the lesser of their counts, into
+    /// `out`: the split into two vocabulary terms (at least 2 chars each, or 1 before at least
+    /// 4: "email" as "e" "mail") whose shorter part is longest. A word typed as one that the
+    /// memories write as two ("healthcare", "checkin") is read that way; the index keeps no
+    /// positions, so the two need not be adjacent.
+    #[inline(never)]
+    fn split_holders(&self, word: &str, out: &mut Vec<(u32, u32)>) {
+        let chars = word.chars().count();
+        let mut best: Option<(usize, TermId, TermId)> = None;
+        let mut left = 0;
+        for (at, _) in word.char_indices() {
+            left += 1;
+            if at == 0 {
+                continue;
+            }
+            let left = left - 1;
+            let shorter = left.min(chars - left);
+            if !(shorter >= 2 || chars - left >= 4) || best.is_some_and(|(s, ..)| s >= shorter) {
+                continue;
+            }
+            let (a, b) = (text::slice(word, ..at), text::slice(word, at..));
+            if let (Some(a), Some(b)) = (self.terms.term_id(a), self.terms.term_id(b)) {
+                best = Some((shorter, a, b));
+            }
+        }
+        let Some((_, a, b)) = best else { return };
+        let (a, b) = (self.terms.postings(a), self.terms.postings(b));
+        let (outer, mut inner) = if a.doc_freq() <= b.doc_freq() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut reached = None;
+        for p in outer {
+            if reached.map_or(true, |q: Posting| q.doc() < p.doc()) {
+                reached = inner.seek(p.doc());
+            }
+            match reached {
+                None => break,
+                Some(q) if q.doc() == p.doc() => out.push((p.doc().0, p.tf().min(q.tf()))),
+                Some(_) => {}
+            }
+        }
+    }
+
     /// The top `k` documents for the query `words` (folded, unstemmed) that `accept` keeps,
     /// by score descending, ties by ascending `DocId`.
     pub fn search(
@@ -219,14 +267,19 @@ impl FuzzyIndex {
                 .map(|m| self.terms.postings(TermId(m.term.0)).doc_freq())
                 .max()
                 .unwrap_or(0);
-            let idf = bm25::idf(n_docs, most_common as u32);
-            if most_common > 0 {
-                weight += idf;
-            }
             let exact = scratch.matches.iter().any(|m| m.kind == MatchKind::Exact);
             let typo = scratch.matches.iter().any(|m| m.kind == MatchKind::Typo);
-            if !exact && typo && i < 64 {
+            scratch.split.clear();
+            if !exact {
+                self.split_holders(word, &mut scratch.split);
+            }
+            let most_common = most_common.max(scratch.split.len());
+            let idf = bm25::idf(n_docs, most_common as u32);
+            if !exact && (typo || !scratch.split.is_empty()) && i < 64 {
                 inexact |= 1 << i;
+            }
+            if most_common > 0 {
+                weight += idf;
             }
             // In a large index, a word whose reading is in half the documents or more gets
             // FTS5's token idf (1e-6) for every expansion: it cannot change a ranking, and
@@ -235,27 +288,32 @@ impl FuzzyIndex {
             if most_common > SKIP_COMMON_MIN_POSTINGS && idf <= bm25::MIN_IDF {
                 continue;
             }
+            let lengths = self.terms.doc_lens();
+            let norm = |len: u32| norm_base + norm_per_term * f64::from(len);
             for m in &scratch.matches {
                 // The trigram index has the vocabulary's ids (see `sync`).
                 let postings = self.terms.postings(TermId(m.term.0));
                 let scale = m.weight * idf * (params.k1 + 1.0);
-                for p in postings {
-                    let d = p.doc().0 as usize;
-                    let (Some(word_score), Some(&len)) =
-                        (scratch.word.get_mut(d), self.terms.doc_lens().get(d))
-                    else {
-                        continue;
-                    };
-                    let tf = f64::from(p.tf());
-                    let s = scale * tf / (tf + norm_base + norm_per_term * f64::from(len));
-                    if *word_score == 0.0 {
-                        scratch.touched_word.push(d as u32);
-                    }
-                    if s > *word_score {
-                        *word_score = s;
-                    }
-                }
+                let postings = postings.map(|p| (p.doc().0, p.tf()));
+                best_per_doc(
+                    &mut scratch.word,
+                    &mut scratch.touched_word,
+                    lengths,
+                    scale,
+                    norm,
+                    postings,
+                );
             }
+            let scale = SPLIT_WEIGHT * idf * (params.k1 + 1.0);
+            let split = scratch.split.iter().copied();
+            best_per_doc(
+                &mut scratch.word,
+                &mut scratch.touched_word,
+                lengths,
+                scale,
+                norm,
+                split,
+            );
             for &d in &scratch.touched_word {
                 let d = d as usize;
                 if scratch.total[d] == 0.0 {
@@ -280,6 +338,36 @@ impl FuzzyIndex {
             hits: top_accepted_keys(hits, k, accept),
             weight,
             inexact,
+        }
+    }
+}
+
+/// The weight of a word read as two terms it joins ("healthcare" as "health" and "care"):
+/// the best a one-edit reading gets, since nothing says the two are next to each other.
+pub const SPLIT_WEIGHT: f64 = 0.8;
+
+/// Keeps, for each document of `postings` (`(doc, tf)`), the best BM25 contribution of one
+/// word's readings in `word`, listing documents scored for the first time in `touched`.
+fn best_per_doc(
+    word: &mut [f64],
+    touched: &mut Vec<u32>,
+    lengths: &[u32],
+    scale: f64,
+    norm: impl Fn(u32) -> f64,
+    postings: impl Iterator<Item = (u32, u32)>,
+) {
+    for (d, tf) in postings {
+        let (Some(word_score), Some(&len)) = (word.get_mut(d as usize), lengths.get(d as usize))
+        else {
+            continue;
+        };
+        let tf = f64::from(tf);
+        let s = scale * tf / (tf + norm(len));
+        if *word_score == 0.0 {
+            touched.push(d);
+        }
+        if s > *word_score {
+            *word_score = s;
         }
     }
 }
@@ -451,6 +539,36 @@ mod tests {
         assert_eq!(found.len(), 2);
         let none = index.search(&["deploy"], &params, 10, &mut scratch, |d| d != DocId(0));
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn a_word_typed_as_one_finds_the_memories_that_write_it_as_two() {
+        let mut index = FuzzyIndex::new();
+        index.insert(DocId(0), ["health", "care", "plan"]).unwrap();
+        index.insert(DocId(1), ["health", "insurance"]).unwrap();
+        index
+            .insert(DocId(2), ["check", "in", "at", "six"])
+            .unwrap();
+        index
+            .insert(DocId(3), ["send", "it", "by", "e", "mail"])
+            .unwrap();
+        index.insert(DocId(4), ["the", "mail", "came"]).unwrap();
+        let mut scratch = Scratch::default();
+        let params = Bm25Params::default();
+        let mut search = |words: &[&str]| {
+            let found = index.search_weighted(words, &params, 10, &mut scratch, |_| true);
+            let docs: Vec<DocId> = found.hits.iter().map(|h| h.doc).collect();
+            (docs, found.inexact)
+        };
+        // Both parts, in one memory; read as a correction, like a typo.
+        assert_eq!(search(&["healthcare"]), (vec![DocId(0)], 1));
+        assert_eq!(search(&["checkin"]), (vec![DocId(2)], 1));
+        // A one-letter first part before a part of four letters or more ("mail" alone is
+        // also a one-edit reading).
+        assert!(search(&["email"]).0.contains(&DocId(3)));
+        // A word the vocabulary holds is not split; nor is one whose parts are not terms.
+        assert_eq!(search(&["health"]).1, 0);
+        assert_eq!(search(&["carehealthx"]), (vec![], 0));
     }
 
     #[test]
