@@ -13,7 +13,7 @@
  * const db = await PostgresDatabase.connect({ connectionString: process.env.DATABASE_URL });
  * const store = await MemoryStore.open({ name: "user-42", storage: db.adapter("user-42") });
  * await store.remember({ text: "Prefers tea to coffee" });
- * console.log((await store.recall("what does the user drink?")).results[0]?.text);
+ * console.log((await store.recall("does the user prefer tea or coffee?")).results[0]?.text);
  * await store.close();
  * await db.close();
  * ```

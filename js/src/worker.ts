@@ -13,7 +13,7 @@
  * const worker = new Worker(new URL("./store-worker.js", import.meta.url), { type: "module" });
  * const store = await openWorkerStore(worker, { name: "notes" });
  * await store.remember({ text: "The project uses SQLite with FTS5" });
- * console.log((await store.recall("what database?")).results[0]?.text);
+ * console.log((await store.recall("what database does the project use?")).results[0]?.text);
  * ```
  * @packageDocumentation
  */
