@@ -126,10 +126,12 @@ export async function loadStore(
     fromSnapshot = replayed !== undefined;
     snapshots.loaded(fromSnapshot, replayed ?? 0);
   }
-  if (!fromSnapshot) await loadRecords(parts);
+  const orphans = fromSnapshot ? [] : await loadRecords(parts);
   const engine = slot.engine!;
   if (typeof sole === "function" ? await sole().catch(() => false) : sole) writes.prune = new Map(seqs);
   remote.loaded();
+  // After the open's own work, in the queue: the open does not wait for it, and a failure is harmless.
+  if (orphans.length > 0) writes.enqueue(() => writes.removeOrphans(orphans)).catch(() => undefined);
   await snapshots.opened(fromSnapshot, engine);
   return { openedFrom: fromSnapshot ? "snapshot" : "records", damage };
 }
@@ -178,19 +180,26 @@ async function loadImage(
 }
 
 
-/** Rebuilds the engine from every record: memories in insertion order, notes, then the graph. */
-async function loadRecords(parts: LoadParts): Promise<void> {
+/**
+ * Rebuilds the engine from every record: memories in insertion order, notes, then the graph.
+ * Returns the ids of orphan recall tracking (`r/<id>` without `m/<id>`), for the write queue to
+ * delete.
+ */
+async function loadRecords(parts: LoadParts): Promise<string[]> {
   const { slot, adapter, order } = parts;
   const engine = slot.engine!;
   const entries: Array<[string, Uint8Array] | undefined> = await readStore(() => adapter.entries(MEMORY_PREFIX));
-  // Recall tracking is stored apart (`r/<id>`, storage/layout.ts); one without its memory is ignored.
+  // Recall tracking is stored apart (`r/<id>`, storage/layout.ts); one without its memory is
+  // ignored, and deleted after the open.
   const tracking = new Map(await readStore(() => adapter.entries(TRACKING_PREFIX)));
   const rows = entries.map((entry, i) => {
     const [key, bytes] = entry!;
     entries[i] = undefined; // let the bytes go as soon as they are decoded
     const stored = decodeAt(key, bytes, "memory");
     const trackingKey = TRACKING_PREFIX + key.slice(MEMORY_PREFIX.length);
-    const { record, order: rank } = splitMemory(withTracking(stored.data, tracking.get(trackingKey), trackingKey));
+    const trackingBytes = tracking.get(trackingKey);
+    tracking.delete(trackingKey);
+    const { record, order: rank } = splitMemory(withTracking(stored.data, trackingBytes, trackingKey));
     if (typeof record.id !== "string" || MEMORY_PREFIX + record.id !== key) {
       throw new RecallError("corrupt", `record ${JSON.stringify(key)} holds memory id ${JSON.stringify(record.id)}`);
     }
@@ -216,4 +225,5 @@ async function loadRecords(parts: LoadParts): Promise<void> {
     }
   }
   setGraph(engine, await readGraph(adapter));
+  return [...tracking.keys()].map((key) => key.slice(TRACKING_PREFIX.length));
 }

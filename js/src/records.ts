@@ -158,6 +158,30 @@ export function trackingOp(engine: Engine, id: string): StorageOp {
   return { op: "put", key: TRACKING_PREFIX + id, value: encodeRecord({ kind: "meta", data }) };
 }
 
+/**
+ * The op that deletes memory `id`'s recall tracking, for a batch that creates the memory: a new
+ * memory starts untracked, and an `r/<id>` stored before its `m/<id>` is an orphan (a recall
+ * racing a forget of an earlier memory with that id) that would otherwise count as its recalls.
+ */
+export function trackingReset(id: string): StorageOp {
+  return { op: "delete", key: TRACKING_PREFIX + id };
+}
+
+/**
+ * The ops that delete the orphan `r/<id>` (stored while no `m/<id>` is) only if memory `id`
+ * still does not exist, checked atomically with the delete: a `create` of `m/<id>`, deleted
+ * again in the same batch, fails the whole batch with `already_exists` when another handle
+ * has stored the memory since (its tracking is then live, and kept).
+ */
+export function orphanOps(id: string): StorageOp[] {
+  const key = MEMORY_PREFIX + id;
+  return [
+    { op: "create", key, value: encodeRecord({ kind: "meta", data: {} }) },
+    { op: "delete", key },
+    { op: "delete", key: TRACKING_PREFIX + id },
+  ];
+}
+
 /** `stored`'s memory data with the tracking fields of `tracking` (an `r/<id>` value) over them. */
 export function withTracking(data: Record<string, unknown>, tracking: Uint8Array | undefined, key: string): Record<string, unknown> {
   if (tracking === undefined) return data;

@@ -17,7 +17,7 @@ import { InsertionOrder, graphState, readStore } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import { encodeImage } from "./storage/image.js";
-import { SNAPSHOT_PREFIX, snapshotChunks, snapshotKey } from "./storage/layout.js";
+import { SNAPSHOT_PREFIX, TRACKING_PREFIX, snapshotChunks, snapshotKey } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
 /** Write batches between automatic snapshots, unless `snapshotEvery` says otherwise. */
@@ -129,6 +129,12 @@ export class SnapshotPolicy {
     if (!changed || !(force || due)) return;
     const estimate = engine.size * (4 * (engine.dimensions ?? 0) + 512);
     if (estimate > MAX_SNAPSHOT_BYTES) return this.drop();
+    // Compaction drops orphan recall tracking too (`r/<id>` of a memory the engine does not
+    // hold; one another handle stored since keeps its tracking: `orphanOps`).
+    const held = new Set(engine.ids());
+    const orphans = (await readStore(() => this.#adapter.keys(TRACKING_PREFIX)))
+      .map((key) => key.slice(TRACKING_PREFIX.length)).filter((id) => !held.has(id));
+    await writes.removeOrphans(orphans);
     const claims = Object.fromEntries(writes.claims);
     const reflected = [...writes.journalKeys];
     const batches = writes.writeCount;

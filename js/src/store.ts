@@ -40,7 +40,7 @@ import type { GuardReason, MemoryKind } from "./observe.js";
 import { runRecall } from "./recall.js";
 import type { RecallSettings } from "./recall.js";
 import {
-  InsertionOrder, flatten, graphBefore, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph,
+  InsertionOrder, flatten, graphBefore, graphOps, graphState, memoryOp, memoryPut, noteOp, readStore, setGraph, trackingReset,
 } from "./records.js";
 import { Presence } from "./presence.js";
 import { OtherTabs } from "./remote.js";
@@ -336,7 +336,7 @@ export class MemoryStore {
       this.#order.set(id, undefined);
       return {
         result: id,
-        ops: () => [memoryPut(id, record, this.#order, vector, engine.signature(id), true)],
+        ops: () => [memoryPut(id, record, this.#order, vector, engine.signature(id), true), trackingReset(id)],
         undo: () => {
           engine.remove(id);
           this.#order.delete(id);
@@ -385,7 +385,7 @@ export class MemoryStore {
       for (const r of records) this.#order.set(r.id, undefined);
       return {
         result: records.map((r) => r.id),
-        ops: () => records.map((r, i) => memoryPut(r.id, r, this.#order, vectors[i], engine.signature(r.id), true)),
+        ops: () => records.flatMap((r, i) => [memoryPut(r.id, r, this.#order, vectors[i], engine.signature(r.id), true), trackingReset(r.id)]),
         undo: () => {
           for (const r of records) {
             engine.remove(r.id);

@@ -18,14 +18,13 @@ import { RecallError, itemError, located } from "./errors.js";
 import { DEFAULT_IMPORT_BATCH } from "./options.js";
 import type { ImportSettings } from "./options.js";
 import {
-  InsertionOrder, asRecord, flatten, graphOps, graphState, memoryOp, noteOp, setGraph, splitMemory,
+  InsertionOrder, asRecord, flatten, graphOps, graphState, memoryOp, noteOp, setGraph, splitMemory, trackingReset,
 } from "./records.js";
 import type { GraphState } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import { FIELD_NAMES, fromJsonLine, fromJsonValue, readLines, toJsonLine } from "./storage/codec.js";
-import type { StorageOp } from "./storage/adapter.js";
 import type { StoredRecord } from "./storage/codec.js";
-import { STORE_FORMAT, TRACKING_PREFIX, checkConfig } from "./storage/layout.js";
+import { STORE_FORMAT, checkConfig } from "./storage/layout.js";
 import type { ExportedRecord, ImportProgress, ImportSource } from "./types.js";
 import { checkDimensions, checkRecordNames } from "./validate.js";
 import type { Step, WriteQueue } from "./writes.js";
@@ -258,8 +257,9 @@ function importBatch(
     result: { stored, skipped },
     ops: () => [
       ...memoryIds.map((id) => memoryOp(engine, id, order, created.has(id))),
-      // A replaced memory takes the file's recall tracking: its stored `r/<id>` would override it.
-      ...memoryIds.filter((id) => !created.has(id)).map((id): StorageOp => ({ op: "delete", key: TRACKING_PREFIX + id })),
+      // A memory takes the file's recall tracking: a stored `r/<id>` (a replaced memory's, or an
+      // orphan's under a new one's id) would override it.
+      ...memoryIds.map(trackingReset),
       ...noteIds.map((id) => noteOp(engine, id)),
       ...(before === undefined ? [] : graphOps(before, graphState(engine))),
     ],

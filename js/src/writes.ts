@@ -12,14 +12,15 @@
  *   (`remote.ts`), read and trimmed by the snapshot (`snapshots.ts`);
  * - `prune` (writers whose `meta/seq` keys the first batch deletes, when this handle is alone):
  *   set by the open;
- * - the memories whose recall tracking is not yet durable (`track`, flushed in a batch of its own).
+ * - the memories whose recall tracking is not yet durable (`track`, flushed in a batch of its own);
+ *   orphan tracking found by the open or a snapshot is deleted in a batch of its own too.
  * The batch layout (`meta/seq`, the journal entry, `meta/config`) is `storage/layout.ts`'s.
  * @module
  */
 import type { Engine } from "./engine.js";
 import { RecallError, storageError } from "./errors.js";
 import type { Health } from "./health.js";
-import { InsertionOrder, reload, trackingOp } from "./records.js";
+import { InsertionOrder, orphanOps, reload, trackingOp } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import {
@@ -175,6 +176,9 @@ export class WriteQueue {
       await this.#adapter.write(batch);
     } catch (e) {
       const error = storageError(e, "cannot write to the store");
+      // Only a storage failure may have committed: otherwise batch n was never stored, and the
+      // next one takes its number (a gap in the journal would keep the snapshot from being used).
+      if (error.code !== "storage_failed") this.#writeCount--;
       this.#health.writeFailed(error);
       // A storage failure may come after the batch committed (a connection lost before its
       // answer): the caller undoes the change, and the records are read again to tell.
@@ -199,6 +203,23 @@ export class WriteQueue {
   /** Forgets a memory's pending tracking (the memory is gone). */
   untrack(id: string): void {
     this.#trackingDirty.delete(id);
+  }
+
+  /**
+   * Deletes the orphan recall tracking (`r/<id>` stored without its `m/<id>`) of memories `ids`,
+   * each only if the memory still does not exist ({@link orphanOps}): a memory stored since by
+   * another handle keeps its tracking. Best effort: a failure leaves the orphans, which loading
+   * ignores, for the next open or snapshot. Queued work only; nothing for a reader.
+   */
+  async removeOrphans(ids: readonly string[]): Promise<void> {
+    if (this.#readOnly || this.#ephemeral || ids.length === 0) return;
+    try {
+      await this.commit(ids.flatMap(orphanOps));
+    } catch (e) {
+      // One memory stored meanwhile fails the whole batch: the others go one by one.
+      if ((e as RecallError).code !== "already_exists" || ids.length === 1) return;
+      for (const id of ids) await this.commit(orphanOps(id)).catch(() => undefined);
+    }
   }
 
   /** Persists the recall tracking of memories recalled since the last flush. Queued work only. */

@@ -1008,6 +1008,98 @@ describe("a recall never undoes another handle's write", () => {
   });
 });
 
+describe("orphan recall tracking (an r/<id> left by a recall racing a forget)", () => {
+  /** Storage where A's recall of y wrote `r/y` after B forgot y: the orphan. */
+  async function withOrphan(options = {}) {
+    const { inner, handle } = sharedStorage();
+    const [a, b] = [handle(), handle()];
+    const storeA = await MemoryStore.open({ storage: a.adapter, clock: () => NOW, ...options });
+    const storeB = await MemoryStore.open({ storage: b.adapter, clock: () => NOW, ...options });
+    await storeB.rememberMany([{ id: "x", text: "zebra kept" }, { id: "y", text: "zebra to forget" }]);
+    a.deliver();
+    await new Promise((r) => setTimeout(r, 10));
+    await storeB.forget("y");
+    await storeA.recall("zebra");
+    assert.ok(await inner.get("r/y"), "the recall wrote r/y after the forget");
+    assert.equal(await inner.get("m/y"), undefined);
+    return { inner, storeA, storeB, a, b };
+  }
+
+  test("an open that loads the records deletes orphan tracking and keeps the live memories' tracking", async () => {
+    const { inner, storeA, storeB } = await withOrphan({ snapshots: false });
+    await storeA.close();
+    await storeB.close();
+    const again = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false });
+    await again.close(); // the deletion is queued after the open
+    assert.equal(await inner.get("r/y"), undefined, "the orphan is gone");
+    assert.ok(await inner.get("r/x"), "x's tracking stays");
+    const reopened = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false });
+    assert.equal((await reopened.get("x")).recallCount, 1);
+    assert.deepEqual(await reopened.ids(), ["x"]);
+    await reopened.close();
+  });
+
+  test("a snapshot write (compaction) deletes orphan tracking", async () => {
+    const { inner, storeA, storeB } = await withOrphan({ snapshotEvery: 1 });
+    await storeB.remember({ id: "z", text: "a later write, then a snapshot" });
+    await storeB.close();
+    assert.ok((await inner.keys("snapshot/")).length > 0, "a snapshot was written");
+    assert.equal(await inner.get("r/y"), undefined, "the orphan is gone");
+    assert.ok(await inner.get("r/x"));
+    await storeA.close();
+  });
+
+  test("a new memory under an orphan's id starts untracked, from records and from a snapshot alike", async () => {
+    const { inner, storeA, storeB } = await withOrphan({ snapshots: false });
+    await storeB.remember({ id: "y", text: "zebra born again" });
+    assert.equal(await inner.get("r/y"), undefined, "creating the memory deleted the orphan");
+    await storeA.close();
+    await storeB.close();
+    for (const snapshots of [false, true]) {
+      const again = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots });
+      assert.equal((await again.get("y")).recallCount, 0, `snapshots: ${snapshots}`);
+      await again.close();
+    }
+  });
+
+  test("an orphan's deletion never takes the tracking of a memory another handle stores meanwhile", async () => {
+    const { inner, storeA, storeB } = await withOrphan({ snapshots: false });
+    await storeA.close();
+    await storeB.close();
+    // Between the open's read of m/ and its read of r/, another handle stores y again and
+    // recalls it: the open sees r/y without m/y, an orphan as far as it knows.
+    const raced = new MemoryAdapterView(inner);
+    let once = true;
+    raced.entries = async (p) => {
+      const out = await inner.entries(p);
+      if (p === "m/" && once) {
+        once = false;
+        const other = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false });
+        await other.remember({ id: "y", text: "zebra stored meanwhile" });
+        await other.recall("zebra meanwhile");
+        await other.close();
+      }
+      return out;
+    };
+    const racing = await MemoryStore.open({ storage: raced, clock: () => NOW, snapshots: false });
+    await racing.close();
+    assert.ok(await inner.get("m/y"));
+    assert.equal(decodeRecord(await inner.get("r/y")).data.recallCount, 1, "the live memory's tracking is kept");
+    const reopened = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false });
+    assert.equal((await reopened.get("y")).recallCount, 1);
+    await reopened.close();
+  });
+
+  test("a reader (readOnly) leaves orphans alone", async () => {
+    const { inner, storeA, storeB } = await withOrphan({ snapshots: false });
+    await storeA.close();
+    await storeB.close();
+    const reader = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false, readOnly: true });
+    await reader.close();
+    assert.ok(await inner.get("r/y"));
+  });
+});
+
 /** A read-and-write view of an adapter's storage that closing leaves alone. */
 class MemoryAdapterView {
   #inner;

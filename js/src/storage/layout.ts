@@ -29,7 +29,11 @@
  * Recall tracking. A recall persists the counts of the memories it returned as `r/<id>`, never
  * as `m/<id>`: the handle's copy of a memory may be older than storage's (another tab's or
  * process's update or forget it has not heard of yet), and writing it back whole undid that
- * change. An `r/<id>` without its `m/<id>` (a recall racing a forget) is ignored.
+ * change. An `r/<id>` without its `m/<id>` (a recall racing a forget) is an orphan: loading
+ * ignores it, a batch that creates memory `<id>` deletes it, and a writer that finds one (an open
+ * from the records, a snapshot write) deletes it in a batch that also creates and deletes
+ * `m/<id>`, so that it fails with `already_exists`, deleting nothing, when another handle has
+ * stored that memory since (`records.ts`: `orphanOps`).
  *
  * Pruning. A writer that knows it is alone (the file store's lock; IndexedDB with Web Locks
  * and no other holder) deletes the `meta/seq` keys of the writers it loaded with its first
