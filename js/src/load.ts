@@ -29,7 +29,7 @@ import type { StorageAdapter } from "./storage/adapter.js";
 import { inspectImage } from "./storage/image.js";
 import {
   CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, META_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX,
-  SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, parseJournalKey, planReplay,
+  SNAPSHOT_PREFIX, decodeConfig, decodeJournal, decodeSeq, isClosedSeq, parseJournalKey, planReplay,
 } from "./storage/layout.js";
 import type { JournalEntry, StoreConfig } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
@@ -92,6 +92,7 @@ export async function loadStore(
       stored = decodeConfig(value);
     } else if (key.startsWith(SEQ_PREFIX)) {
       seqs.set(key.slice(SEQ_PREFIX.length), decodeSeq(value, key));
+      if (isClosedSeq(value)) writes.closedWriters.set(key.slice(SEQ_PREFIX.length), seqs.get(key.slice(SEQ_PREFIX.length))!);
     } else if (key.startsWith(JOURNAL_PREFIX)) {
       // Everything loaded below reflects these batches; the next snapshot may delete them.
       writes.journalKeys.add(key);

@@ -28,7 +28,7 @@ import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
 import type { StorageAdapter } from "./storage/adapter.js";
 import {
-  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX, decodeConfig, decodeJournal, decodeSeq,
+  CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX, decodeConfig, decodeJournal, decodeSeq, isClosedSeq,
   journalKey, parseJournalKey, seqKey,
 } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
@@ -169,6 +169,7 @@ export class OtherTabs {
     for (const [key, value] of sequences) {
       const writer = key.slice(SEQ_PREFIX.length);
       writes.claims.set(writer, Math.max(writes.claims.get(writer) ?? 0, decodeSeq(value, key)));
+      if (isClosedSeq(value)) writes.closedWriters.set(writer, decodeSeq(value, key));
     }
     for (const key of journal) {
       const at = parseJournalKey(key);
@@ -222,8 +223,16 @@ export class OtherTabs {
       writes.journalKeys.add(key);
     }
     // A deleted write-sequence key: its writer was pruned, after every batch of it was loaded.
+    // A closed one: a snapshot that reflects its last batch may delete its key.
     for (const { key, value } of sequences) {
-      if ((await value) === undefined) writes.claims.delete(key.slice(SEQ_PREFIX.length));
+      const bytes = await value;
+      const writer = key.slice(SEQ_PREFIX.length);
+      if (bytes === undefined) {
+        writes.claims.delete(writer);
+        writes.closedWriters.delete(writer);
+      } else if (isClosedSeq(bytes)) {
+        writes.closedWriters.set(writer, decodeSeq(bytes, key));
+      }
     }
   }
 }

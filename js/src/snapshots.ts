@@ -17,7 +17,7 @@ import { InsertionOrder, graphState, readStore } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { StorageAdapter, StorageOp } from "./storage/adapter.js";
 import { encodeImage } from "./storage/image.js";
-import { SNAPSHOT_PREFIX, TRACKING_PREFIX, snapshotChunks, snapshotKey } from "./storage/layout.js";
+import { SNAPSHOT_PREFIX, TRACKING_PREFIX, seqKey, snapshotChunks, snapshotKey } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
 /** Write batches between automatic snapshots, unless `snapshotEvery` says otherwise. */
@@ -135,7 +135,10 @@ export class SnapshotPolicy {
     const orphans = (await readStore(() => this.#adapter.keys(TRACKING_PREFIX)))
       .map((key) => key.slice(TRACKING_PREFIX.length)).filter((id) => !held.has(id));
     await writes.removeOrphans(orphans);
-    const claims = Object.fromEntries(writes.claims);
+    // Closed writers whose every batch this snapshot reflects: their `meta/seq` keys go with it,
+    // and it does not claim them (storage/layout.ts, "Pruning").
+    const gone = [...writes.closedWriters].filter(([writer, n]) => (writes.claims.get(writer) ?? 0) >= n).map(([writer]) => writer);
+    const claims = Object.fromEntries([...writes.claims].filter(([writer]) => !gone.includes(writer)));
     const reflected = [...writes.journalKeys];
     const batches = writes.writeCount;
     const bytes = this.#image(engine, claims);
@@ -146,15 +149,21 @@ export class SnapshotPolicy {
     const keys = chunks.map((_, i) => snapshotKey(i));
     // Chunks of an earlier, longer snapshot go in the same batch.
     const stale = (await readStore(() => this.#adapter.keys(SNAPSHOT_PREFIX))).filter((k) => !keys.includes(k));
+    // A batch of this handle after the build (none is expected) keeps its key.
+    const pruned = writes.writeCount === batches ? gone : gone.filter((writer) => writer !== writes.writer);
     try {
       await this.#adapter.write([
         ...chunks.map((value, i): StorageOp => ({ op: "put", key: keys[i]!, value })),
-        ...[...stale, ...reflected].map((key): StorageOp => ({ op: "delete", key })),
+        ...[...stale, ...reflected, ...pruned.map(seqKey)].map((key): StorageOp => ({ op: "delete", key })),
       ]);
     } catch (e) {
       throw storageError(e, "cannot write the snapshot");
     }
     for (const key of reflected) writes.journalKeys.delete(key);
+    for (const writer of pruned) {
+      writes.claims.delete(writer);
+      writes.closedWriters.delete(writer);
+    }
     this.#hasSnapshot = true;
     this.#journalRecords = writes.writeCount === batches ? 0 : this.#journalRecords;
     this.#writesSinceSnapshot = 0;

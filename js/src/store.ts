@@ -784,16 +784,20 @@ export class MemoryStore {
 
   /**
    * Finishes queued writes, writes the snapshot when none is usable or the journal after it
-   * has grown (100 batches, `CLOSE_SNAPSHOT_BATCHES`), closes the storage and releases the
-   * engine. Later calls fail with `closed`; closing twice is harmless.
+   * has grown (100 batches, `CLOSE_SNAPSHOT_BATCHES`), marks this handle's `meta/seq` key
+   * closed so that a later snapshot deletes it (`storage/layout.ts`, "Pruning"), closes the
+   * storage and releases the engine. Later calls fail with `closed`; closing twice is harmless.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#engine.open = false;
       await this.#writes.enqueue(async () => {
         await this.#writes.flushTracking().catch(() => undefined);
+        this.#writes.closing();
         // The snapshot only speeds up the next open; failing to write it loses nothing.
         await this.#snapshots.write(false).catch(() => undefined);
+        // So that a later snapshot may delete this handle's meta/seq key (storage/layout.ts, "Pruning").
+        await this.#writes.markClosed().catch(() => undefined);
       });
       this.#remote.stop();
       await this.#adapter.close().catch(() => undefined);

@@ -54,6 +54,11 @@ export class WriteQueue {
   readonly journalKeys = new Set<string>();
   /** Writers to prune with the first batch (writer → last batch), when this handle is alone. */
   prune = new Map<string, number>();
+  /**
+   * Writers known to have closed, with their last batch (their `meta/seq` key says
+   * `closed: true`; this handle once it closes): a snapshot reflecting that batch deletes the key.
+   */
+  readonly closedWriters = new Map<string, number>();
   /** Memories recalled since the last flush, whose new tracking is not durable yet. */
   readonly #trackingDirty = new Set<string>();
   /** Told the number of record ops of every batch once it is durable (the snapshot policy). */
@@ -193,6 +198,24 @@ export class WriteQueue {
     this.claims.set(this.#writer, n);
     if (journaled !== undefined) this.journalKeys.add(journaled);
     this.#committed(ops.length);
+  }
+
+  /**
+   * This handle is closing: a snapshot written from now on deletes its `meta/seq` key. Queued
+   * work only.
+   */
+  closing(): void {
+    if (this.#writeCount > 0 && this.claims.get(this.#writer) === this.#writeCount) this.closedWriters.set(this.#writer, this.#writeCount);
+  }
+
+  /**
+   * Marks this handle's `meta/seq` key `closed: true` (it writes no more batches), unless the
+   * closing snapshot deleted it, so a later snapshot of any handle deletes it
+   * (`storage/layout.ts`, "Pruning"). Queued work only, after {@link closing}.
+   */
+  async markClosed(): Promise<void> {
+    if (this.#readOnly || this.#ephemeral || !this.#journaled || !this.closedWriters.has(this.#writer)) return;
+    await this.#adapter.write([{ op: "put", key: seqKey(this.#writer), value: encodeSeq(this.#writeCount, true) }]);
   }
 
   /** Notes that these memories' recall tracking changed; {@link flushTracking} writes it. */

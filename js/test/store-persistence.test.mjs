@@ -1100,6 +1100,36 @@ describe("orphan recall tracking (an r/<id> left by a recall racing a forget)", 
   });
 });
 
+describe("write-sequence keys on a shared adapter (no handle can know it is alone)", () => {
+  test("closed writers' meta/seq keys are deleted by a later snapshot, and opens still see every write", async () => {
+    const { inner, handle } = sharedStorage();
+    const live = await MemoryStore.open({ storage: handle().adapter, clock: () => NOW, snapshotEvery: 1 });
+    await live.remember({ id: "live-0", text: "written by the handle that stays open" });
+    for (let i = 0; i < 20; i++) {
+      const store = await MemoryStore.open({ storage: handle().adapter, clock: () => NOW, snapshotEvery: 1 });
+      await store.remember({ id: `m${i}`, text: `memory number ${i}` });
+      await store.close();
+    }
+    const seqs = await inner.keys("meta/seq/");
+    // The open handle's key, and the last closed one's, marked closed (no snapshot since).
+    assert.ok(seqs.length <= 2, `meta/seq keys: ${seqs.length}`);
+    const closed = [];
+    for (const key of seqs) if (decodeRecord(await inner.get(key)).data.closed === true) closed.push(key);
+    assert.equal(closed.length, seqs.length - 1, "every key but the open handle's says closed");
+    // The open handle writes after the prunes: its batch is still replayed over the snapshot.
+    await live.remember({ id: "live-1", text: "written after the others closed" });
+    const fromSnapshot = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, readOnly: true });
+    assert.equal((await fromSnapshot.storageInfo()).openedFrom, "snapshot");
+    assert.equal(fromSnapshot.size, 22);
+    assert.ok(await fromSnapshot.get("live-1"));
+    await fromSnapshot.close();
+    await live.close();
+    const fromRecords = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, snapshots: false, readOnly: true });
+    assert.equal(fromRecords.size, 22);
+    await fromRecords.close();
+  });
+});
+
 /** A read-and-write view of an adapter's storage that closing leaves alone. */
 class MemoryAdapterView {
   #inner;

@@ -11,7 +11,7 @@
  * | `e/<name>` | `entity`: the entity, keyed by its display name (unique per entity, as normal forms are) |
  * | `g/<edge id>` | `edge`: the edge (`from\|relation\|to`, normalised) |
  * | `meta/config` | `meta`: `{ format, dimensions?, signatureSeed }` |
- * | `meta/seq/<writer>` | `meta`: `{ n }`, the number of that writer's last batch |
+ * | `meta/seq/<writer>` | `meta`: `{ n, closed? }`, the number of that writer's last batch, and `closed: true` once it has closed |
  * | `meta/journal/<writer>/<n>` | `meta`: `{ keys, pruned }`, the record keys batch `n` changed (snapshot stores only) |
  * | `snapshot/<i>` | not records: the snapshot (`snapshot.ts` framing around `image.ts`) in chunks of at most {@link SNAPSHOT_CHUNK_BYTES} (Chromium refuses IndexedDB values over 127 MiB), written in one batch |
  *
@@ -38,7 +38,14 @@
  * Pruning. A writer that knows it is alone (the file store's lock; IndexedDB with Web Locks
  * and no other holder) deletes the `meta/seq` keys of the writers it loaded with its first
  * batch, recording their last `n` in its journal entry (`pruned`): every handle alive then
- * has loaded their batches. Journal entries are deleted only by snapshot writes.
+ * has loaded their batches. Where no writer can know that (PostgreSQL, custom adapters: other
+ * processes), a writer that closes marks its key `closed: true` (or, when its closing snapshot
+ * is written, deletes it there), and a snapshot that reflects every batch of a closed writer
+ * deletes its key in the snapshot's batch and leaves it out of its claims: that writer never
+ * writes again, so no later batch of it can be missed, and an open treats a writer with neither
+ * key nor claim as one whose batches all precede the snapshot. So the keys are bounded by the
+ * handles open (and those that ended without closing), not by every handle that ever wrote.
+ * Journal entries are deleted only by snapshot writes.
  * @module
  */
 import { RecallError } from "../errors.js";
@@ -158,9 +165,18 @@ export function parseJournalKey(key: string): { writer: string; n: number } | un
   return { writer: rest.slice(0, slash), n };
 }
 
-/** The bytes of a write-sequence key. */
-export function encodeSeq(n: number): Uint8Array {
-  return encodeRecord({ kind: "meta", data: { n } });
+/** The bytes of a write-sequence key (`closed`: its writer has closed, see the module docs). */
+export function encodeSeq(n: number, closed = false): Uint8Array {
+  return encodeRecord({ kind: "meta", data: closed ? { n, closed: true } : { n } });
+}
+
+/** Whether a write-sequence record says its writer has closed (it writes no more batches). */
+export function isClosedSeq(bytes: Uint8Array): boolean {
+  try {
+    return decodeRecord(bytes).data.closed === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The batch number of a write-sequence record; `corrupt` when unreadable. */

@@ -384,6 +384,30 @@ describe("the change feed", { skip }, () => {
     }
   });
 
+  test("meta/seq keys of closed handles are deleted by a later snapshot, not kept one per handle forever", async () => {
+    const name = "seq-bounded";
+    const other = await PostgresDatabase.connect({ config: pg.config });
+    const live = await MemoryStore.open({ name, storage: other.adapter(name), snapshotEvery: 1 });
+    try {
+      await live.remember({ id: "live", text: "the handle of another process that stays open" });
+      for (let i = 0; i < 12; i++) {
+        const store = await MemoryStore.open({ name, storage: db.adapter(name), snapshotEvery: 1 });
+        await store.remember({ id: `m${i}`, text: `memory number ${i}` });
+        await store.close();
+      }
+      const seqs = await db.adapter(name).keys("meta/seq/");
+      assert.ok(seqs.length <= 2, `meta/seq keys: ${seqs.length}`);
+      await live.remember({ id: "late", text: "written after the others closed" });
+      const again = await MemoryStore.open({ name, storage: db.adapter(name), readOnly: true });
+      assert.equal((await again.storageInfo()).openedFrom, "snapshot");
+      assert.equal(again.size, 14);
+      await again.close();
+    } finally {
+      await live.close();
+      await other.close();
+    }
+  });
+
   test("graph writes through one process reach the other's engine record by record, and both graphs stay equal", async () => {
     const other = await PostgresDatabase.connect({ config: pg.config });
     // b's adapter, noting every listing: a graph applied record by record lists nothing.
