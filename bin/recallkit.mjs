@@ -10,12 +10,13 @@
 // environment variables, 130 / 143 an import stopped by SIGINT / SIGTERM.
 import { inspect } from "node:util";
 import { createReadStream, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, readFile, rename, rmdir, unlink, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MemoryStore, RecallError, describeQuery } from "../js/dist/index.js";
+import { MemoryStore, RecallError, describeQuery, formatContext } from "../js/dist/index.js";
 import { ollamaEmbedder, openaiEmbedder } from "../js/dist/embedders.js";
 import { readLines } from "../js/dist/storage/codec.js";
+import { DAMAGED_COPY_PREFIX, LOCK_FILE } from "../js/dist/storage/file.js";
 
 const VERSION = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")).version;
 const DAY_MS = 86_400_000;
@@ -52,7 +53,8 @@ Commands:
                           quoted, cited, within the token budget (its size goes to stderr)
       --budget N (tokens, default 1000) --limit N (1-100, default 20) --topic T --tier T
       --group type|none (default type) --no-citations --mode … --ranking … --json --user ID
-      --no-track (do not count the recall)
+      --no-track (do not count the recall) --no-skip-trivial (search "ok", "thanks" or a lone
+      emoji; by default they get no block, and stderr says why, as for any empty block)
   observe "message"       store the message if it is worth remembering ("Save: …", "I am …",
                           "I prefer …", "We decided …") and the poisoning guard passes it;
                           prints the id and kind, "not saved" or "refused: <rule>"
@@ -74,7 +76,8 @@ Commands:
                                          fail (default), keep the stored one, or overwrite it
       --no-embed                         store plain memories without vectors
   export                  print the store as JSON Lines
-  stats                   counts and sizes (--json for JSON)
+  stats                   counts and sizes (--json for JSON); the damaged-log copies repair kept
+                          are listed apart, not counted as the store
   repair                  salvage a damaged store: keep every log frame that checks, report what
                           was dropped (byte offsets) and keep a copy of the damaged log beside it
                           (data.log.damaged-<time>); an undamaged store is left as it is (--json)
@@ -191,7 +194,7 @@ const COMMANDS = {
     flags: ["json", "no-track", "expand-relations", "expand-entities", "auto-decompose", "translated", "no-skip-trivial"],
     args: [0, 1, '"query"'],
   },
-  context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking", "user"], flags: ["json", "no-citations", "no-track"], args: [1, 1, '"query"'] },
+  context: { values: ["budget", "limit", "topic", "tier", "group", "mode", "ranking", "user"], flags: ["json", "no-citations", "no-track", "no-skip-trivial"], args: [1, 1, '"query"'] },
   observe: { values: ["topic", "tags", "type", "user"], flags: ["json", "no-embed"], args: [1, 1, '"message"'] },
   remember: { values: ["topic", "tags", "type", "tier", "emotion", "importance", "id", "date", "text-en", "user"], flags: ["no-embed"], args: [1, 1, '"text"'] },
   forget: { values: [], flags: [], args: [1, 1, "ID"] },
@@ -456,6 +459,33 @@ function storeExists(db) {
   } catch {
     return false;
   }
+}
+
+/**
+ * What opening a writer on `db` creates, where it holds no store: the log, and the directories
+ * that are missing, deepest first. {@link removeCreated} takes them away again.
+ */
+function toBeCreated(db) {
+  if (storeExists(db)) return undefined;
+  const dirs = [];
+  for (let dir = resolve(db); !existsSync(dir); dir = dirname(dir)) {
+    dirs.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  return { log: join(db, "data.log"), dirs };
+}
+
+/**
+ * Removes a store a command created and stored nothing in (its first write failed, or observe
+ * saved nothing): the log while the store still holds its lock, so no other process is in it,
+ * then, once it is closed, the directories it created, each only while empty.
+ */
+async function removeCreated(store, created) {
+  const [notes, entities, edges] = await Promise.all([store.notes(), store.entities(), store.edges()]);
+  if (store.size + notes.length + entities.length + edges.length > 0) return store.close();
+  await unlink(created.log).catch(() => undefined);
+  await store.close();
+  for (const dir of created.dirs) await rmdir(dir).catch(() => undefined);
 }
 
 /**
@@ -791,32 +821,41 @@ async function cmdRecall(ctx) {
   out(opts.json ? JSON.stringify(result, null, 2) : formatRecall(query, result, options.limit));
 }
 
+/** Why `context` gives no block for `query` (`result`: its recall), for stderr. */
+export function noContextReason(query, result) {
+  if (result.trivial) {
+    return `no context: ${JSON.stringify(query)} is a trivial message (an acknowledgement, a greeting, a lone emoji or letter), so nothing was searched; --no-skip-trivial searches it`;
+  }
+  return `no context: nothing in the store is relevant to ${JSON.stringify(query)}`;
+}
+
 async function cmdContext(ctx) {
   const { opts, args } = ctx;
-  const options = {
+  // The block's options (store.context splits them the same way: CONTEXT_OPTION_NAMES).
+  const format = {
     budgetTokens: opts.budget === undefined ? 1000 : parseNumber(opts.budget, "--budget", 1, 1_000_000, true),
-    limit: opts.limit === undefined ? 20 : parseNumber(opts.limit, "--limit", 1, 100, true),
     citations: !opts["no-citations"],
   };
   if (opts.group !== undefined) {
     if (opts.group !== "type" && opts.group !== "none") throw usageError(`--group must be type or none, got ${JSON.stringify(opts.group)}`);
-    options.groupBy = opts.group;
+    format.groupBy = opts.group;
   }
+  const options = { limit: opts.limit === undefined ? 20 : parseNumber(opts.limit, "--limit", 1, 100, true) };
   modeAndRanking(opts, options);
   if (opts.topic !== undefined) options.topic = opts.topic;
   if (opts.tier !== undefined) options.tier = opts.tier;
   if (opts.user !== undefined) options.userId = opts.user;
   if (opts["no-track"]) options.trackRecalls = false;
+  if (opts["no-skip-trivial"]) options.skipTrivial = false;
   const store = await ctx.open({ mustExist: true, reads: true });
-  const block = await store.context(args[0], options);
-  if (opts.json) {
-    out(JSON.stringify(block, null, 2));
-    return;
-  }
-  if (block.text !== "") out(block.text);
-  if (!failed(process.stderr)) {
-    process.stderr.write(`recallkit: ${block.tokens} tokens of ${options.budgetTokens}, ${block.included.length} included, ${block.omitted} omitted\n`);
-  }
+  // store.context, with the recall kept: an empty block says why on stderr (stdout stays the block).
+  const result = await store.recall(args[0], options);
+  const block = formatContext(result, format);
+  if (opts.json) out(JSON.stringify(block, null, 2));
+  else if (block.text !== "") out(block.text);
+  if (failed(process.stderr)) return;
+  if (block.included.length === 0) process.stderr.write(`recallkit: ${printable(noContextReason(args[0], result))}\n`);
+  else if (!opts.json) process.stderr.write(`recallkit: ${block.tokens} tokens of ${format.budgetTokens}, ${block.included.length} included, ${block.omitted} omitted\n`);
 }
 
 /**
@@ -860,6 +899,7 @@ async function cmdObserve(ctx) {
   } catch (e) {
     throw embedderError(e, ctx.embed, "the message");
   }
+  ctx.storedNothing = result.id === null;
   if (opts.json) out(JSON.stringify(result));
   else if (result.id !== null) out(`saved ${result.id} (${result.kind})`);
   else if (result.refused !== undefined) out(`refused: ${result.refused} (the poisoning guard refused this ${result.kind} message)`);
@@ -1091,12 +1131,19 @@ async function cmdStats(ctx) {
   const [notes, entities, edges, engine] = await Promise.all([store.notes(), store.entities(), store.edges(), store.stats()]);
   let withEmbedding = 0;
   for (const id of await store.ids()) if ((await store.getEmbedding(id)) !== undefined) withEmbedding += 1;
-  const diskBytes = readdirSync(ctx.db).reduce((n, f) => n + statSync(join(ctx.db, f)).size, 0);
+  // The store's files; the copies repair keeps of a damaged log are not the store (never read).
+  let diskBytes = 0;
+  const damagedCopies = [];
+  for (const file of readdirSync(ctx.db).sort()) {
+    const bytes = statSync(join(ctx.db, file)).size;
+    if (file.startsWith(DAMAGED_COPY_PREFIX)) damagedCopies.push({ file, bytes });
+    else if (file !== LOCK_FILE) diskBytes += bytes;
+  }
   const info = await store.storageInfo();
   const stats = {
     path: resolve(ctx.db), memories: store.size, notes: notes.length, entities: entities.length, edges: edges.length,
     embeddings: withEmbedding, dimensions: store.dimensions ?? null, porterTerms: engine.porterTerms, fuzzyTerms: engine.fuzzyTerms,
-    diskBytes, openedFrom: info.openedFrom,
+    diskBytes, openedFrom: info.openedFrom, damagedCopies,
   };
   if (ctx.opts.json) {
     out(JSON.stringify(stats, null, 2));
@@ -1110,6 +1157,10 @@ async function cmdStats(ctx) {
     `relations   ${stats.edges}`,
     `terms       ${stats.porterTerms} stemmed, ${stats.fuzzyTerms} in the trigram vocabulary`,
     `on disk     ${stats.diskBytes} bytes (opened from the ${info.openedFrom})`,
+    ...(damagedCopies.length === 0 ? [] : [
+      `kept aside  ${damagedCopies.length} damaged log ${damagedCopies.length === 1 ? "copy" : "copies"} repair kept, ` +
+        `${damagedCopies.reduce((n, c) => n + c.bytes, 0)} bytes, not part of the store (delete when done): ${damagedCopies.map((c) => c.file).join(", ")}`,
+    ]),
   ].join("\n"));
 }
 
@@ -1176,6 +1227,8 @@ async function main(argv) {
     storeOptions.embedTimeoutMs = EMBED_REQUEST_TIMEOUT_MS;
   }
   let opened;
+  /** What opening the store created ({@link toBeCreated}), for a writer on a new store. */
+  let created;
   const ctx = {
     args, opts, db, embed,
     /** Options for an in-memory store that makes records as this one would (import's replace). */
@@ -1187,15 +1240,22 @@ async function main(argv) {
           : `create one with "recallkit --db ${db} remember …" or "recallkit --db ${db} import FILE"`;
         throw new CliError("not_found", `no store at ${db}${why}; ${hint}`);
       }
+      if (!mustExist && !reads) created = toBeCreated(db);
       opened = await openStore(db, storeOptions, reads);
       return opened;
     },
+    /** The command stored nothing (observe): a store it created goes away again. */
+    storedNothing: false,
   };
+  let failed = true;
   try {
     await HANDLERS[command](ctx);
+    failed = false;
   } finally {
     embed?.abortAll();
-    await opened?.close();
+    // A rejected write changes nothing: nor does it leave a new, empty store behind.
+    if (opened !== undefined && created !== undefined && (failed || ctx.storedNothing)) await removeCreated(opened, created).catch(() => opened.close());
+    else await opened?.close();
   }
 }
 

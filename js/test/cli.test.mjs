@@ -2,7 +2,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "../dist/index.js";
@@ -724,6 +724,23 @@ describe("repair", () => {
     assert.match((await ok(["--help"])).stdout, /repair +salvage a damaged store/);
   });
 
+  test("stats after a repair counts the store, not the damaged-log copy repair kept, which it lists apart", async () => {
+    const db = join(tempDir(), "store");
+    for (const text of ["the garden gate is blue", "the invoice was paid"]) await ok(["--db", db, "remember", text]);
+    const log = join(db, "data.log");
+    const file = readFileSync(log);
+    file[frameStarts(file)[1] + 20] ^= 0x01;
+    writeFileSync(log, file);
+    await ok(["--db", db, "repair"]);
+    const copy = readdirSync(db).find((f) => f.startsWith("data.log.damaged-"));
+    const json = JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout);
+    assert.equal(json.diskBytes, statSync(log).size, "the store is its log");
+    assert.deepEqual(json.damagedCopies, [{ file: copy, bytes: file.length }]);
+    const text = (await ok(["--db", db, "stats"])).stdout;
+    assert.match(text, new RegExp(`^on disk +${statSync(log).size} bytes`, "m"));
+    assert.match(text, new RegExp(`^kept aside +1 damaged log copy repair kept, ${file.length} bytes, not part of the store .*${copy}$`, "m"));
+  });
+
   test("repair of a missing store exits 1 with not_found and creates nothing", async () => {
     const db = join(tempDir(), "none");
     const r = await run(["--db", db, "repair"]);
@@ -860,6 +877,24 @@ describe("embedders", () => {
     assert.equal(stats.memories, 1);
   });
 
+  test("a first write that fails on a new --db creates nothing: no directory, no log", async () => {
+    const root = tempDir();
+    const down = ["--embed-url", await unreachableUrl()];
+    const nested = join(root, "a", "b", "db");
+    assert.equal((await run(["--db", nested, "remember", "needs an embedding", ...down])).code, 1);
+    assert.equal((await run(["--db", join(root, "big"), "remember", "tea", "--topic", "t".repeat(5000)])).code, 1);
+    assert.equal((await ok(["--db", join(root, "chat"), "observe", "thanks"])).stdout, "not saved: not a message worth remembering\n");
+    assert.deepEqual(readdirSync(root), [], "nothing was created");
+    // A directory that was there stays, empty as it was; a store that was there keeps its memory.
+    const existing = join(root, "existing");
+    mkdirSync(existing);
+    assert.equal((await run(["--db", existing, "remember", "needs an embedding", ...down])).code, 1);
+    assert.deepEqual(readdirSync(existing), []);
+    await ok(["--db", existing, "remember", "kept"]);
+    assert.equal((await run(["--db", existing, "remember", "needs an embedding", ...down])).code, 1);
+    assert.equal(JSON.parse((await ok(["--db", existing, "stats", "--json"])).stdout).memories, 1);
+  });
+
   test("a store that holds embeddings refuses memories without one (remember, observe, import) unless --no-embed", async () => {
     const db = join(tempDir(), "db");
     await ok(["--db", db, "remember", "Kafka carries the event bus", "--embed-url", stub.url]);
@@ -898,7 +933,7 @@ describe("embedders", () => {
     const imported = await run(["--db", db, "import", file, ...down]);
     assert.equal(imported.code, 1);
     assert.match(imported.stderr, /^recallkit: embed_failed: cannot embed the file's memories with the Ollama embedder at http:\/\/127\.0\.0\.1:\d+\/api\/embed \(nomic-embed-text\): .*\. The failing batch was not stored; fix the embedder/);
-    assert.equal(JSON.parse((await ok(["--db", db, "stats", "--json"])).stdout).memories, 0, "nothing was stored");
+    assert.equal(existsSync(db), false, "nothing was stored, not even a new, empty store");
   });
 
   test("import --on-conflict skip and replace apply to plain memories with ids: replace re-embeds, a failing batch changes nothing", async () => {
@@ -999,6 +1034,24 @@ describe("context and observe", () => {
     const bad = await run(["--db", db, "context", "x", "--group", "topic"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--group must be type or none/);
+  });
+
+  test("context with no block says why on stderr and exits 0: a trivial message, or nothing relevant; --json stdout stays JSON", async () => {
+    const db = tempDir();
+    await ok(["--db", db, "remember", "Ana prefers green tea"]);
+    const trivial = await ok(["--db", db, "context", "thanks"]);
+    assert.equal(trivial.stdout, "");
+    assert.match(trivial.stderr, /^recallkit: no context: "thanks" is a trivial message .*--no-skip-trivial searches it\n$/);
+    const json = await ok(["--db", db, "context", "thanks", "--json"]);
+    assert.deepEqual(JSON.parse(json.stdout), { text: "", included: [], omitted: 0, tokens: 0 });
+    assert.match(json.stderr, /no context: "thanks" is a trivial message/);
+    const nothing = await ok(["--db", db, "context", "quantum chromodynamics"]);
+    assert.equal(nothing.stdout, "");
+    assert.equal(nothing.stderr, 'recallkit: no context: nothing in the store is relevant to "quantum chromodynamics"\n');
+    const searched = await ok(["--db", db, "context", "thanks", "--no-skip-trivial"]);
+    assert.match(searched.stderr, /nothing in the store is relevant to "thanks"/);
+    // recall answers a trivial message the same way, on stdout (its human-readable output).
+    assert.match((await ok(["--db", db, "recall", "thanks"])).stdout, /A trivial message .* --no-skip-trivial searches it/);
   });
 
   test("--user scopes remember, observe, recall and context to one user; --importance and context --no-track", async () => {
