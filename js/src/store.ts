@@ -97,6 +97,15 @@ export interface ObserveResult {
  * await store.close();
  * ```
  */
+/**
+ * Whether the caller named the memory's id. Only such an id can have been a memory before,
+ * whose orphan recall tracking a new memory must not inherit (`trackingReset`); a generated
+ * one is new, and its batch needs no delete (5 B per memory of a file store's log).
+ */
+function hasGivenId(memory: unknown): boolean {
+  return typeof memory === "object" && memory !== null && (memory as { id?: unknown }).id !== undefined;
+}
+
 export class MemoryStore {
   /** The engine and its configuration (`slot.ts`). */
   readonly #engine: EngineSlot;
@@ -323,6 +332,7 @@ export class MemoryStore {
   /** `remember` after its options: `embed` false stores no vector (a conversation turn). */
   async #insert(memory: MemoryInput, embed: boolean): Promise<string> {
     const engine = this.#engine.forCaller();
+    const given = hasGivenId(memory);
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
     let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
     // The embedding starts now; the write keeps its place in the queue while it runs.
@@ -336,7 +346,7 @@ export class MemoryStore {
       this.#order.set(id, undefined);
       return {
         result: id,
-        ops: () => [memoryPut(id, record, this.#order, vector, engine.signature(id), true), trackingReset(id)],
+        ops: () => [memoryPut(id, record, this.#order, vector, engine.signature(id), true), ...(given ? [trackingReset(id)] : [])],
         undo: () => {
           engine.remove(id);
           this.#order.delete(id);
@@ -359,6 +369,7 @@ export class MemoryStore {
     // Index by index: map() skips the holes of a sparse array, which must fail as items too.
     const items: RecordInput[] = new Array(memories.length);
     for (let i = 0; i < memories.length; i++) items[i] = toRecord(memories[i], now, randomId, i);
+    const given = memories.map(hasGivenId);
     let dims = engine.dimensions;
     const vectors: (Float32Array | undefined)[] = items.map(({ embedding }, i) => {
       if (embedding === undefined) return undefined;
@@ -385,7 +396,10 @@ export class MemoryStore {
       for (const r of records) this.#order.set(r.id, undefined);
       return {
         result: records.map((r) => r.id),
-        ops: () => records.flatMap((r, i) => [memoryPut(r.id, r, this.#order, vectors[i], engine.signature(r.id), true), trackingReset(r.id)]),
+        ops: () => records.flatMap((r, i) => {
+          const put = memoryPut(r.id, r, this.#order, vectors[i], engine.signature(r.id), true);
+          return given[i] ? [put, trackingReset(r.id)] : [put];
+        }),
         undo: () => {
           for (const r of records) {
             engine.remove(r.id);
