@@ -70,7 +70,8 @@ import { fileURLToPath } from "node:url";
 // ("this morning", "last night"), 0.1 KiB: 231.5 KiB (237,029 B); one value written two ways
 // ("3pm", "3 pm") no longer a conflict, 0.9 KiB: 232.4 KiB (237,932 B); a word typed as one
 // read as the two the memories write ("healthcare", "health care"), 0.9 KiB: 233.3 KiB
-// (238,890 B). The check stands at 234 KiB, catching growth; the 200 KiB target stays missed
+// (238,890 B); a noun in -y read as its adjective in -ic ("allergies", "allergic"), 0.6 KiB:
+// 233.9 KiB (239,522 B). The check stands at 234 KiB, catching growth; the 200 KiB target stays missed
 // (CHANGELOG.md says by what).
 const BUDGET_GZIP_BYTES = 234 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -80,6 +80,17 @@ describe("the default ranking", () => {
     }
   });
 
+  test("a noun in -y finds its adjective in -ic and back (allergies: allergic, historic: history)", async () => {
+    const store = await openMemoryStore();
+    await store.rememberMany([
+      { id: "allergy", text: "I'm allergic to peanuts and shellfish" },
+      { id: "rome", text: "We read about the history of Rome" },
+      { id: "lunch", text: "Peanut butter sandwiches for lunch" },
+    ]);
+    assert.deepEqual((await store.recall("what food allergies do I have?")).results.map((r) => r.id), ["allergy"]);
+    assert.deepEqual((await store.recall("historic")).results.map((r) => r.id), ["rome"]);
+  });
+
   test("minScore drops weak results, per store and per recall", async () => {
     const store = await quickStart({ minScore: 0.99 });
     assert.equal((await store.recall("database pipeline")).results.length, 0);

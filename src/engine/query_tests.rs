@@ -335,3 +335,36 @@ fn explicit_bounds_narrow_the_window_of_the_questions_time_words() {
     assert_eq!((w.source, w.start), ("options", Some(NOW - 0.5 * DAY)));
     assert!(out.query.expect("reported").window_dropped);
 }
+
+#[test]
+fn a_noun_in_y_finds_its_adjective_in_ic_and_back() {
+    // Porter stems "allergies" to allergi and "allergic" to allerg, "history" to histori and
+    // "historic" to histor: without the stem variant neither question found anything.
+    let mut e = engine(
+        vec![
+            memory(
+                "allergy",
+                "I'm allergic to peanuts and shellfish",
+                None,
+                1.0,
+                &[],
+            ),
+            memory("rome", "We read about the history of Rome", None, 1.0, &[]),
+            memory(
+                "lunch",
+                "Peanut butter sandwiches for lunch",
+                None,
+                1.0,
+                &[],
+            ),
+        ],
+        Vec::new(),
+    );
+    let out = recall(&mut e, "what allergies do I have?", options(None, &[]));
+    assert_eq!(ids(&out), ["allergy"]);
+    let out = recall(&mut e, "historic", options(None, &[]));
+    assert_eq!(ids(&out), ["rome"]);
+    // Stems shorter than five letters are left alone: "parti" (party) is not "part".
+    let out = recall(&mut e, "party", options(None, &[]));
+    assert!(ids(&out).is_empty());
+}

@@ -222,17 +222,21 @@ impl FuzzyIndex {
         scratch: &mut Scratch,
         accept: impl FnMut(DocId) -> bool,
     ) -> Vec<ScoredDoc> {
-        self.search_weighted(words, params, k, scratch, accept).hits
+        self.search_weighted(words, &[], params, k, scratch, accept)
+            .hits
     }
 
     /// [`search`](Self::search), also returning the query's weight: `Σ idf(word)` over the
     /// words that expand to some term, each word's idf as scored (that of its most common
     /// expansion). It is the score of a document holding every such word exactly once at the
     /// average length, as [`bm25::query_weight`] is for the porter sub-query. Also says which
-    /// words were read only as other terms ([`FuzzySearch::inexact`]).
+    /// words were read only as other terms ([`FuzzySearch::inexact`]). `variants` are
+    /// `(i, term)`: more terms word `i` reads as, weighted [`READING_WEIGHT`] (other forms of
+    /// its stem, `recall::sf`).
     pub fn search_weighted(
         &self,
         words: &[&str],
+        variants: &[(usize, TermId)],
         params: &Bm25Params,
         k: usize,
         scratch: &mut Scratch,
@@ -262,6 +266,15 @@ impl FuzzyIndex {
                 &mut scratch.lookup,
                 &mut scratch.matches,
             );
+            for &(_, term) in variants.iter().filter(|&&(w, _)| w == i) {
+                if !scratch.matches.iter().any(|m| m.term.0 == term.0) {
+                    scratch.matches.push(TermMatch {
+                        term: VocabId(term.0),
+                        kind: MatchKind::Typo,
+                        weight: READING_WEIGHT,
+                    });
+                }
+            }
             // The word's idf: that of its most common expansion (see the module docs).
             let most_common = (scratch.matches.iter())
                 .map(|m| self.terms.postings(TermId(m.term.0)).doc_freq())
@@ -304,7 +317,7 @@ impl FuzzyIndex {
                     postings,
                 );
             }
-            let scale = SPLIT_WEIGHT * idf * (params.k1 + 1.0);
+            let scale = READING_WEIGHT * idf * (params.k1 + 1.0);
             let split = scratch.split.iter().copied();
             best_per_doc(
                 &mut scratch.word,
@@ -342,9 +355,11 @@ impl FuzzyIndex {
     }
 }
 
-/// The weight of a word read as two terms it joins ("healthcare" as "health" and "care"):
-/// the best a one-edit reading gets, since nothing says the two are next to each other.
-pub const SPLIT_WEIGHT: f64 = 0.8;
+/// The weight of a word read as other words: two terms it joins ("healthcare" as "health"
+/// and "care"), or a variant the caller gives ([`FuzzyIndex::search_weighted`]); the best a
+/// one-edit reading gets, since the two joined need not be adjacent and a variant is another
+/// word.
+pub const READING_WEIGHT: f64 = 0.8;
 
 /// Keeps, for each document of `postings` (`(doc, tf)`), the best BM25 contribution of one
 /// word's readings in `word`, listing documents scored for the first time in `touched`.
@@ -556,7 +571,7 @@ mod tests {
         let mut scratch = Scratch::default();
         let params = Bm25Params::default();
         let mut search = |words: &[&str]| {
-            let found = index.search_weighted(words, &params, 10, &mut scratch, |_| true);
+            let found = index.search_weighted(words, &[], &params, 10, &mut scratch, |_| true);
             let docs: Vec<DocId> = found.hits.iter().map(|h| h.doc).collect();
             (docs, found.inexact)
         };

@@ -142,6 +142,14 @@ impl PorterIndex {
         self.stems.vocabulary_heap_bytes()
     }
 
+    /// The tokens whose stem is the text `stem` (none when no token has it).
+    pub fn tokens_of_stem(&self, stem: &str) -> impl Iterator<Item = TermId> + '_ {
+        self.stems
+            .term_id(stem)
+            .into_iter()
+            .flat_map(|id| self.tokens_of(id))
+    }
+
     /// The tokens whose stem is `stem`.
     fn tokens_of(&self, stem: TermId) -> impl Iterator<Item = TermId> + '_ {
         let first = self

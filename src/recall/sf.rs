@@ -24,6 +24,7 @@
 use crate::index::bm25::{self, Bm25Params, Bm25Source, ScoredDoc};
 use crate::index::fuzzy::{FuzzyIndex, Scratch};
 use crate::index::porter_index::PorterIndex;
+use crate::index::postings::TermId;
 use crate::notes::keywords::is_stopword;
 use crate::recall::filter::Filter;
 use crate::recall::score::{ScoreParams, SfComponents};
@@ -235,9 +236,11 @@ pub fn run<'m>(
     let porter_weight = bm25::query_weight(&porter, &stems, &admits);
 
     let words: Vec<&str> = content.iter().map(|(w, _)| *w).collect();
-    let fuzzy = indexes
-        .fuzzy_en
-        .search_weighted(&words, &bm25_params, k, scratch, accept);
+    let variants = stem_variants(indexes.porter, &content);
+    let fuzzy =
+        indexes
+            .fuzzy_en
+            .search_weighted(&words, &variants, &bm25_params, k, scratch, accept);
     // A content word is corrected when the trigram index read it only as another term and
     // its stem is not in the porter index either (a stem that is, "kittens" for "kitten", is
     // the same word).
@@ -260,9 +263,10 @@ pub fn run<'m>(
     keep(&mut best, SfSource::TrigramEn, fuzzy.hits, weight);
 
     if best.len() < query.limit && indexes.fuzzy_orig.doc_count() > 0 {
-        let orig = indexes
-            .fuzzy_orig
-            .search_weighted(&words, &bm25_params, k, scratch, accept);
+        let orig =
+            indexes
+                .fuzzy_orig
+                .search_weighted(&words, &[], &bm25_params, k, scratch, accept);
         keep(&mut best, SfSource::TrigramOrig, orig.hits, orig.weight);
     }
 
@@ -278,6 +282,28 @@ pub fn run<'m>(
         .filter_map(|(_, doc)| best.remove(&DocId(doc)))
         .collect();
     SfRun { hits, corrected }
+}
+
+/// Porter keeps a noun in -y and its adjective in -ic apart ("allergy" → allergi, "allergic"
+/// → allerg; so history and historic, economy and economic, biology and biological): the
+/// tokens of each content word's stem with a final "i" dropped or added, both stems of at
+/// least 5 ASCII letters, as `(word, token)` for the fuzzy sub-query's `variants`.
+fn stem_variants(porter: &PorterIndex, content: &[(&str, &str)]) -> Vec<(usize, TermId)> {
+    let mut variants = Vec::new();
+    let mut other = String::new();
+    for (i, &(_, stem)) in content.iter().enumerate() {
+        other.clear();
+        other.push_str(stem);
+        if other.pop() != Some('i') {
+            other.clear();
+            other.push_str(stem);
+            other.push('i');
+        }
+        if stem.is_ascii() && other.len().min(stem.len()) >= 5 {
+            variants.extend(porter.tokens_of_stem(&other).map(|t| (i, t)));
+        }
+    }
+    variants
 }
 
 /// Appends `term` and a NUL separator: terms never contain NUL (it is not a token character),
