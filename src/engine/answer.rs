@@ -153,13 +153,13 @@ impl Engine {
     }
 
     /// The documents whose text (or `textEn`, or keywords) holds every word of the time
-    /// expression `words` but its leading "in" / "on" / "during" ("2024", "March 2024",
+    /// expression `words` but its leading "in" / "on" / "during" / "over" ("2024", "March 2024",
     /// "2024-08-08"), sorted: [`crate::recall::Filter::stated`]. Read from the word indexes'
     /// postings, so it costs the length of those lists, not a reading of texts.
     fn docs_stating(&self, words: &str) -> Vec<u32> {
         let mut tokens: Vec<String> = Vec::new();
         crate::text::tokenize::for_each_token(words, |t| {
-            if !matches!(t, "in" | "on" | "during") && !tokens.iter().any(|k| k == t) {
+            if !matches!(t, "in" | "on" | "during" | "over") && !tokens.iter().any(|k| k == t) {
                 tokens.push(t.to_owned());
             }
         });

@@ -12,9 +12,11 @@
 //! |---|---|
 //! | `today`, `yesterday`, `N days ago` | that day |
 //! | `this week`, `last week`, `N weeks ago` | that week, Monday to Sunday |
+//! | `this weekend`, `last weekend`, `N weekends ago` | that week's Saturday and Sunday (`this weekend` on a weekday is the coming one, as `this week` holds days to come) |
+//! | `the weekend`, `over the weekend` | the latest weekend begun: the current one on a Saturday or Sunday, else last week's |
 //! | `this month`, `last month`, `N months ago` | that calendar month |
 //! | `this year`, `last year`, `N years ago` | that calendar year |
-//! | `last N days / weeks / months / years`, `past …` (N may be a word up to twelve, or absent: 1) | `now` minus that span (months and years on the calendar) to `now` |
+//! | `last N hours / days / weeks / months / years`, `past …` (N may be a word up to twelve, `few` (3), `couple of` (2), or absent: 1) | `now` minus that span (months and years on the calendar) to `now` |
 //! | `monday` … `sunday`, `last monday`, `on monday` | the latest such day before today |
 //! | `since X` (X any expression above, a weekday, a month) | the start of X to `now` |
 //! | `march`, `in march` | the latest March not after the current month |
@@ -22,7 +24,7 @@
 //! | `2024-03-15` | that day |
 //!
 //! Words are matched case-insensitively, ASCII only; commas and a leading `in` / `on` /
-//! `during` are ignored. Anything else is not a time expression ([`parse`] gives `None`).
+//! `during` / `over` are ignored. Anything else is not a time expression ([`parse`] gives `None`).
 
 use crate::error::{Error, Result};
 use crate::notes::note::{civil_from_days, days_from_civil, days_in_month};
@@ -30,20 +32,26 @@ use crate::text::normalize::{is_token_char, is_upper};
 use crate::text::slice;
 
 const MS_PER_MINUTE: f64 = 60_000.0;
+const MS_PER_HOUR: f64 = 3_600_000.0;
 const MS_PER_DAY: f64 = 86_400_000.0;
 /// Largest `N` of "last N days", "N years ago" (about 27 years of days): larger counts are
 /// not read as time words.
 const MAX_COUNT: i64 = 10_000;
-/// Longest expression in words (`since the last 12 months`).
-const MAX_WORDS: usize = 5;
+/// Longest expression in words (`since the last couple of weeks`).
+const MAX_WORDS: usize = 6;
 
 /// A calendar unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// An hour: only in a span ending now ("last 24 hours"); [`TimeExpr::window`] reads no
+    /// whole hour.
+    Hour,
     /// A local day.
     Day,
     /// A week, Monday to Sunday.
     Week,
+    /// A week's Saturday and Sunday; never a span ending now.
+    Weekend,
     /// A calendar month.
     Month,
     /// A calendar year.
@@ -69,6 +77,8 @@ pub enum TimeExpr {
     },
     /// The latest such weekday before today (`0` = Sunday).
     Weekday(u8),
+    /// The latest weekend begun: the current one on a Saturday or Sunday, else last week's.
+    Weekend,
     /// A month (1..=12) of a year, or of the latest year where it is not in the future.
     Month {
         /// The month, 1..=12.
@@ -100,6 +110,7 @@ enum Inner {
     Unit(Unit, i64),
     Rolling(Unit, i64),
     Weekday(u8),
+    Weekend,
     Month(i64, Option<i64>),
     Year(i64),
     Date(i64, i64, i64),
@@ -155,7 +166,7 @@ pub fn words(text: &str) -> Vec<String> {
 /// them): the expression and how many words it took.
 pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
     let mut i = 0;
-    if matches!(words.first(), Some(&("in" | "on" | "during"))) {
+    if matches!(words.first(), Some(&("in" | "on" | "during" | "over"))) {
         i = 1;
     }
     if words.get(i) == Some(&"since") {
@@ -164,6 +175,7 @@ pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
             TimeExpr::Unit { unit, back } => Inner::Unit(unit, back),
             TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
             TimeExpr::Weekday(d) => Inner::Weekday(d),
+            TimeExpr::Weekend => Inner::Weekend,
             TimeExpr::Month { month, year } => Inner::Month(month, year),
             TimeExpr::Year(y) => Inner::Year(y),
             TimeExpr::Date { year, month, day } => Inner::Date(year, month, day),
@@ -179,8 +191,12 @@ pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
 fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
     let w = &w[..w.len().min(MAX_WORDS)];
     let at = |i: usize| w.get(i).copied().unwrap_or("");
-    let (w0, w1, w2) = (at(0), at(1), at(2));
+    let (w0, w1) = (at(0), at(1));
     if w0 == "the" {
+        // "the weekend" alone: a bare "weekend" is content ("weekend plans").
+        if w1 == "weekend" {
+            return Some((TimeExpr::Weekend, 2));
+        }
         // "the last 7 days", "the past week"
         let (e, n) = parse_plain(&w[1..])?;
         return Some((e, n + 1));
@@ -193,27 +209,34 @@ fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
         "yesterday" => return Some((unit(Unit::Day, 1), 1 + part)),
         "this" if part == 1 => return Some((unit(Unit::Day, 0), 2)),
         "last" if w1 == "night" => return Some((unit(Unit::Day, 1), 2)),
-        "this" | "current" => return unit_word(w1).map(|u| (unit(u, 0), 2)),
+        "this" | "current" => {
+            return unit_word(w1)
+                .filter(|&u| u != Unit::Hour)
+                .map(|u| (unit(u, 0), 2))
+        }
         "last" | "past" | "previous" => {
-            if let Some(n) = count(w1) {
-                let u = unit_word(w2)?;
-                return Some((TimeExpr::Rolling { unit: u, count: n }, 3));
+            if let Some((n, u, k)) = counted(&w[1..]) {
+                return (u != Unit::Weekend)
+                    .then_some((TimeExpr::Rolling { unit: u, count: n }, 1 + k));
             }
             if let Some(d) = weekday(w1) {
                 return Some((TimeExpr::Weekday(d), 2));
             }
+            // "past week" spans the 7 days to now, "last week" is the calendar week; an hour
+            // is always the span ("the last hour"), a weekend always the calendar one.
             let u = unit_word(w1)?;
-            return Some(if w0 == "past" && u != Unit::Day {
-                (TimeExpr::Rolling { unit: u, count: 1 }, 2)
-            } else {
-                (unit(u, 1), 2)
+            return Some(match (w0, u) {
+                (_, Unit::Hour) | ("past", Unit::Week | Unit::Month | Unit::Year) => {
+                    (TimeExpr::Rolling { unit: u, count: 1 }, 2)
+                }
+                _ => (unit(u, 1), 2),
             });
         }
         _ => {}
     }
-    if let Some(n) = count(w0) {
-        if let (Some(u), "ago") = (unit_word(w1), w2) {
-            return Some((unit(u, n), 3));
+    if let Some((n, u, k)) = counted(w) {
+        if u != Unit::Hour && at(k) == "ago" {
+            return Some((unit(u, n), k + 1));
         }
     }
     if let Some(d) = weekday(w0) {
@@ -249,15 +272,30 @@ fn unit(unit: Unit, back: i64) -> TimeExpr {
 
 fn unit_word(w: &str) -> Option<Unit> {
     Some(match w {
+        "hour" | "hours" => Unit::Hour,
         "day" | "days" => Unit::Day,
         "week" | "weeks" => Unit::Week,
+        "weekend" | "weekends" => Unit::Weekend,
         "month" | "months" => Unit::Month,
         "year" | "years" => Unit::Year,
         _ => return None,
     })
 }
 
-/// A count: digits (1..=[`MAX_COUNT`]) or a number word up to twelve.
+/// A count and its unit at the start of `w` ("3 days", "a few weeks", "couple of hours"),
+/// and how many words they took.
+fn counted(w: &[&str]) -> Option<(i64, Unit, usize)> {
+    let at = |i: usize| w.get(i).copied().unwrap_or("");
+    // "a few", "a couple of": the count is the second word.
+    let a = usize::from(at(0) == "a" && matches!(at(1), "few" | "couple"));
+    let n = count(at(a))?;
+    let of = usize::from(at(a + 1) == "of");
+    let u = unit_word(at(a + 1 + of))?;
+    Some((n, u, a + 2 + of))
+}
+
+/// A count: digits (1..=[`MAX_COUNT`]), a number word up to twelve, "a" / "an" (1),
+/// "couple" (2) or "few" (3).
 fn count(w: &str) -> Option<i64> {
     const WORDS: [&str; 12] = [
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -266,8 +304,11 @@ fn count(w: &str) -> Option<i64> {
     if let Some(i) = WORDS.iter().position(|&x| x == w) {
         return Some(i as i64 + 1);
     }
-    if w == "a" || w == "an" {
-        return Some(1);
+    match w {
+        "a" | "an" => return Some(1),
+        "couple" => return Some(2),
+        "few" => return Some(3),
+        _ => {}
     }
     digits(w).filter(|n| (1..=MAX_COUNT).contains(n))
 }
@@ -359,7 +400,7 @@ impl TimeExpr {
     }
 
     /// The window this expression names at `now` (ms) for a caller `utc_offset_minutes` east
-    /// of UTC; `None` when `now` is not a valid time.
+    /// of UTC; `None` when `now` is not a valid time, or for a whole hour (never read).
     ///
     /// ```
     /// use recallkit::recall::time::parse;
@@ -383,8 +424,12 @@ impl TimeExpr {
         let inner = match *self {
             TimeExpr::Since(SinceOf(inner)) => inner,
             TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
+            TimeExpr::Unit {
+                unit: Unit::Hour, ..
+            } => return None,
             TimeExpr::Unit { unit, back } => return Some(days(unit_days(today, unit, back))),
             TimeExpr::Weekday(d) => return Some(days(weekday_days(today, d))),
+            TimeExpr::Weekend => return Some(days(weekend_days(today))),
             TimeExpr::Month { month, year } => return Some(days(month_days(today, month, year))),
             TimeExpr::Year(y) => return Some(days(year_days(y))),
             TimeExpr::Date { year, month, day } => {
@@ -396,6 +441,7 @@ impl TimeExpr {
             Inner::Rolling(unit, count) => rolling_start(local, today, unit, count) - offset,
             Inner::Unit(unit, back) => to_utc(unit_days(today, unit, back).0),
             Inner::Weekday(d) => to_utc(weekday_days(today, d).0),
+            Inner::Weekend => to_utc(weekend_days(today).0),
             Inner::Month(m, y) => to_utc(month_days(today, m, y).0),
             Inner::Year(y) => to_utc(year_days(y).0),
             Inner::Date(y, m, d) => to_utc(days_from_civil(y, m, d)),
@@ -407,15 +453,15 @@ impl TimeExpr {
     }
 }
 
-/// The days of the unit `back` units before the one holding `today`.
+/// The days of the unit `back` units before the one holding `today` (a weekend: of the week
+/// `back` weeks before; an hour is never asked for, [`TimeExpr::window`] reads none).
 fn unit_days(today: i64, unit: Unit, back: i64) -> Days {
+    // Monday-based weeks: 1970-01-01 was a Thursday, so Monday is (days + 3) mod 7 = 0.
+    let monday = today - (today + 3).rem_euclid(7) - 7 * back;
     match unit {
-        Unit::Day => (today - back, today - back),
-        Unit::Week => {
-            // Monday-based weeks: 1970-01-01 was a Thursday, so Monday is (days + 3) mod 7 = 0.
-            let monday = today - (today + 3).rem_euclid(7) - 7 * back;
-            (monday, monday + 6)
-        }
+        Unit::Day | Unit::Hour => (today - back, today - back),
+        Unit::Week => (monday, monday + 6),
+        Unit::Weekend => (monday + 5, monday + 6),
         Unit::Month => {
             let (y, m, _) = civil_from_days(today);
             let index = y * 12 + (m - 1) - back;
@@ -434,6 +480,12 @@ fn weekday_days(today: i64, d: u8) -> Days {
     (today - back, today - back)
 }
 
+/// The latest weekend begun at `today`: this week's on a Saturday or Sunday, else last week's.
+fn weekend_days(today: i64) -> Days {
+    let weekday = (today + 3).rem_euclid(7); // 0 = Monday
+    unit_days(today, Unit::Weekend, i64::from(weekday < 5))
+}
+
 /// Month `m` of `year`, or of the latest year where it has begun.
 fn month_days(today: i64, m: i64, year: Option<i64>) -> Days {
     let (y, current, _) = civil_from_days(today);
@@ -447,11 +499,13 @@ fn year_days(y: i64) -> Days {
 }
 
 /// `local` minus `count` units (months and years on the calendar, the day clamped to the
-/// month's length), in local ms.
+/// month's length; a weekend counts as a week, though [`parse`] reads no span of weekends),
+/// in local ms.
 fn rolling_start(local: f64, today: i64, unit: Unit, count: i64) -> f64 {
     let months = match unit {
+        Unit::Hour => return local - count as f64 * MS_PER_HOUR,
         Unit::Day => return local - count as f64 * MS_PER_DAY,
-        Unit::Week => return local - 7.0 * count as f64 * MS_PER_DAY,
+        Unit::Week | Unit::Weekend => return local - 7.0 * count as f64 * MS_PER_DAY,
         Unit::Month => count,
         Unit::Year => 12 * count,
     };
@@ -551,6 +605,80 @@ mod tests {
             window("past month"),
             (day(2024, 2, 15) + 12.0 * 3_600_000.0, NOW)
         );
+    }
+
+    #[test]
+    fn weekends_run_from_saturday_to_monday_in_the_callers_week() {
+        let weekend = |sat: i64| (day(2024, 3, sat), day(2024, 3, sat + 2) - 1.0);
+        let at = |now: f64, expr: &str| {
+            let w = window_of("timeQuery", expr, now, 0).unwrap();
+            (w.start, w.end)
+        };
+        // (now, this weekend, last weekend, the weekend): a Friday, a Saturday, a Sunday and a
+        // Monday around the weekend of 16–17 March 2024.
+        for (now, this, last, latest) in [
+            (NOW, 16, 9, 9),
+            (NOW + MS_PER_DAY, 16, 9, 16),
+            (NOW + 2.0 * MS_PER_DAY, 16, 9, 16),
+            (NOW + 3.0 * MS_PER_DAY, 23, 16, 16),
+        ] {
+            assert_eq!(at(now, "this weekend"), weekend(this), "{now}");
+            assert_eq!(at(now, "last weekend"), weekend(last), "{now}");
+            assert_eq!(at(now, "the weekend"), weekend(latest), "{now}");
+            assert_eq!(at(now, "over the weekend"), weekend(latest), "{now}");
+        }
+        assert_eq!(window("2 weekends ago"), weekend(2));
+        assert_eq!(window("the past weekend"), weekend(9));
+        assert_eq!(window("since last weekend"), (day(2024, 3, 9), NOW));
+        // At UTC+13 it is already Saturday the 16th.
+        let w = window_of("timeQuery", "the weekend", NOW, 13 * 60).unwrap();
+        assert_eq!(w.start, day(2024, 3, 16) - 13.0 * 3_600_000.0);
+    }
+
+    #[test]
+    fn spans_of_hours_and_of_a_few_units_end_now() {
+        let hour = 3_600_000.0;
+        for (expr, span) in [
+            ("last 24 hours", 24.0 * hour),
+            ("past 24 hours", 24.0 * hour),
+            ("in the last hour", hour),
+            ("the past hour", hour),
+            ("the last 3 days", 3.0 * MS_PER_DAY),
+            ("past two weeks", 14.0 * MS_PER_DAY),
+            ("last few days", 3.0 * MS_PER_DAY),
+            ("the past couple of weeks", 14.0 * MS_PER_DAY),
+            ("last couple days", 2.0 * MS_PER_DAY),
+            ("over the last few hours", 3.0 * hour),
+            ("since the last couple of weeks", 14.0 * MS_PER_DAY),
+        ] {
+            assert_eq!(window(expr), (NOW - span, NOW), "{expr}");
+        }
+        assert_eq!(
+            window("a few days ago"),
+            (day(2024, 3, 12), day(2024, 3, 13) - 1.0)
+        );
+        assert_eq!(
+            window("a couple of weeks ago"),
+            (day(2024, 2, 26), day(2024, 3, 4) - 1.0)
+        );
+    }
+
+    #[test]
+    fn no_whole_hour_nor_span_of_weekends_is_read() {
+        for expr in [
+            "this hour",
+            "3 hours ago",
+            "last 2 weekends",
+            "weekend",
+            "few",
+        ] {
+            assert!(parse(expr).is_none(), "{expr}");
+        }
+        let hour = TimeExpr::Unit {
+            unit: Unit::Hour,
+            back: 1,
+        };
+        assert_eq!(hour.window(NOW, 0), None);
     }
 
     #[test]
@@ -764,7 +892,7 @@ fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, u
     let name = words.iter().copied().find(|w| {
         !matches!(
             *w,
-            "in" | "on" | "during" | "since" | "last" | "past" | "the"
+            "in" | "on" | "during" | "over" | "since" | "last" | "past" | "the"
         )
     });
     // A bare day or month name is usually content ("runs every Friday", "the March
@@ -919,6 +1047,31 @@ mod question_tests {
     }
 
     #[test]
+    fn weekends_and_spans_in_a_question_leave_the_rest_to_search() {
+        for (q, words, rest) in [
+            (
+                "what did I cook over the weekend?",
+                "over the weekend?",
+                "what did I cook",
+            ),
+            ("hikes last weekend", "last weekend", "hikes"),
+            (
+                "what did I fix in the last couple of days",
+                "in the last couple of days",
+                "what did I fix",
+            ),
+            (
+                "errors in the past 24 hours",
+                "in the past 24 hours",
+                "errors",
+            ),
+        ] {
+            let (_, _, w, r) = window(q).unwrap_or_else(|| panic!("{q:?}"));
+            assert_eq!((w.as_str(), r.as_str()), (words, rest), "{q:?}");
+        }
+    }
+
+    #[test]
     fn strip_all_reads_as_trim_end_matches() {
         for w in [
             "", "'s", "x's", "x's's", "x’s's", "x's’s", "s'", "Emma's", "x'ss",
@@ -969,6 +1122,9 @@ mod question_tests {
             "the pipeline runs every Friday",
             "the March release notes",
             "deployment friday",
+            "my weekend plans",
+            "handed over the weekly report",
+            "a few notes on kafka",
             "k8s",
             "",
         ] {
