@@ -239,6 +239,18 @@ describe("time words in the question (Engram's query pipeline)", () => {
     const off = await store.recall("Ana billing migration last week", { now, resolveTime: false, trackRecalls: false });
     assert.equal(off.query, undefined);
     assert.equal(off.results[0].id, "old");
+    // Weekends ("old" was recorded on Sunday 4 February) and spans ending now; with asOf, the
+    // words are read at asOf (5 February: yesterday is the 4th).
+    const weekend = await store.recall("what did Ana review over the weekend?", { now: Date.UTC(2024, 1, 6, 12), trackRecalls: false });
+    assert.deepEqual(weekend.results.map((h) => h.id), ["old"]);
+    assert.deepEqual([weekend.timeWindow.start, weekend.timeWindow.end], [Date.UTC(2024, 1, 3), Date.UTC(2024, 1, 5) - 1]);
+    assert.equal(weekend.query.searchText, "what did Ana review");
+    const hours = await store.recall("Ana billing in the past 48 hours", { now, trackRecalls: false });
+    assert.deepEqual([hours.timeWindow.start, hours.timeWindow.end], [now - 2 * DAY, now]);
+    assert.ok(!hours.results.some((h) => h.id === "old"));
+    const asOf = await store.recall("what did Ana review yesterday?", { now, asOf: now - 39 * DAY, trackRecalls: false });
+    assert.equal(asOf.timeWindow.start, Date.UTC(2024, 1, 4));
+    assert.deepEqual(asOf.results.map((h) => h.id), ["old"]);
     // Content that only looks like a date is left alone.
     const plain = await store.recall("the billing migration every Friday", { now, trackRecalls: false });
     assert.equal(plain.query, undefined);

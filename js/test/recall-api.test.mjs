@@ -79,6 +79,26 @@ describe("timeQuery", () => {
     }
   });
 
+  test("weekends, spans of hours and of a few days; with asOf, relative words are read at asOf", async () => {
+    const store = await tagged();
+    const q = (timeQuery, options) => store.recall("deploy", { timeQuery, trackRecalls: false, ...options });
+    // NOW is Monday 2026-06-01 12:00 UTC: last weekend is Saturday 30 May 00:00 to Monday 00:00.
+    const last = await q("last weekend");
+    assert.deepEqual(ids(last).sort(), ["gen", "usr"]);
+    assert.deepEqual([last.timeWindow.start, last.timeWindow.end], [Date.parse("2026-05-30T00:00:00Z"), Date.parse("2026-06-01T00:00:00Z") - 1]);
+    assert.deepEqual(ids(await q("over the weekend")).sort(), ["gen", "usr"]);
+    assert.equal((await q("this weekend")).timeWindow.start, Date.parse("2026-06-06T00:00:00Z"), "this week's, to come");
+    const hours = await q("past 36 hours");
+    assert.deepEqual(ids(hours), ["gen"]);
+    assert.deepEqual([hours.timeWindow.start, hours.timeWindow.end], [NOW - 1.5 * DAY, NOW]);
+    assert.deepEqual(ids(await q("the last few days")).sort(), ["gen", "slacker", "usr"]);
+    // asOf Saturday 30 May 12:00: yesterday is Friday 29 May.
+    const then = await q("yesterday", { asOf: NOW - 2 * DAY });
+    assert.deepEqual(ids(then), ["slacker"]);
+    assert.equal(then.timeWindow.start, Date.parse("2026-05-29T00:00:00Z"));
+    assert.deepEqual(ids(await q("yesterday")), ["gen"]);
+  });
+
   test("an expression it cannot read is invalid_argument naming it", async () => {
     const store = await tagged();
     await rejectsWith(store.recall("x", { timeQuery: "when pigs fly" }), "invalid_argument", /timeQuery .*"when pigs fly"/);

@@ -37,9 +37,10 @@ impl Plan {
 
 impl Engine {
     /// Resolves `timeQuery` (an explicit bound wins), or the question's time words (explicit
-    /// bounds narrow their window), into `options.filter`'s `start` / `end`, records the
-    /// explicit bounds in the plan, the question's pronouns into entity names
-    /// (`mentions.rs`), and notes whether `query` is a trending one.
+    /// bounds narrow their window), read at `asOf` when given, else at `now`, into
+    /// `options.filter`'s `start` / `end`, records the explicit bounds in the plan, the
+    /// question's pronouns into entity names (`mentions.rs`), and notes whether `query` is a
+    /// trending one.
     pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
         options.filter.validate()?;
         // The tag index's lists, read once into a bit set: a stage's candidate outside them
@@ -58,6 +59,9 @@ impl Engine {
         let explicit = (filter.start, filter.end);
         let mut question = None;
         let offset = options.context.as_ref().map_or(0, |c| c.utc_offset_minutes);
+        // Time words are read at the moment the recall answers as of: "yesterday" with an
+        // `asOf` is the day before it, as the store knew it then.
+        let at = filter.as_of.unwrap_or(filter.now);
         // The question's time words, when no `timeQuery` is given: their window narrowed by
         // `start` / `end` (the recall keeps what both allow); a narrowing that leaves nothing
         // drops the words' window, as one holding no memory is (`query.windowDropped`).
@@ -66,7 +70,7 @@ impl Engine {
             .then(|| time::find_in(&asked))
             .flatten()
             .and_then(|f| {
-                let w = f.expr.window(filter.now, offset)?;
+                let w = f.expr.window(at, offset)?;
                 let start = explicit.0.map_or(w.start, |s| s.max(w.start));
                 let end = explicit.1.map_or(w.end, |e| e.min(w.end));
                 if start > end {
@@ -77,7 +81,7 @@ impl Engine {
             });
         let window = match options.time_query.as_deref() {
             Some(expr) => {
-                let w = time::window_of("timeQuery", expr, filter.now, offset)?;
+                let w = time::window_of("timeQuery", expr, at, offset)?;
                 filter.start = explicit.0.or(Some(w.start));
                 filter.end = explicit.1.or(Some(w.end));
                 let both = explicit.0.is_some() && explicit.1.is_some();

@@ -309,6 +309,38 @@ fn a_question_about_a_time_whose_other_words_match_nothing_then_gets_that_times_
 }
 
 #[test]
+fn time_words_are_read_at_as_of_when_it_is_set() {
+    let deploys = || {
+        engine(
+            vec![
+                memory("before", "deployed the billing service", None, 11.0, &[]),
+                memory("recent", "deployed the search service", None, 1.0, &[]),
+            ],
+            Vec::new(),
+        )
+    };
+    let as_of = NOW - 10.0 * DAY; // Tuesday 2024-03-05 12:00: "yesterday" is the 4th.
+    let yesterday = Some(NOW - 11.5 * DAY);
+    let mut o = options(None, &[]);
+    o.filter.as_of = Some(as_of);
+    let out = recall(&mut deploys(), "what did I deploy yesterday?", o);
+    assert_eq!(ids(&out), ["before"]);
+    assert_eq!(out.time_window.and_then(|w| w.start), yesterday);
+    let mut o = options(None, &[]);
+    o.filter.as_of = Some(as_of);
+    o.time_query = Some("last 24 hours".into());
+    let w = recall(&mut deploys(), "deployed", o).time_window.unwrap();
+    assert_eq!((w.start, w.end), (Some(as_of - DAY), Some(as_of)));
+    // Without `asOf`, at `now`.
+    let out = recall(
+        &mut deploys(),
+        "what did I deploy yesterday?",
+        options(None, &[]),
+    );
+    assert_eq!(ids(&out), ["recent"]);
+}
+
+#[test]
 fn explicit_bounds_narrow_the_window_of_the_questions_time_words() {
     let deploys = || {
         engine(

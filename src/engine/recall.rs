@@ -87,8 +87,8 @@ pub struct RecallOptions {
     /// Weights of the `weighted` model to change for this recall, by name.
     pub weights: Vec<(String, f64)>,
     /// `timeQuery`: a time expression in words ([`crate::recall::time`]), resolved against
-    /// `filter.now` and the context's UTC offset into `filter.start` / `filter.end`; a bound
-    /// the caller gave explicitly wins.
+    /// `filter.as_of` when set, else `filter.now`, and the context's UTC offset into
+    /// `filter.start` / `filter.end`; a bound the caller gave explicitly wins.
     pub time_query: Option<String>,
     /// Read a time expression in the query's own words ("what did I do yesterday?") into the
     /// window and search the rest (Engram's time words, [`crate::recall::time::find_in`]);
