@@ -190,7 +190,8 @@ export interface RecallOptions {
   excludeTags?: string[];
   /**
    * A time window in words ("today", "this morning", "yesterday", "last night", "last week",
-   * "last 7 days", "3 days ago", "since Monday", "in March", "March 2024", "2024"), read against `now` and
+   * "last weekend", "last 7 days", "past 24 hours", "last few days", "3 days ago", "since Monday",
+   * "in March", "March 2024", "2024"), read against `asOf` when given, else `now`, and
    * `context.utcOffsetMinutes`; `start` / `end` given explicitly win. The window applied is
    * the answer's `timeWindow`. Not a time expression: `invalid_argument`.
    */
