@@ -71,9 +71,10 @@ import { fileURLToPath } from "node:url";
 // ("3pm", "3 pm") no longer a conflict, 0.9 KiB: 232.4 KiB (237,932 B); a word typed as one
 // read as the two the memories write ("healthcare", "health care"), 0.9 KiB: 233.3 KiB
 // (238,890 B); a noun in -y read as its adjective in -ic ("allergies", "allergic"), 0.6 KiB:
-// 233.9 KiB (239,522 B). The check stands at 234 KiB, catching growth; the 200 KiB target stays missed
+// 233.9 KiB (239,522 B); weekends, spans of hours and time words read at asOf, 0.4 KiB:
+// 234.3 KiB (239,956 B). The check stands at 235 KiB, catching growth; the 200 KiB target stays missed
 // (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 234 * 1024;
+const BUDGET_GZIP_BYTES = 235 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;
