@@ -88,6 +88,15 @@ export interface ObserveResult {
 }
 
 /**
+ * Whether the caller named the memory's id. Only such an id can have been a memory before,
+ * whose orphan recall tracking a new memory must not inherit (`trackingReset`); a generated
+ * one is new, and its batch needs no delete (5 B per memory of a file store's log).
+ */
+function hasGivenId(memory: unknown): boolean {
+  return typeof memory === "object" && memory !== null && (memory as { id?: unknown }).id !== undefined;
+}
+
+/**
  * A store of memories with multi-stage recall, kept durable by a storage backend.
  *
  * ```ts
@@ -97,15 +106,6 @@ export interface ObserveResult {
  * await store.close();
  * ```
  */
-/**
- * Whether the caller named the memory's id. Only such an id can have been a memory before,
- * whose orphan recall tracking a new memory must not inherit (`trackingReset`); a generated
- * one is new, and its batch needs no delete (5 B per memory of a file store's log).
- */
-function hasGivenId(memory: unknown): boolean {
-  return typeof memory === "object" && memory !== null && (memory as { id?: unknown }).id !== undefined;
-}
-
 export class MemoryStore {
   /** The engine and its configuration (`slot.ts`). */
   readonly #engine: EngineSlot;

@@ -174,3 +174,15 @@ test("every relative link in the repository's Markdown points to a file and head
   }
   assert.deepEqual(broken, []);
 });
+
+test("every class, function, constant and type the package declares carries a doc comment", () => {
+  // tsc keeps a declaration's TSDoc in js/dist/*.d.ts, and docs/api is generated from it: a
+  // helper written between a class and its comment took the comment (and the API page's
+  // summary) from MemoryStore.
+  const undocumented = walk(join(root, "js", "dist")).filter((f) => f.endsWith(".d.ts")).flatMap((f) => {
+    const lines = readFileSync(f, "utf8").split("\n");
+    return lines.flatMap((line, i) => (/^export (declare )?(abstract )?(class|function|const|interface|type|enum) [^{]/.test(line)
+      && !/\*\/\s*$/.test(lines[i - 1] ?? "") ? [`${relative(root, f)}:${i + 1}: ${line.slice(0, 80)}`] : []));
+  });
+  assert.deepEqual(undocumented, []);
+});

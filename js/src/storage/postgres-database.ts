@@ -124,6 +124,12 @@ export function toPostgresError(e: unknown, doing: string): RecallError {
   return new RecallError(code, `postgres: ${doing}: ${message(e)}`, { cause: e });
 }
 
+/**
+ * Checks the options of a database (or an adapter, which adds the fields `extra`): an object
+ * of known fields, exactly one of `connectionString` and `config`, positive integer sizes and
+ * timeouts, boolean flags, a `pg` module and an `onStale` function; `invalid_argument` naming
+ * the field otherwise.
+ */
 export function checkDatabaseOptions<T extends PostgresDatabaseOptions>(options: unknown, extra: readonly string[]): T {
   if (typeof options !== "object" || options === null) {
     throw new RecallError("invalid_argument", `postgres options must be an object, got ${String(options)}`);
