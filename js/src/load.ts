@@ -127,7 +127,7 @@ export async function loadStore(
     fromSnapshot = replayed !== undefined;
     snapshots.loaded(fromSnapshot, replayed ?? 0);
   }
-  const orphans = fromSnapshot ? [] : await loadRecords(parts);
+  const orphans = fromSnapshot ? [] : await loadRecords(adapter, slot.engine!, parts.order);
   const engine = slot.engine!;
   if (typeof sole === "function" ? await sole().catch(() => false) : sole) writes.prune = new Map(seqs);
   remote.loaded();
@@ -182,13 +182,12 @@ async function loadImage(
 
 
 /**
- * Rebuilds the engine from every record: memories in insertion order, notes, then the graph.
- * Returns the ids of orphan recall tracking (`r/<id>` without `m/<id>`), for the write queue to
- * delete.
+ * Fills an empty engine from every record: memories in insertion order, notes, then the graph
+ * (the open, and the re-read after drift in `remote.ts`). Returns the ids of orphan recall
+ * tracking (`r/<id>` without `m/<id>`), for the write queue to delete. A record that does not
+ * decode or that the engine refuses throws `corrupt`, naming its key.
  */
-async function loadRecords(parts: LoadParts): Promise<string[]> {
-  const { slot, adapter, order } = parts;
-  const engine = slot.engine!;
+export async function loadRecords(adapter: StorageAdapter, engine: Engine, order: InsertionOrder): Promise<string[]> {
   const entries: Array<[string, Uint8Array] | undefined> = await readStore(() => adapter.entries(MEMORY_PREFIX));
   // Recall tracking is stored apart (`r/<id>`, storage/layout.ts); one without its memory is
   // ignored, and deleted after the open.

@@ -12,13 +12,16 @@
  *
  * The engine updates the returned memories' recall tracking; the recall resolves once the write
  * queue has made it durable (not for a memory store, which has nothing to persist). A store
- * closed while the recall waited fails it with `closed`. Ranking itself is the engine's.
+ * closed while the recall waited fails it with `closed`. A recall finishes on the engine it
+ * began with (it leases it, `slot.ts`); if a re-read after drift replaced that engine
+ * meanwhile, the new one takes the recall's tracking. Ranking itself is the engine's.
  * @module
  */
 import { RecallError, callEngine } from "./errors.js";
 import { isTrivial } from "./engine.js";
-import type { EngineRecallResult } from "./engine.js";
+import type { Engine, EngineRecallResult } from "./engine.js";
 import type { Health } from "./health.js";
+import { carryTracking } from "./records.js";
 import { TimedOut, rerankTexts, withTimeout } from "./host.js";
 import type { EngineSlot } from "./slot.js";
 import type { EmbedFunction, RecallOptions, RecallResult, RerankFunction, SearchMode } from "./types.js";
@@ -77,6 +80,18 @@ export async function runRecall(
   slot: EngineSlot, writes: WriteQueue, settings: RecallSettings, query: string, options: RecallOptions,
 ): Promise<RecallResult> {
   const engine = slot.forCaller();
+  // The recall finishes on the engine it began with, even if a re-read after drift replaces it.
+  const release = slot.lease(engine);
+  try {
+    return await recallOn(engine, slot, writes, settings, query, options);
+  } finally {
+    release();
+  }
+}
+
+async function recallOn(
+  engine: Engine, slot: EngineSlot, writes: WriteQueue, settings: RecallSettings, query: string, options: RecallOptions,
+): Promise<RecallResult> {
   const text = checkQuery(query);
   const now = (options as { now?: unknown } | undefined)?.now === undefined ? settings.now() : 0;
   const { options: opts, embedding, rerank: rerankOption, skipTrivial } = toRecallOptions(options, now, settings.searchMode);
@@ -146,6 +161,9 @@ export async function runRecall(
   // The engine has updated the tracking; a "memory" store has nothing more to persist.
   if (opts.trackRecalls && !settings.ephemeral) {
     const tracked = result.results.filter((r) => r.kind === "memory").map((r) => r.id);
+    // Replaced meanwhile (a re-read after drift): the engine now in place takes this recall's tracking.
+    const current = slot.engine;
+    if (current !== undefined && current !== engine) carryTracking(engine, current, tracked);
     if (tracked.length > 0) {
       writes.track(tracked);
       try {

@@ -120,6 +120,18 @@ export class InsertionOrder {
     this.#ranks.clear();
     this.#next = 0;
   }
+
+  /** A new, empty order that keeps ranks if this one does (for an engine built beside the current one). */
+  empty(): InsertionOrder {
+    return new InsertionOrder(this.#kept);
+  }
+
+  /** Takes `other`'s ranks in place of this one's (that engine replaced the current one). */
+  assign(other: InsertionOrder): void {
+    this.clear();
+    for (const [id, rank] of other.#ranks) this.#ranks.set(id, rank);
+    this.#next = other.#next;
+  }
 }
 
 /** The op that stores memory `id` as `data` with its rank and binary parts (`create`: a new memory). */
@@ -156,6 +168,26 @@ export function trackingOp(engine: Engine, id: string): StorageOp {
   const data: Record<string, unknown> = {};
   for (const field of TRACKING_FIELDS) if (memory[field] !== undefined) data[field] = memory[field];
   return { op: "put", key: TRACKING_PREFIX + id, value: encodeRecord({ kind: "meta", data }) };
+}
+
+/**
+ * Gives memories `ids` in engine `to` the recall tracking engine `from` holds for them: `from`
+ * is an engine `to` replaced (a re-read after drift, `remote.ts`) while recalls it answered had
+ * tracking not yet stored. A memory either engine lacks is skipped; no write.
+ */
+export function carryTracking(from: Engine, to: Engine, ids: Iterable<string>): void {
+  for (const id of ids) {
+    const had = from.get(id) as Record<string, unknown> | undefined;
+    const now = to.get(id) as Record<string, unknown> | undefined;
+    if (had === undefined || now === undefined) continue;
+    if (TRACKING_FIELDS.every((field) => JSON.stringify(had[field]) === JSON.stringify(now[field]))) continue;
+    const merged: Record<string, unknown> = { ...now };
+    for (const field of TRACKING_FIELDS) {
+      if (had[field] === undefined) delete merged[field];
+      else merged[field] = had[field];
+    }
+    to.replace(asRecord("memory", merged), undefined, false);
+  }
 }
 
 /**

@@ -14,15 +14,19 @@
  *
  * When a change fails to apply (storage unreachable for a moment) or a write fails without
  * saying whether it committed, the engine may differ from the records: every record is read
- * again, after a second and then with a doubling wait, until they agree.
+ * again, after a second and then with a doubling wait, until they agree. That re-read loads a
+ * new engine in bulk, as an open does, and swaps it in between calls.
  *
  * Fields: the subscription; whether the open has loaded the store (until then, reported keys
  * and writers gone are held, since the open reads after subscribing and applies them once it
  * has loaded); the pending re-read.
  * @module
  */
+import type { Engine } from "./engine.js";
+import type { RecallError } from "./errors.js";
+import { loadRecords } from "./load.js";
 import {
-  InsertionOrder, readGraph, readStore, reload, reloadGraph, setGraph,
+  InsertionOrder, carryTracking, readGraph, readStore, reload, reloadGraph, setGraph,
 } from "./records.js";
 import type { EngineSlot } from "./slot.js";
 import type { SnapshotPolicy } from "./snapshots.js";
@@ -31,6 +35,7 @@ import {
   CONFIG_KEY, JOURNAL_PREFIX, MEMORY_PREFIX, NOTE_PREFIX, SEQ_PREFIX, TRACKING_PREFIX, decodeConfig, decodeJournal, decodeSeq, isClosedSeq,
   journalKey, parseJournalKey, seqKey,
 } from "./storage/layout.js";
+import type { StoreConfig } from "./storage/layout.js";
 import type { WriteQueue } from "./writes.js";
 
 /** The first wait before re-reading every record after the engine drifted from them. */
@@ -147,8 +152,11 @@ export class OtherTabs {
   }
 
   /**
-   * Re-reads every record into the engine (memories and notes one by one, the graph whole) and
-   * claims every writer's last batch, read before the records.
+   * Re-reads every record and claims every writer's last batch, read before the records: the
+   * records go into a new engine the way an open loads them (in bulk, {@link loadRecords}),
+   * which then replaces the current one between two calls (`slot.swap`; a recall in flight
+   * finishes on the old one). A record that does not load falls back to re-reading each record
+   * into the current engine, applying the others ({@link reload}); the engine then stays unsynced.
    */
   async #resync(): Promise<void> {
     const slot = this.#slot;
@@ -158,14 +166,10 @@ export class OtherTabs {
     if (engine === undefined) return;
     const sequences = await readStore(() => adapter.entries(SEQ_PREFIX));
     const journal = await readStore(() => adapter.keys(JOURNAL_PREFIX));
-    const keys = new Set([
-      ...await readStore(() => adapter.keys(MEMORY_PREFIX)), ...await readStore(() => adapter.keys(NOTE_PREFIX)),
-      ...engine.ids().map((id) => MEMORY_PREFIX + id), ...engine.notes().map((note) => NOTE_PREFIX + note.id),
-    ]);
-    const config = await readStore(() => adapter.get(CONFIG_KEY));
-    if (config !== undefined) slot.config = decodeConfig(config);
-    const synced = await reload(adapter, engine, this.#order, [...keys]);
-    setGraph(engine, await readGraph(adapter));
+    const stored = await readStore(() => adapter.get(CONFIG_KEY));
+    const config = stored === undefined ? slot.config : decodeConfig(stored);
+    const synced = await this.#rebuild(engine, config) || await this.#reloadEach(engine);
+    slot.config = config;
     for (const [key, value] of sequences) {
       const writer = key.slice(SEQ_PREFIX.length);
       writes.claims.set(writer, Math.max(writes.claims.get(writer) ?? 0, decodeSeq(value, key)));
@@ -176,6 +180,48 @@ export class OtherTabs {
       if (at !== undefined && at.n <= (writes.claims.get(at.writer) ?? 0)) writes.journalKeys.add(key);
     }
     slot.unsynced = !synced;
+  }
+
+  /**
+   * Loads every record into a new engine for `config` and puts it in place of `engine`, with
+   * the tracking of recalls not stored yet carried over. `false` (nothing replaced) when a
+   * record does not load; a failed read throws.
+   */
+  async #rebuild(engine: Engine, config: StoreConfig): Promise<boolean> {
+    const slot = this.#slot;
+    const writes = this.#writes;
+    const next = slot.build(config);
+    const order = this.#order.empty();
+    let orphans: string[];
+    try {
+      orphans = await loadRecords(this.#adapter, next, order);
+    } catch (e) {
+      next.free();
+      if ((e as RecallError).code === "corrupt") return false;
+      throw e;
+    }
+    // Still in place (no close meanwhile): the queue runs nothing else while this reads.
+    if (slot.engine !== engine) {
+      next.free();
+      return true;
+    }
+    carryTracking(engine, next, writes.pendingTracking);
+    slot.swap(next);
+    this.#order.assign(order);
+    if (orphans.length > 0) writes.enqueue(() => writes.removeOrphans(orphans)).catch(() => undefined);
+    return true;
+  }
+
+  /** Re-reads each memory and note into `engine`, the graph whole; `false` if a record did not apply. */
+  async #reloadEach(engine: Engine): Promise<boolean> {
+    const adapter = this.#adapter;
+    const keys = new Set([
+      ...await readStore(() => adapter.keys(MEMORY_PREFIX)), ...await readStore(() => adapter.keys(NOTE_PREFIX)),
+      ...engine.ids().map((id) => MEMORY_PREFIX + id), ...engine.notes().map((note) => NOTE_PREFIX + note.id),
+    ]);
+    const synced = await reload(adapter, engine, this.#order, [...keys]);
+    setGraph(engine, await readGraph(adapter));
+    return synced;
   }
 
   /** Stops listening (and re-reading). */

@@ -1,8 +1,11 @@
 /**
  * {@link EngineSlot}: the store's engine and the configuration it was built from, the one state
  * every part of the store reads. Fields:
- * - `engine`: the wasm engine; replaced by an open that falls back from a bad snapshot and by an
- *   import's configuration line (when its batch lands), freed by `close()`;
+ * - `engine`: the wasm engine; replaced by an open that falls back from a bad snapshot, by an
+ *   import's configuration line (when its batch lands) and by a re-read after drift
+ *   ({@link EngineSlot.swap}), freed by `close()`; a call that awaits between two engine calls
+ *   (a recall waiting for its embedder) leases the engine it began with
+ *   ({@link EngineSlot.lease}), so a swap frees that engine only once the call is done;
  * - `config`: `meta/config` as this engine knows it (format, dimension, signature seed), and
  *   `configDirty` when storage does not hold it yet (the next batch writes it);
  * - `open`: false once `close()` has begun, so the public API refuses new calls while queued
@@ -38,6 +41,10 @@ export class EngineSlot {
   lost: RecallError | undefined;
   /** The open options the engine takes (ranking, decay, …), for every engine built. */
   readonly #options: EngineConfigJs;
+  /** Engines in use by calls that await between engine calls, with how many ({@link lease}). */
+  readonly #leases = new Map<Engine, number>();
+  /** Engines replaced ({@link swap}) while leased: freed when their last lease ends. */
+  readonly #retired = new Set<Engine>();
 
   constructor(options: EngineConfigJs) {
     this.#options = options;
@@ -102,9 +109,41 @@ export class EngineSlot {
     }
   }
 
-  /** Frees the engine; every later use fails with `closed`. */
+  /**
+   * Marks `engine` in use by a call that awaits between two engine calls (a recall waiting for
+   * its embedder or reranker); the call runs the returned function when done. Until then a
+   * {@link swap} does not free it.
+   */
+  lease(engine: Engine): () => void {
+    this.#leases.set(engine, (this.#leases.get(engine) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#leases.get(engine) ?? 1) - 1;
+      if (left > 0) {
+        this.#leases.set(engine, left);
+        return;
+      }
+      this.#leases.delete(engine);
+      if (this.#retired.delete(engine)) engine.free();
+    };
+  }
+
+  /**
+   * Puts `next` in place of the engine (queued work only: no write is half done). The old one
+   * is freed now, or when the last call that leased it is done; those calls finish on it.
+   */
+  swap(next: Engine | undefined): void {
+    const old = this.engine;
+    this.engine = next;
+    if (old === undefined || old === next) return;
+    if (this.#leases.has(old)) this.#retired.add(old);
+    else old.free();
+  }
+
+  /** Frees the engine (once no call leases it); every later use fails with `closed`. */
   free(): void {
-    this.engine?.free();
-    this.engine = undefined;
+    this.swap(undefined);
   }
 }

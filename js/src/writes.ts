@@ -223,6 +223,11 @@ export class WriteQueue {
     for (const id of ids) this.#trackingDirty.add(id);
   }
 
+  /** Memories whose recall tracking is not durable yet ({@link track}). */
+  get pendingTracking(): ReadonlySet<string> {
+    return this.#trackingDirty;
+  }
+
   /** Forgets a memory's pending tracking (the memory is gone). */
   untrack(id: string): void {
     this.#trackingDirty.delete(id);

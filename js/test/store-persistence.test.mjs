@@ -1192,3 +1192,103 @@ describe("an engine that may have drifted from storage reads it again", () => {
     await store.close();
   });
 });
+
+describe("a re-read after drift loads storage in bulk", () => {
+  /** A handle of `sharedStorage` whose write of `m/<lostId>` commits but loses its answer, counting gets. */
+  function lossyHandle(adapter, lostId) {
+    const counts = { gets: 0 };
+    const lossy = {
+      ...adapter,
+      get: (k) => { counts.gets++; return adapter.get(k); },
+      async write(ops) {
+        await adapter.write(ops);
+        if (ops.some((op) => op.key === `m/${lostId}`)) throw new RecallError("storage_failed", "Connection terminated unexpectedly");
+      },
+    };
+    return { lossy, counts };
+  }
+
+  async function until(check, what) {
+    const end = Date.now() + 5_000;
+    while (!(await check())) {
+      assert.ok(Date.now() < end, what);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Everything a handle's engine holds, as a fresh open of `inner` would compare it. */
+  async function contents(store) {
+    const ids = (await store.ids()).sort();
+    return {
+      memories: await Promise.all(ids.map((id) => store.get(id))),
+      notes: (await store.notes()).sort((x, y) => (x.id < y.id ? -1 : 1)),
+      entities: (await store.entities()).sort((x, y) => (x.name < y.name ? -1 : 1)),
+      edges: (await store.edges()).sort((x, y) => (x.id < y.id ? -1 : 1)),
+    };
+  }
+
+  test("a re-read after drift reads every record in bulk and leaves the engine equal to storage", async () => {
+    const { inner, handle } = sharedStorage();
+    const [a, b] = [handle(), handle()];
+    const { lossy, counts } = lossyHandle(a.adapter, "lost");
+    const storeA = await MemoryStore.open({ storage: lossy, clock: () => NOW });
+    const storeB = await MemoryStore.open({ storage: b.adapter, clock: () => NOW });
+    await storeA.rememberMany(Array.from({ length: 300 }, (_, i) => ({ id: `m${i}`, text: `zebra crossing number ${i}` })));
+    await storeA.addNote({ id: "n1", period: "daily", start: NOW, text: "A quiet day of zebras." });
+    await storeA.relate({ from: "Alice", relation: "knows", to: "Bob" });
+    await storeA.recall("zebra crossing", { limit: 3 });
+    b.deliver();
+    await until(async () => (await storeB.get("m1")) !== undefined, "B never heard of A's writes");
+    // B's writes A never hears of: an update, a forget, a new memory, a note, an edge, a recall.
+    await storeB.update("m1", { text: "zebra crossing renamed" });
+    await storeB.forget("m2");
+    await storeB.remember({ id: "fromB", text: "written by the other handle" });
+    await storeB.addNote({ id: "n2", period: "weekly", start: NOW, text: "A week of B." });
+    await storeB.relate({ from: "Bob", relation: "likes", to: "Carol" });
+    await storeB.recall("written by the other handle", { limit: 1 });
+    const gets = counts.gets;
+    await rejectsWith(storeA.remember({ id: "lost", text: "committed, but the answer was lost" }), "storage_failed");
+    await until(async () => (await storeA.get("lost")) !== undefined && (await storeA.get("fromB")) !== undefined,
+      "A never read storage again");
+    // One by one, 300 memories would take 600 gets (each with its tracking): in bulk, a handful.
+    assert.ok(counts.gets - gets < 20, `${counts.gets - gets} gets`);
+    const fresh = await MemoryStore.open({ storage: new MemoryAdapterView(inner), clock: () => NOW, readOnly: true, snapshots: false });
+    assert.deepEqual(await contents(storeA), await contents(fresh));
+    assert.equal((await storeA.get("fromB")).recallCount, 1);
+    assert.equal(await storeA.get("m2"), undefined);
+    // The replaced engine is the one calls use: writes and recalls go on.
+    await storeA.remember({ id: "after", text: "zebra after the re-read" });
+    assert.ok((await storeA.recall("zebra after")).results.some((r) => r.id === "after"));
+    await fresh.close();
+    await storeA.close();
+    await storeB.close();
+  });
+
+  test("a recall waiting for its embedder while a re-read replaces the engine answers and keeps its tracking", async () => {
+    const { inner, handle } = sharedStorage();
+    const { lossy } = lossyHandle(handle().adapter, "lost");
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    let embedded = 0;
+    const embed = async (texts) => {
+      embedded++;
+      await gate;
+      return texts.map(() => [1, 0, 0]);
+    };
+    const store = await MemoryStore.open({ storage: lossy, clock: () => NOW, embed, embedTimeoutMs: 30_000 });
+    await store.rememberMany([
+      { id: "z1", text: "zebra stripes", embedding: [1, 0, 0] },
+      { id: "z2", text: "a horse in a field", embedding: [0, 1, 0] },
+    ]);
+    await rejectsWith(store.remember({ id: "lost", text: "lost answer", embedding: [0, 0, 1] }), "storage_failed");
+    const recall = store.recall("zebra stripes", { limit: 5 });
+    await until(() => embedded === 1, "the recall never asked for its vector");
+    await until(async () => (await store.get("lost")) !== undefined, "the engine was never read again");
+    release();
+    const { results } = await recall;
+    assert.ok(results.some((r) => r.id === "z1"));
+    assert.equal((await store.get("z1")).recallCount, 1, "the new engine holds the recall's tracking");
+    assert.equal(decodeRecord(await inner.get("r/z1")).data.recallCount, 1, "and storage does");
+    await store.close();
+  });
+});
