@@ -13,7 +13,8 @@
  * - `subscribe` that throws, or returns something other than an unsubscribe function, is
  *   `storage_failed` (with `cause`); notifications that are not arrays of keys are dropped;
  *   the unsubscribe function never throws (the store calls it while closing).
- * - The optional `storageInfo` and `stats` that `MemoryStore.storageInfo` reads are kept.
+ * - The optional `storageInfo` and `stats` that `MemoryStore.storageInfo` reads are kept, and
+ *   `onShut` (storage gone under the store: a PostgreSQL store dropped since).
  * - `create` ops reach only an adapter whose `checksCreates` is `true`; others get puts,
  *   each created key read first.
  * @module
@@ -105,6 +106,11 @@ export function checkedAdapter(adapter: StorageAdapter): StorageAdapter {
         }
       };
     };
+  }
+  // Storage gone under the store (a PostgreSQL store dropped since): the store is told.
+  const { onShut } = adapter as { onShut?: (listener: (reason: RecallError, deleted: boolean) => void) => void };
+  if (typeof onShut === "function") {
+    (checked as { onShut?: typeof onShut }).onShut = (listener) => onShut.call(adapter, listener);
   }
   // Extras MemoryStore.storageInfo reads when an adapter has them (the built-in ones do):
   // kept, as promises; the store reads their answers with care.

@@ -13,7 +13,7 @@ import { checkStoreName } from "./adapter.js";
 import { PostgresAdapter } from "./postgres.js";
 import { ChangeFeed, droppedPayload } from "./postgres-feed.js";
 import type { FeedClient, StaleListener } from "./postgres-feed.js";
-import { FEED_CHANNEL, POSTGRES_SCHEMA_VERSION, SCHEMA_LOCK_KEY, SCHEMA_MIGRATIONS } from "./postgres-schema.js";
+import { DROPS_PREFIX, FEED_CHANNEL, POSTGRES_SCHEMA_VERSION, SCHEMA_LOCK_KEY, SCHEMA_MIGRATIONS } from "./postgres-schema.js";
 
 /** How long getting a connection may take before `storage_failed` (10 s), unless `connectTimeoutMs` says otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -381,16 +381,36 @@ export class PostgresDatabase {
   /**
    * Deletes every record of the store called `name`, in one transaction, and announces it on
    * the change feed: every process's `onStale(name, reason)` is called (this one's too), with
-   * a reason saying the store was dropped. Open handles are not emptied: they still hold the
-   * store as they loaded it, and a write through one would store its records again, so reopen
-   * them (the service example evicts its cache on `onStale`); a handle opened after the drop
-   * sees an empty store.
+   * a reason saying the store was dropped. Open handles are not emptied (they still hold the
+   * store as they loaded it) but can no longer write: a write through a handle opened before the
+   * drop stores nothing and fails with `closed` "was dropped", and every later call of that
+   * handle fails the same way, so reopen them (the service example evicts its cache on
+   * `onStale`); a handle opened after the drop sees an empty store. The drop counts itself in
+   * `recallkit_meta` (`drops:<name>`) and locks the records table against writes (of every
+   * store) while it deletes, so a write racing it either lands before and is deleted or
+   * finds the store dropped; the role needs INSERT and UPDATE on `recallkit_meta`.
    */
   async dropStore(name: string): Promise<void> {
     const store = checkStoreName(name);
-    await query(this, `cannot drop store ${JSON.stringify(name)}`,
-      "WITH gone AS (DELETE FROM recallkit_records WHERE store = $1 RETURNING 1) SELECT pg_notify($2, $3), (SELECT count(*) FROM gone) AS n",
-      [store, FEED_CHANNEL, droppedPayload(store)]);
+    await withClient(this, `cannot drop store ${JSON.stringify(name)}`, async (client) => {
+      await client.query("BEGIN");
+      try {
+        // Waits for the writes in flight to commit, and holds back later ones until this one
+        // does, when they find the count raised (see postgres.ts): none stores part of the store
+        // again. Two drops wait for each other.
+        await client.query("LOCK TABLE recallkit_records IN SHARE ROW EXCLUSIVE MODE");
+        await client.query(
+          "WITH counted AS (INSERT INTO recallkit_meta (name, value) VALUES ($1, '1') " +
+          "ON CONFLICT (name) DO UPDATE SET value = (recallkit_meta.value::bigint + 1)::text RETURNING 1), " +
+          "gone AS (DELETE FROM recallkit_records WHERE store = $2 RETURNING 1) " +
+          "SELECT pg_notify($3, $4), (SELECT count(*) FROM gone) AS n, (SELECT count(*) FROM counted) AS counted",
+          [DROPS_PREFIX + store, store, FEED_CHANNEL, droppedPayload(store)]);
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   /** Stops the change feed and closes the pool's connections (idempotent); adapters over it then fail with `closed`. */

@@ -3,7 +3,10 @@
  * SQL of each version as a named migration, and {@link POSTGRES_SCHEMA_SQL}, the whole current
  * schema for hosts that run their migrations themselves (then open with `createSchema: false`).
  *
- * - `recallkit_meta (name, value)`: `schema_version` is the version the tables are at.
+ * - `recallkit_meta (name, value)`: `schema_version` is the version the tables are at;
+ *   `drops:<store>` ({@link DROPS_PREFIX}) how many times `dropStore` dropped that store (absent:
+ *   never), which every write checks against the count its handle read first, so a handle
+ *   opened before a drop cannot store part of the dropped store again (`postgres.ts`).
  * - `recallkit_records (store, key, value)`: every record of every store, keyed by the store's
  *   name and the record's key. The key is the UTF-8 bytes of the key string (`bytea`, so any
  *   key string fits the column, NUL included, and byte order is code point order; the adapter
@@ -24,6 +27,9 @@
 
 /** The schema version this release creates and reads; a database at a higher one fails with `corrupt`. */
 export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** Names of the `recallkit_meta` rows counting each store's drops: `drops:<store>` (see the module doc). */
+export const DROPS_PREFIX = "drops:";
 
 /** The NOTIFY channel the change feed uses (`postgres-feed.ts`). */
 export const FEED_CHANNEL = "recallkit";

@@ -18,6 +18,14 @@
  * connection lost before the answer leaves it unknown whether the batch committed; the write
  * rejects, and a reopen shows which.
  *
+ * A dropped store (`PostgresDatabase.dropStore`) stays dropped for the handles opened before:
+ * a handle reads the store's drop count (`postgres-schema.ts`) before its first read or write,
+ * and each write's statement stores nothing unless the count is still that one (`dropStore`
+ * locks out writes in flight while it deletes, so the two cannot interleave). Such a write
+ * fails with `closed` "was dropped", and so does every later call of the handle, as for an
+ * IndexedDB database another tab deleted; the store over it is told (`onShut`) and fails every
+ * call too. A handle opened after the drop sees an empty store and writes to it.
+ *
  * Within one handle, writes run one at a time in call order, and a read waits for the writes
  * called before it (the gets of one turn of the event loop are one query); handles in other processes interleave at transaction boundaries (last
  * commit wins, as with two tabs).
@@ -30,7 +38,7 @@ import type { StorageAdapter, StorageOp } from "./adapter.js";
 import { PostgresDatabase, checkDatabaseOptions, connections, query, sqlState, withClient } from "./postgres-database.js";
 import type { PgPoolClient, PostgresDatabaseOptions } from "./postgres-database.js";
 import { feedPayloads } from "./postgres-feed.js";
-import { FEED_CHANNEL, MAX_INDEX_ROW_BYTES } from "./postgres-schema.js";
+import { DROPS_PREFIX, FEED_CHANNEL, MAX_INDEX_ROW_BYTES } from "./postgres-schema.js";
 import { changedKeys, checkCreates, checkKey, checkOps, checkPrefix } from "./ops.js";
 
 /** Attempts of a write that fails with a deadlock (40P01) or serialization failure (40001) before it rejects. */
@@ -44,14 +52,18 @@ const MAX_KEYS_PER_GET = 1000;
  * A whole write batch in one statement ({@link PostgresAdapter}'s `#transaction`): the creates
  * as a plain insert (a key already there is a unique violation, 23505, and fails the statement),
  * the puts as an upsert, the deletes, and the change feed's notifications, sent at commit. The
- * keys of the three lists are distinct.
+ * keys of the three lists are distinct. Each part runs only while the store's drop count
+ * (`recallkit_meta`, `drops:<store>`: $9) is still the one the handle read first ($10); `live`
+ * says whether it was, and when not, nothing was written or announced.
  */
-const WRITE_SQL = "WITH created AS (INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) RETURNING 1), " +
+const WRITE_SQL = "WITH live AS (SELECT (SELECT value FROM recallkit_meta WHERE name = $9) IS NOT DISTINCT FROM $10::text AS ok), " +
+  "created AS (INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS t(k, v) " +
+  "WHERE (SELECT ok FROM live) RETURNING 1), " +
   "put AS (INSERT INTO recallkit_records (store, key, value) SELECT $1, k, v FROM unnest($4::bytea[], $5::bytea[]) AS t(k, v) " +
-  "ON CONFLICT (store, key) DO UPDATE SET value = EXCLUDED.value RETURNING 1), " +
-  "gone AS (DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($6::bytea[]) RETURNING 1), " +
-  "told AS (SELECT pg_notify($7, p) FROM unnest($8::text[]) AS p) " +
-  "SELECT count(*) AS told FROM told";
+  "WHERE (SELECT ok FROM live) ON CONFLICT (store, key) DO UPDATE SET value = EXCLUDED.value RETURNING 1), " +
+  "gone AS (DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($6::bytea[]) AND (SELECT ok FROM live) RETURNING 1), " +
+  "told AS (SELECT pg_notify($7, p) FROM unnest($8::text[]) AS p WHERE (SELECT ok FROM live)) " +
+  "SELECT count(*) AS told, (SELECT ok FROM live) AS live FROM told";
 
 /** Runs `task` after the current turn of the event loop (its microtasks included). */
 const schedule: (task: () => void) => void = typeof globalThis.setImmediate === "function"
@@ -140,6 +152,11 @@ export class PostgresAdapter implements StorageAdapter {
   /** The last write called: reads and later writes wait for it. */
   #tail: Promise<unknown> = Promise.resolve();
   #closing: Promise<void> | undefined;
+  /** The store's drop count as read before this handle's first call (`null`: never dropped); writes check it. */
+  #drops: Promise<string | null> | undefined;
+  /** Set once a write found the store dropped since: every call fails with it. */
+  #dropped: RecallError | undefined;
+  readonly #shutListeners = new Set<(reason: RecallError, deleted: boolean) => void>();
 
   /** The store `name` of `db` (what {@link PostgresDatabase.adapter} returns). `invalid_argument` for a bad name or options, `closed` when `db` is. */
   constructor(db: PostgresDatabase, name: string, options: { readOnly?: boolean } = {}) {
@@ -173,7 +190,53 @@ export class PostgresAdapter implements StorageAdapter {
   }
 
   #live(): void {
+    if (this.#dropped !== undefined) throw new RecallError(this.#dropped.code, this.#dropped.message);
     if (this.#closing !== undefined || this.#db.closed) throw new RecallError("closed", `the postgres store ${JSON.stringify(this.#name)} is closed`);
+  }
+
+  /**
+   * The store's drop count, read once, before this handle's first read or write: the store it
+   * reads from then on is the one its writes may change. Not for a read-only handle.
+   */
+  async #bindDrops(): Promise<void> {
+    if (this.#readOnly) return;
+    this.#drops ??= query(this.#db, `cannot read store ${JSON.stringify(this.#name)}`,
+      "SELECT value FROM recallkit_meta WHERE name = $1", [DROPS_PREFIX + this.#name])
+      .then((result) => (result.rows.length === 0 ? null : String(result.rows[0]!.value)));
+    try {
+      await this.#drops;
+    } catch (e) {
+      this.#drops = undefined; // read again by the next call
+      throw e;
+    }
+  }
+
+  /**
+   * Calls `listener` when the store is found dropped under this handle (`deleted` is then
+   * `true`, as for an IndexedDB database deleted elsewhere): the store over it fails every call.
+   */
+  onShut(listener: (reason: RecallError, deleted: boolean) => void): void {
+    this.#shutListeners.add(listener);
+  }
+
+  /** A write found the store dropped since this handle first read it: every call fails from now on. */
+  #droppedUnder(): RecallError {
+    const reason = new RecallError("closed", `postgres store ${JSON.stringify(this.#name)} was dropped (dropStore) after this handle `
+      + "first read it: this handle has no store left, and nothing was written; reopen it");
+    if (this.#dropped === undefined) {
+      this.#dropped = reason;
+      for (const unsubscribe of this.#unsubscribers) unsubscribe();
+      this.#unsubscribers.clear();
+      for (const listener of this.#shutListeners) {
+        try {
+          listener(reason, true);
+        } catch (e) {
+          setTimeout(() => { throw e; });
+        }
+      }
+      this.#shutListeners.clear();
+    }
+    return reason;
   }
 
   /** Waits for the writes called before. */
@@ -190,6 +253,7 @@ export class PostgresAdapter implements StorageAdapter {
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#live();
     const k = checkKey(key);
+    await this.#bindDrops();
     await this.#afterWrites();
     return new Promise((resolve, reject) => {
       let gets = this.#gets;
@@ -227,6 +291,7 @@ export class PostgresAdapter implements StorageAdapter {
   async #select(prefix: string | undefined, withValues: boolean): Promise<Array<{ key: string; value?: Uint8Array }>> {
     this.#live();
     const lower = keyBytes(checkPrefix(prefix));
+    await this.#bindDrops();
     await this.#afterWrites();
     const upper = prefixUpperBound(lower);
     const columns = withValues ? "key, value" : "key";
@@ -263,15 +328,18 @@ export class PostgresAdapter implements StorageAdapter {
 
   async #commit(batch: StorageOp[]): Promise<void> {
     this.#live();
+    await this.#bindDrops();
+    const drops = await this.#drops!;
     const plan = planBatch(batch);
     // Announced whether or not this process listens: the other processes' engines need them.
     const payloads = feedPayloads(this.#name, this.#origin, changedKeys(batch));
     const doing = `cannot write ${batch.length} op(s) to store ${JSON.stringify(this.#name)}`;
     for (let attempt = 1; ; attempt++) {
       try {
-        await withClient(this.#db, doing, (client) => this.#transaction(client, plan, payloads));
+        if (!(await withClient(this.#db, doing, (client) => this.#transaction(client, plan, payloads, drops)))) throw this.#droppedUnder();
         return;
       } catch (e) {
+        if (this.#dropped !== undefined) throw e;
         const state = ((e as { cause?: { code?: unknown } }).cause)?.code;
         if (attempt >= WRITE_ATTEMPTS || typeof state !== "string" || !RETRIED_STATES.has(state)) throw e;
       }
@@ -284,25 +352,27 @@ export class PostgresAdapter implements StorageAdapter {
    * round trips; on a loaded machine each woke the server and waited for its turn on a core.
    * A key created and deleted in the same batch needs the delete after the insert, which one
    * statement's single snapshot cannot order: only then is the write a transaction of two.
+   * `false` (nothing written) when the store was dropped since the handle read `drops`.
    */
-  async #transaction(client: PgPoolClient, plan: ReturnType<typeof planBatch>, payloads: string[]): Promise<void> {
+  async #transaction(client: PgPoolClient, plan: ReturnType<typeof planBatch>, payloads: string[], drops: string | null): Promise<boolean> {
     const created = new Set(plan.creates.map((r) => r.key));
     const createdThenDeleted = plan.deletes.filter((r) => created.has(r.key));
     const deletes = createdThenDeleted.length === 0 ? plan.deletes : plan.deletes.filter((r) => !created.has(r.key));
     const values = [
       this.#name, plan.creates.map((r) => r.bytes), plan.creates.map((r) => r.value), plan.puts.map((r) => r.bytes),
-      plan.puts.map((r) => r.value), deletes.map((r) => r.bytes), FEED_CHANNEL, payloads,
+      plan.puts.map((r) => r.value), deletes.map((r) => r.bytes), FEED_CHANNEL, payloads, DROPS_PREFIX + this.#name, drops,
     ];
     try {
-      if (createdThenDeleted.length === 0) {
-        await client.query(WRITE_SQL, values);
-        return;
-      }
+      if (createdThenDeleted.length === 0) return (await client.query(WRITE_SQL, values)).rows[0]?.live === true;
       await client.query("BEGIN");
       try {
-        await client.query(WRITE_SQL, values);
+        if ((await client.query(WRITE_SQL, values)).rows[0]?.live !== true) {
+          await client.query("ROLLBACK");
+          return false;
+        }
         await client.query("DELETE FROM recallkit_records WHERE store = $1 AND key = ANY($2::bytea[])", [this.#name, createdThenDeleted.map((r) => r.bytes)]);
         await client.query("COMMIT");
+        return true;
       } catch (e) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw e;

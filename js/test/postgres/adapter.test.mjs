@@ -89,6 +89,77 @@ describe("the postgres schema", { skip }, () => {
     assert.deepEqual(await a.keys(), ["m/1"]);
   });
 
+  test("a handle that ignores onStale after dropStore fails every call with closed and re-creates nothing", async () => {
+    const held = await MemoryStore.open({ name: "ignored", storage: db.adapter("ignored") });
+    await held.rememberMany([{ id: "x", text: "Bob likes sailing" }, { id: "y", text: "Alice likes tea" }]);
+    await db.dropStore("ignored");
+    // It used to store m/x, its journal and meta/seq again, without meta/config, and its
+    // closing snapshot brought y back too.
+    await rejectsWith(held.update("x", { text: "Bob likes rowing" }), "closed", /store "ignored" was dropped \(dropStore\)/);
+    await rejectsWith(held.remember({ id: "z", text: "a new memory" }), "closed", /was dropped/);
+    await rejectsWith(held.recall("sailing"), "closed", /was dropped/);
+    await rejectsWith(held.status(), "closed", /was dropped/);
+    await held.close();
+    assert.deepEqual(await db.adapter("ignored").keys(), []);
+    assert.ok(!(await db.stores()).includes("ignored"));
+    const reopened = await MemoryStore.open({ name: "ignored", storage: db.adapter("ignored") });
+    assert.equal(reopened.size, 0);
+    await reopened.remember({ id: "fresh", text: "after the drop" });
+    await reopened.close();
+    const again = await MemoryStore.open({ name: "ignored", storage: db.adapter("ignored") });
+    assert.deepEqual(await again.ids(), ["fresh"]);
+    await again.close();
+  });
+
+  test("a write racing dropStore never leaves part of the store", async () => {
+    const client = new pgModule.Client(pg.config);
+    await client.connect();
+    try {
+      // A write in flight when the drop starts: the drop waits for it and deletes it.
+      const early = db.adapter("raced-early");
+      await early.write([{ op: "put", key: "meta/config", value: bytes("c") }]);
+      await client.query("BEGIN");
+      await client.query("INSERT INTO recallkit_records (store, key, value) VALUES ('raced-early', 'm/late', 'v')");
+      const dropping = db.dropStore("raced-early");
+      await new Promise((r) => setTimeout(r, 200));
+      await client.query("COMMIT");
+      await dropping;
+      assert.deepEqual(await db.adapter("raced-early").keys(), []);
+      // A write that arrives while the drop deletes waits for it, then finds the store dropped.
+      const late = db.adapter("raced-late");
+      await late.write([{ op: "put", key: "meta/config", value: bytes("c") }]);
+      await client.query("BEGIN");
+      await client.query("LOCK TABLE recallkit_records IN SHARE ROW EXCLUSIVE MODE");
+      await client.query("INSERT INTO recallkit_meta (name, value) VALUES ('drops:raced-late', '1')");
+      await client.query("DELETE FROM recallkit_records WHERE store = 'raced-late'");
+      const writing = late.write([{ op: "put", key: "m/1", value: bytes("v") }]);
+      writing.catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      await client.query("COMMIT");
+      await rejectsWith(writing, "closed", /was dropped/);
+      await rejectsWith(late.get("m/1"), "closed", /was dropped/);
+      assert.deepEqual(await db.adapter("raced-late").keys(), []);
+    } finally {
+      await client.end();
+    }
+    // Many handles writing while the store is dropped: whatever committed before is deleted,
+    // whatever comes after is refused.
+    const random = rng(7);
+    for (let round = 0; round < 10; round++) {
+      const name = `raced-${round}`;
+      const handles = Array.from({ length: 4 }, () => db.adapter(name));
+      await Promise.all(handles.map((h, i) => h.write([{ op: "put", key: `meta/seq/${i}`, value: bytes("0") }])));
+      const writes = handles.flatMap((h, i) => Array.from({ length: 5 }, (_, n) =>
+        h.write([{ op: "put", key: `m/${i}-${n}`, value: bytes("v") }, { op: "create", key: `c/${i}-${n}`, value: bytes("v") }])));
+      for (const w of writes) w.catch(() => undefined); // settled below
+      await new Promise((r) => setTimeout(r, random.int(20)));
+      await db.dropStore(name);
+      const outcomes = await Promise.allSettled(writes);
+      for (const o of outcomes) if (o.status === "rejected") assert.equal(o.reason.code, "closed", o.reason.message);
+      assert.deepEqual(await db.adapter(name).keys(), [], `round ${round}`);
+    }
+  });
+
   test("dropStore reports the store stale to every process, so that they reopen its handles", async () => {
     const stale = [];
     const other = await PostgresDatabase.connect({ config: pg.config, onStale: (store, reason) => stale.push([store, reason]) });
