@@ -137,14 +137,14 @@ describe("two service processes over one database", { skip, timeout: 180_000 }, 
     let answered;
     pending.then((r) => { answered = r instanceof Error ? r.message : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`; });
     // Kill a while the server runs the batch's insert (each write is one statement,
-    // `WITH created AS (INSERT …`), here waiting for the lock, with small writes in flight.
+    // `WITH live AS (…), created AS (INSERT …`), here waiting for the lock, with small writes in flight.
     let seen = false;
     try {
       await eventually(async () => {
         if (answered !== undefined) throw new Error(`a answered the batch before its insert was seen: ${answered}`);
         const { rows } = await monitor.query(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'service-a' AND state = 'active' " +
-          "AND query LIKE 'WITH created AS (INSERT INTO recallkit_records%'");
+          "AND query LIKE 'WITH live AS (%created AS (INSERT INTO recallkit_records%'");
         seen = rows[0].n > 0;
         return seen;
       }, 60_000, "a's batch insert is running").catch(async (e) => {
