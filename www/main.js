@@ -224,11 +224,14 @@ function readOptions() {
   } else if (win) {
     options.start = now() - Number(win) * DAY_MS;
   }
-  if ($("f-context").checked) {
-    const d = new Date(now());
-    options.context = { hour: d.getHours(), dayOfWeek: d.getDay(), utcOffsetMinutes: -d.getTimezoneOffset() };
-  }
+  if ($("f-context").checked) options.context = timeContext();
   return options;
+}
+
+/** The recall context of the demo's clock: its hour, weekday and offset, in this browser's zone. */
+function timeContext() {
+  const d = new Date(now());
+  return { hour: d.getHours(), dayOfWeek: d.getDay(), utcOffsetMinutes: -d.getTimezoneOffset() };
 }
 
 /** A tag chip was clicked: filter by that tag (prefix matching: `work` keeps `work:db`). */
@@ -736,7 +739,11 @@ async function askLane(event) {
   }
   await busy($("lane-ask"), async () => {
     try {
-      const hits = await lane().relevant(query, { excludeLast: last });
+      // Read at the demo's clock, with the recall form's context, as the recall above is.
+      const options = { excludeLast: last };
+      if (clock) options.now = now();
+      if ($("f-context").checked) options.context = timeContext();
+      const hits = await lane().relevant(query, options);
       $("lane-block").textContent = renderRecall(hits);
       await showChat(new Set(hits.map((h) => h.id)));
       say($("lane-status"), hits.length === 0 ? "No earlier turn found." : `${hits.length} earlier ${hits.length === 1 ? "turn" : "turns"} found.`, "info");
