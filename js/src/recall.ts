@@ -165,16 +165,11 @@ async function recallOn(
     const current = slot.engine;
     if (current !== undefined && current !== engine) carryTracking(engine, current, tracked);
     if (tracked.length > 0) {
+      // Written behind the answer (`WriteQueue.scheduleTracking`): a recall is a read, and
+      // waiting for the counts to be durable cost it a commit (about 1 ms in Chromium and on
+      // a file store) or, behind a large import, that import's whole time.
       writes.track(tracked);
-      try {
-        await writes.enqueue(() => writes.flushTracking());
-      } catch (e) {
-        // Storage refuses writes (a full disk, the quota, a database closed under the store):
-        // the recall still answers, as the readonly tier promises; the engine is back to the
-        // tracking storage holds, and status() says why.
-        if (!settings.health.storageRefuses) throw e;
-        result.tier = settings.health.tier;
-      }
+      writes.scheduleTracking();
     }
   }
   return result;

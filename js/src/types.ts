@@ -150,9 +150,10 @@ export interface RecallOptions {
   /**
    * Update the returned memories' recall count and timestamps (default true; always false in a
    * store opened with `readOnly`). They feed the ranking's recall-count and spacing factors, so
-   * a tracked recall is a write: its results' tracking is stored in one batch, queued behind
-   * the store's other writes, before the recall resolves (an append and an fsync in a file
-   * store). Pass `false` for recalls that should leave no trace, such as previews or evaluations.
+   * a tracked recall writes: its results' tracking is stored behind its answer, in one batch
+   * with the other recalls answered until that batch starts, queued behind the store's other
+   * writes (`close()` waits for it; a crash may lose the counts of the last recalls, never a
+   * write). Pass `false` for recalls that should leave no trace, such as previews or evaluations.
    */
   trackRecalls?: boolean;
   /** A precomputed query vector (else the store's `embed` is called). */

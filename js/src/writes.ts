@@ -61,6 +61,8 @@ export class WriteQueue {
   readonly closedWriters = new Map<string, number>();
   /** Memories recalled since the last flush, whose new tracking is not durable yet. */
   readonly #trackingDirty = new Set<string>();
+  /** A {@link flushTracking} is queued and has not started ({@link scheduleTracking}). */
+  #trackingQueued = false;
   /** Told the number of record ops of every batch once it is durable (the snapshot policy). */
   #committed: (records: number) => void = () => undefined;
   readonly #slot: EngineSlot;
@@ -248,6 +250,21 @@ export class WriteQueue {
       if ((e as RecallError).code !== "already_exists" || ids.length === 1) return;
       for (const id of ids) await this.commit(orphanOps(id)).catch(() => undefined);
     }
+  }
+
+  /**
+   * Queues a {@link flushTracking} unless one is queued and has not started: the recalls
+   * answered meanwhile (behind a large write, all of them) share one batch. A recall does not
+   * wait for it; `close()` does. When it fails, storage holds the counts before those recalls,
+   * the engine is made to agree, and `status()` says why (the health of every failed write).
+   */
+  scheduleTracking(): void {
+    if (this.#trackingQueued) return;
+    this.#trackingQueued = true;
+    this.enqueue(() => {
+      this.#trackingQueued = false;
+      return this.flushTracking();
+    }).catch(() => undefined);
   }
 
   /** Persists the recall tracking of memories recalled since the last flush. Queued work only. */

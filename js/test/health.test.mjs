@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryAdapter, MemoryStore, RecallError } from "../dist/index.js";
 import { rejectsWith } from "./support/errors.mjs";
+import { eventually } from "./support/wait.mjs";
 
 /** A clock the test moves. */
 function clock(start = 1_800_000_000_000) {
@@ -126,15 +127,18 @@ describe("reads while storage refuses writes", () => {
     const store = await MemoryStore.open({ storage: adapter, clock: clock() });
     await store.remember({ id: "a", text: "the backup runs at night" });
     refuse(true);
-    // The recall's own tracking is the first write storage refuses.
+    // The recall's own tracking, written behind its answer, is the first write storage refuses.
     const r = await store.recall("backup");
     assert.equal(r.results[0].id, "a");
-    assert.equal(r.tier, "readonly");
+    await eventually(async () => (await store.status()).tier === "readonly", 5000, "the refused tracking seen");
     assert.match((await store.status()).reason, /^storage_failed: ENOSPC/);
     assert.equal((await store.get("a")).recallCount, 0, "the engine holds the tracking storage holds");
+    assert.equal((await store.recall("backup")).tier, "readonly", "a later recall's answer says so");
     const c = await store.context("backup");
     assert.match(c.text, /the backup runs at night/);
     // Storage takes writes again: tracking is persisted again.
+    // The later recall's and the context's tracking are refused too, once their turn comes.
+    await eventually(async () => (await store.get("a")).recallCount === 0, 5000, "every refused count undone");
     refuse(false);
     await store.recall("backup");
     assert.equal((await store.get("a")).recallCount, 1);

@@ -15,6 +15,7 @@ import { IndexedDbAdapter } from "../dist/storage/indexeddb.js";
 import { decodeRecord, encodeRecord } from "../dist/storage/codec.js";
 import { encodeImage, openImage } from "../dist/storage/image.js";
 import { encodeSnapshot } from "../dist/storage/snapshot.js";
+import { eventually } from "./support/wait.mjs";
 import { rejectsWith } from "./support/errors.mjs";
 import { tempRoot } from "./support/temp.mjs";
 import { DAY, NOW } from "./support/stores.mjs";
@@ -194,7 +195,7 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await c.close();
     });
 
-    test("recall tracking is durable when recall resolves; trackRecalls: false writes nothing", async () => {
+    test("recall tracking is written behind the answer, one batch for the recalls meanwhile; trackRecalls: false writes nothing", async () => {
       const backend = makeBackend();
       const raw = failing(await backend.raw());
       const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
@@ -202,19 +203,49 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       const writes = raw.writes.length;
       await store.recall("garden", { trackRecalls: false });
       assert.equal(raw.writes.length, writes);
+      // A large write in the queue: the recalls answer without waiting for it, and their
+      // tracking follows it in one batch.
+      const bulk = store.rememberMany(Array.from({ length: 2000 }, (_, i) => ({ id: `bulk${i}`, text: `bulk item ${i}` })));
       const res = await store.recall("garden", { now: NOW + 5 });
       assert.equal(res.results[0].memory.recallCount, 1);
-      assert.equal(raw.writes.length, writes + 1);
+      assert.equal((await store.recall("garden gate", { now: NOW + 6 })).results[0].memory.recallCount, 2);
+      assert.equal((await store.recall("gate", { now: NOW + 7, trackRecalls: false })).results[0].memory.recallCount, 2);
+      await bulk;
+      await eventually(async () => (await raw.get("r/a")) !== undefined, 5000, "the tracking written");
+      const batches = raw.writes.slice(writes).filter((keys) => keys.includes("r/a"));
+      assert.equal(batches.length, 1, "one tracking batch for both recalls");
+      assert.ok(!batches[0].some((k) => k.startsWith("m/")), "the tracking alone, after the bulk write");
       // The counts are stored apart (`r/a`): a recall never rewrites the memory itself.
       const tracking = decodeRecord(await raw.get("r/a"));
-      assert.equal(tracking.data.recallCount, 1);
-      assert.equal(tracking.data.lastRecalledAt, NOW + 5);
-      assert.deepEqual(tracking.data.recallTimestamps, [NOW + 5]);
+      assert.equal(tracking.data.recallCount, 2);
+      assert.equal(tracking.data.lastRecalledAt, NOW + 6);
+      assert.deepEqual(tracking.data.recallTimestamps, [NOW + 5, NOW + 6]);
       assert.ok(!decodeRecord(await raw.get("m/a")).data.recallCount, "m/a keeps the count it was written with");
       await store.close();
       const again = await open(backend);
-      assert.equal((await again.get("a")).recallCount, 1, "a reopen reads the counts from r/a");
+      assert.equal((await again.get("a")).recallCount, 2, "a reopen reads the counts from r/a");
       await again.close();
+    });
+
+    test("a recall answers while a write is in flight, and its tracking follows that write", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      await store.remember({ id: "a", text: "the garden gate" });
+      let release;
+      const gate = new Promise((resolve) => { release = resolve; });
+      const write = raw.write;
+      raw.write = async (ops) => { await gate; return write(ops); };
+      const held = store.remember({ id: "b", text: "a write storage holds back" });
+      const timeout = new Promise((resolve) => setTimeout(() => resolve("timeout"), 2000));
+      const res = await Promise.race([store.recall("garden", { now: NOW + 5 }), timeout]);
+      assert.notEqual(res, "timeout", "the recall waited for the write in flight");
+      assert.equal(res.results[0].memory.recallCount, 1);
+      assert.equal(await raw.get("r/a"), undefined, "nothing written yet");
+      release();
+      await held;
+      await eventually(async () => (await raw.get("r/a")) !== undefined, 5000, "the tracking written after the write");
+      await store.close();
     });
 
     test("a damaged snapshot is reported in storageInfo().damage, the store opens from its records, and repair removes it", async () => {
@@ -488,11 +519,11 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
         await rejectsWith(call(), "quota_exceeded", /injected/);
         assert.deepEqual(await stateOf(store), before, `${name}: the engine is unchanged`);
       }
-      // A recall answers: its tracking is the write refused, and the engine keeps the counts
-      // storage holds (the readonly tier's promise).
+      // A recall answers; its tracking, written behind it, is the write refused, and the engine
+      // goes back to the counts storage holds (the readonly tier's promise).
       const recalled = await store.recall("garden", { now: NOW + 99 });
-      assert.ok(recalled.results.length > 0 && recalled.tier === "readonly");
-      assert.deepEqual(await stateOf(store), before, "recall: the engine is unchanged");
+      assert.ok(recalled.results.length > 0);
+      await eventually(async () => (await store.status()).tier === "readonly" && JSON.stringify(await stateOf(store)) === JSON.stringify(before), 5000, "the refused tracking undone");
       raw.fail = "storage_failed";
       await rejectsWith(store.remember({ text: "again" }), "storage_failed");
       raw.fail = undefined;
