@@ -107,7 +107,12 @@ fn adjacent_bonus(cands: &mut [Candidate], pairs: &[(u32, u32, u32)], weight: f6
     }
     for ((c, b), o) in cands.iter_mut().zip(best).zip(own) {
         if b > o {
-            let gain = weight * (b - o);
+            let w = if c.evidence.cosine.is_some() {
+                weight + (1.0 - weight) * c.evidence.semantic
+            } else {
+                weight
+            };
+            let gain = w * (b - o);
             c.score += gain;
             c.components.push(("adjacent", gain));
         }
@@ -308,6 +313,62 @@ mod tests {
                 .iter()
                 .all(|c| c.component("adjacent").is_none()));
         }
+    }
+
+    #[test]
+    fn a_neighbour_related_to_the_query_closes_more_of_the_gap() {
+        // Two neighbours of one match, with vectors: each closes w + (1 − w)·semantic of its gap
+        // (its own semantic evidence, 0.1 and 0.6); neither passes the match.
+        let with = |semantic| Evidence {
+            cosine: Some(0.5),
+            semantic,
+            ..Evidence::default()
+        };
+        let cands = || {
+            vec![
+                memory(
+                    0,
+                    Evidence {
+                        lexical: 0.9,
+                        ..with(0.0)
+                    },
+                ),
+                memory(1, with(0.1)),
+                memory(2, with(0.6)),
+            ]
+        };
+        let o = FusedOptions {
+            adjacent: vec![(0, 1, 1), (0, 2, 1)],
+            ..options(Ranking::Recallkit)
+        };
+        let off = FusedOptions {
+            fusion: FusionParams {
+                adjacent_weight: 0.0,
+                ..FusionParams::default()
+            },
+            ..o.clone()
+        };
+        let scores = |o: &FusedOptions| -> Vec<f64> {
+            let out = rank(cands(), o);
+            (0..3)
+                .map(|doc| {
+                    (out.iter())
+                        .find(|c| c.key == CandidateKey::Memory(DocId(doc)))
+                        .map_or(f64::NAN, |c| c.score)
+                })
+                .collect()
+        };
+        let (own, with_gain) = (scores(&off), scores(&o));
+        let w = FusionParams::default().adjacent_weight;
+        assert_close!(
+            with_gain[1],
+            own[1] + (w + (1.0 - w) * 0.1) * (own[0] - own[1])
+        );
+        assert_close!(
+            with_gain[2],
+            own[2] + (w + (1.0 - w) * 0.6) * (own[0] - own[2])
+        );
+        assert!(with_gain[2] < with_gain[0] && with_gain[1] < with_gain[0]);
     }
 
     #[test]
