@@ -2,8 +2,8 @@
 // "Adding a memory field"). Each language has one list, in wire order:
 //   Rust: MEMORY_FIELDS in src/wire/batch.rs (read here as text: no export returns it), which
 //         the batch reader indexes; MemoryRecord in src/wasm.rs's TYPES section declares the
-//         same fields for pkg/recallkit.d.ts; the serde path names them in memory_from
-//         (src/wire/inputs.rs) and MemoryOut (src/wire/outputs.rs);
+//         same fields for pkg/recallkit.d.ts; the serde path names them in MEMORY, the table
+//         memory_from reads (src/wire/inputs.rs), and in MemoryOut (src/wire/outputs.rs);
 //   TS:   RECORD_KEY_NAMES in js/src/wire.ts, which the record encoder writes.
 // The rest must follow them: validate.ts's table of input kinds (MEMORY_FIELD_NAMES, the
 // input fields, so the wire's without the ones the engine keeps, plus `embedding`, which
@@ -54,8 +54,8 @@ function rustItem(text, head) {
 }
 
 test("the serde path reads and writes exactly those fields, in that order", () => {
-  const read = rustItem(source("src/wire/inputs.rs"), "pub fn memory_from(");
-  assert.deepEqual([...read.matchAll(/^\s*"(\w+)" =>/gm)].map((m) => m[1]), [...RECORD_KEY_NAMES], "memory_from's fields");
+  const read = rustItem(source("src/wire/inputs.rs"), "const MEMORY: [");
+  assert.deepEqual([...read.matchAll(/^\s*\("(\w+)", \w+\),$/gm)].map((m) => m[1]), [...RECORD_KEY_NAMES], "memory_from's fields");
   const written = rustItem(source("src/wire/outputs.rs"), "impl Serialize for MemoryOut");
   assert.deepEqual([...written.matchAll(/(?:serialize_field\(|opt\(&mut o, )"(\w+)"/g)].map((m) => m[1]), [...RECORD_KEY_NAMES], "MemoryOut's fields");
 });

@@ -13,6 +13,11 @@
 //! Records (memories, entities, edges) ignore fields they do not know, so a newer writer's
 //! extra fields never make an older engine fail; option bags and notes reject them, naming
 //! the field, because there a typo would silently change a result.
+//!
+//! Every shape is read by one loop ([`read`]): a table of the shape's fields gives each key's
+//! kind, the loop checks the value against it (with the messages above), and the shape's
+//! closure stores what it got, by the field's position in the table. A `match` on the key per
+//! shape, each arm with its own checks and errors, made these readers 43.7 KB of wasm.
 
 use crate::engine::{EngineConfig, RecallOptions, SearchMode};
 use crate::error::{check_unit, Error, Num, Result};
@@ -29,6 +34,140 @@ use crate::store::Memory;
 use super::batch::MAX_LEVEL;
 use super::value::Value;
 
+use Kind::{Any, Bool, Int, Num as Number, Nums, Str, Strs};
+
+/// What a field holds; [`read`] checks a value against it before the shape sees it.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A string.
+    Str,
+    /// A boolean.
+    Bool,
+    /// A number.
+    Num,
+    /// An integer in `min..=max`.
+    Int(i64, i64),
+    /// An array of strings.
+    Strs,
+    /// An array of numbers.
+    Nums,
+    /// Any value, null included, which the shape reads itself.
+    Any,
+}
+
+/// A classification or credibility level.
+const LEVEL: Kind = Int(-MAX_LEVEL, MAX_LEVEL);
+/// A count or a size (a `u32`).
+const COUNT: Kind = Int(0, u32::MAX as i64);
+
+/// A field's value, of its [`Kind`]; `Null` when it is null (but for [`Kind::Any`]).
+enum Got {
+    Null,
+    Str(String),
+    Bool(bool),
+    Num(f64),
+    Int(i64),
+    Strs(Vec<String>),
+    Nums(Vec<f64>),
+    Any(Value),
+}
+
+impl Got {
+    fn str(self) -> Option<String> {
+        match self {
+            Got::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn bool(self) -> Option<bool> {
+        match self {
+            Got::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn num(self) -> Option<f64> {
+        match self {
+            Got::Num(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn int(self) -> Option<i64> {
+        match self {
+            Got::Int(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The strings; none for null.
+    fn strs(self) -> Vec<String> {
+        match self {
+            Got::Strs(s) => s,
+            _ => Vec::new(),
+        }
+    }
+
+    /// The numbers; none for null.
+    fn nums(self) -> Vec<f64> {
+        match self {
+            Got::Nums(n) => n,
+            _ => Vec::new(),
+        }
+    }
+
+    /// The value of a [`Kind::Any`] field.
+    fn value(self) -> Value {
+        match self {
+            Got::Any(v) => v,
+            _ => Value::Null,
+        }
+    }
+}
+
+/// Reads the object `v` (`what` names it in messages) entry by entry, in its order: a key of
+/// `fields` has its value checked against the field's kind and given to `take` with the
+/// field's position in `fields`; any other key is skipped, or an error when `strict`.
+fn read(
+    what: &str,
+    v: Value,
+    fields: &[(&str, Kind)],
+    strict: bool,
+    take: &mut dyn FnMut(usize, Got) -> Result<()>,
+) -> Result<()> {
+    for (key, v) in object(what, v)? {
+        match fields.iter().position(|&(name, _)| name == key) {
+            Some(at) => take(at, checked(what, fields[at], v)?)?,
+            None if strict => return Err(unknown(what, &key)),
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// `v` as the field `key` of `what` holds it, or the error saying what it must be.
+fn checked(what: &str, (key, kind): (&str, Kind), v: Value) -> Result<Got> {
+    match (kind, v) {
+        (Any, v) => Ok(Got::Any(v)),
+        (_, Value::Null) => Ok(Got::Null),
+        (Str, Value::Str(s)) => Ok(Got::Str(s)),
+        (Bool, Value::Bool(b)) => Ok(Got::Bool(b)),
+        (Number, Value::Num(n)) => Ok(Got::Num(n)),
+        (Int(min, max), Value::Num(n)) => int(what, key, n, min, max).map(Got::Int),
+        (Strs, v) => strs(what, key, v).map(Got::Strs),
+        (Nums, v) => nums(what, key, v).map(Got::Nums),
+        (kind, v) => {
+            let want = match kind {
+                Str => "a string",
+                Bool => "a boolean",
+                _ => "a number",
+            };
+            Err(wrong(what, key, want, &v))
+        }
+    }
+}
+
 /// The entries of an object; `what` names it in the error.
 fn object(what: &str, v: Value) -> Result<Vec<(String, Value)>> {
     match v {
@@ -44,38 +183,8 @@ fn wrong(what: &str, key: &str, want: &str, v: &Value) -> Error {
     Error::InvalidArgument(format!("{what}.{key} must be {want}, got {}", v.kind()))
 }
 
-/// A string or null (`None`).
-fn opt_str(what: &str, key: &str, v: Value) -> Result<Option<String>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Str(s) => Ok(Some(s)),
-        other => Err(wrong(what, key, "a string", &other)),
-    }
-}
-
-/// A boolean or null (`None`).
-fn opt_bool(what: &str, key: &str, v: Value) -> Result<Option<bool>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Bool(b) => Ok(Some(b)),
-        other => Err(wrong(what, key, "a boolean", &other)),
-    }
-}
-
-/// A number or null (`None`).
-fn opt_num(what: &str, key: &str, v: Value) -> Result<Option<f64>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Num(n) => Ok(Some(n)),
-        other => Err(wrong(what, key, "a number", &other)),
-    }
-}
-
-/// An integer in `min..=max` or null (`None`).
-fn opt_int(what: &str, key: &str, v: Value, min: i64, max: i64) -> Result<Option<i64>> {
-    let Some(n) = opt_num(what, key, v)? else {
-        return Ok(None);
-    };
+/// `n` as an integer in `min..=max`.
+fn int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
     // The cast is exact: n is integral and within ±2^63 when it passes.
     if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
         return Err(Error::InvalidArgument(format!(
@@ -83,16 +192,11 @@ fn opt_int(what: &str, key: &str, v: Value, min: i64, max: i64) -> Result<Option
             Num(n)
         )));
     }
-    Ok(Some(n as i64))
-}
-
-/// A classification or credibility level, or null.
-fn opt_level(what: &str, key: &str, v: Value) -> Result<Option<i64>> {
-    opt_int(what, key, v, -MAX_LEVEL, MAX_LEVEL)
+    Ok(n as i64)
 }
 
 /// An array whose items `item` takes (`None` for an item of the wrong kind, reported as
-/// `what.key` not being `want`); null gives an empty one.
+/// `what.key` not being `want`).
 fn items<T>(
     what: &str,
     key: &str,
@@ -101,7 +205,6 @@ fn items<T>(
     item: fn(Value) -> std::result::Result<T, Value>,
 ) -> Result<Vec<T>> {
     match v {
-        Value::Null => Ok(Vec::new()),
         Value::Arr(values) => values
             .into_iter()
             .map(|value| item(value).map_err(|other| wrong(what, key, want, &other)))
@@ -110,7 +213,7 @@ fn items<T>(
     }
 }
 
-/// An array of strings; null gives an empty one.
+/// An array of strings.
 fn strs(what: &str, key: &str, v: Value) -> Result<Vec<String>> {
     items(what, key, "an array of strings", v, |item| match item {
         Value::Str(s) => Ok(s),
@@ -118,7 +221,7 @@ fn strs(what: &str, key: &str, v: Value) -> Result<Vec<String>> {
     })
 }
 
-/// An array of numbers; null gives an empty one.
+/// An array of numbers.
 fn nums(what: &str, key: &str, v: Value) -> Result<Vec<f64>> {
     items(what, key, "an array of numbers", v, |item| match item {
         Value::Num(n) => Ok(n),
@@ -136,47 +239,85 @@ fn unknown(what: &str, key: &str) -> Error {
     Error::InvalidArgument(format!("unknown field `{key}` in {what}"))
 }
 
+/// The fields of a memory record, in the order [`memory_from`]'s arms take them.
+const MEMORY: [(&str, Kind); 26] = [
+    ("id", Str),
+    ("text", Str),
+    ("textEn", Str),
+    ("keywords", Strs),
+    ("userId", Str),
+    ("topic", Str),
+    ("tags", Strs),
+    ("type", Str),
+    ("tier", Str),
+    ("emotion", Number),
+    ("emotionTags", Strs),
+    ("importance", Number),
+    ("confidence", Number),
+    ("trust", Number),
+    ("credibility", LEVEL),
+    ("relevance", Number),
+    ("classification", LEVEL),
+    ("createdAt", Number),
+    ("updatedAt", Number),
+    ("validFrom", Number),
+    ("validTo", Number),
+    ("expiresAt", Number),
+    ("entities", Strs),
+    ("recallCount", COUNT),
+    ("lastRecalledAt", Number),
+    ("recallTimestamps", Nums),
+];
+
 /// Reads a memory record (`MemoryRecord`; fields it does not know are skipped).
 pub fn memory_from(v: Value) -> Result<Memory> {
-    const W: &str = "memory";
-    const LEVEL: (i64, i64) = (-MAX_LEVEL, MAX_LEVEL);
     let mut m = Memory::default();
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "id" => m.id = opt_str(W, k, v)?.unwrap_or_default(),
-            "text" => m.text = opt_str(W, k, v)?.unwrap_or_default(),
-            "textEn" => m.text_en = opt_str(W, k, v)?,
-            "keywords" => m.keywords = strs(W, k, v)?,
-            "userId" => m.user_id = opt_str(W, k, v)?,
-            "topic" => m.topic = opt_str(W, k, v)?,
-            "tags" => m.tags = strs(W, k, v)?,
-            "type" => m.kind = opt_str(W, k, v)?,
-            "tier" => m.tier = opt_str(W, k, v)?,
-            "emotion" => m.emotion = opt_num(W, k, v)?.unwrap_or(0.0),
-            "emotionTags" => m.emotion_tags = strs(W, k, v)?,
-            "importance" => m.importance = opt_num(W, k, v)?,
-            "confidence" => m.confidence = opt_num(W, k, v)?,
-            "trust" => m.trust = opt_num(W, k, v)?,
-            "credibility" => m.credibility = opt_int(W, k, v, LEVEL.0, LEVEL.1)?,
-            "relevance" => m.relevance = opt_num(W, k, v)?.unwrap_or(0.0),
-            "classification" => m.classification = opt_int(W, k, v, LEVEL.0, LEVEL.1)?.unwrap_or(0),
-            "createdAt" => m.created_at = opt_num(W, k, v)?.unwrap_or(0.0),
-            "updatedAt" => m.updated_at = opt_num(W, k, v)?.unwrap_or(0.0),
-            "validFrom" => m.valid_from = opt_num(W, k, v)?,
-            "validTo" => m.valid_to = opt_num(W, k, v)?,
-            "expiresAt" => m.expires_at = opt_num(W, k, v)?,
-            "entities" => m.entities = strs(W, k, v)?,
-            "recallCount" => {
-                m.recall_count = opt_int(W, k, v, 0, i64::from(u32::MAX))?.map_or(0, |n| n as u32)
-            }
-            "lastRecalledAt" => m.last_recalled_at = opt_num(W, k, v)?,
-            "recallTimestamps" => m.recall_timestamps = nums(W, k, v)?,
-            _ => {}
+    read("memory", v, &MEMORY, false, &mut |at, got| {
+        match at {
+            0 => m.id = got.str().unwrap_or_default(),
+            1 => m.text = got.str().unwrap_or_default(),
+            2 => m.text_en = got.str(),
+            3 => m.keywords = got.strs(),
+            4 => m.user_id = got.str(),
+            5 => m.topic = got.str(),
+            6 => m.tags = got.strs(),
+            7 => m.kind = got.str(),
+            8 => m.tier = got.str(),
+            9 => m.emotion = got.num().unwrap_or(0.0),
+            10 => m.emotion_tags = got.strs(),
+            11 => m.importance = got.num(),
+            12 => m.confidence = got.num(),
+            13 => m.trust = got.num(),
+            14 => m.credibility = got.int(),
+            15 => m.relevance = got.num().unwrap_or(0.0),
+            16 => m.classification = got.int().unwrap_or(0),
+            17 => m.created_at = got.num().unwrap_or(0.0),
+            18 => m.updated_at = got.num().unwrap_or(0.0),
+            19 => m.valid_from = got.num(),
+            20 => m.valid_to = got.num(),
+            21 => m.expires_at = got.num(),
+            22 => m.entities = got.strs(),
+            23 => m.recall_count = got.int().map_or(0, |n| n as u32),
+            24 => m.last_recalled_at = got.num(),
+            _ => m.recall_timestamps = got.nums(),
         }
-    }
+        Ok(())
+    })?;
     Ok(m)
 }
+
+/// The fields of a note, in the order [`note_from`]'s arms take them.
+const NOTE: [(&str, Kind); 9] = [
+    ("id", Str),
+    ("period", Str),
+    ("start", Number),
+    ("end", Number),
+    ("text", Str),
+    ("createdAt", Number),
+    ("updatedAt", Number),
+    ("userId", Str),
+    ("classification", LEVEL),
+];
 
 /// Reads a note (`NoteRecord`); `end` defaults from the period ([`Period::default_end`]),
 /// `userId` to none (shared) and `classification` to 0, as in notes written before they had
@@ -186,26 +327,20 @@ pub fn note_from(v: Value) -> Result<Note> {
     let (mut id, mut period, mut start, mut end, mut text) = (None, None, None, None, None);
     let (mut created_at, mut updated_at) = (None, None);
     let (mut user_id, mut classification) = (None, None);
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "id" => id = opt_str(W, k, v)?,
-            "period" => {
-                period = match opt_str(W, k, v)? {
-                    Some(label) => Some(period_from(&label)?),
-                    None => None,
-                }
-            }
-            "start" => start = opt_num(W, k, v)?,
-            "end" => end = opt_num(W, k, v)?,
-            "text" => text = opt_str(W, k, v)?,
-            "createdAt" => created_at = opt_num(W, k, v)?,
-            "updatedAt" => updated_at = opt_num(W, k, v)?,
-            "userId" => user_id = opt_str(W, k, v)?,
-            "classification" => classification = opt_level(W, k, v)?,
-            _ => return Err(unknown(W, k)),
+    read(W, v, &NOTE, true, &mut |at, got| {
+        match at {
+            0 => id = got.str(),
+            1 => period = got.str().map(|label| period_from(&label)).transpose()?,
+            2 => start = got.num(),
+            3 => end = got.num(),
+            4 => text = got.str(),
+            5 => created_at = got.num(),
+            6 => updated_at = got.num(),
+            7 => user_id = got.str(),
+            _ => classification = got.int(),
         }
-    }
+        Ok(())
+    })?;
     let period = required(W, "period", period)?;
     let start = required(W, "start", start)?;
     Ok(Note {
@@ -232,26 +367,51 @@ fn period_from(label: &str) -> Result<Period> {
         })
 }
 
+/// The fields of an entity, in the order [`entity_from`]'s arms take them.
+const ENTITY: [(&str, Kind); 6] = [
+    ("name", Str),
+    ("type", Str),
+    ("aliases", Strs),
+    ("userId", Str),
+    ("classification", LEVEL),
+    ("createdAt", Number),
+];
+
 /// Reads an entity (`EntityRecord`; fields it does not know are skipped).
 pub fn entity_from(v: Value) -> Result<Entity> {
     const W: &str = "entity";
     let mut name = None;
     let mut e = Entity::default();
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "name" => name = opt_str(W, k, v)?,
-            "type" => e.kind = opt_str(W, k, v)?,
-            "aliases" => e.aliases = strs(W, k, v)?,
-            "userId" => e.user_id = opt_str(W, k, v)?,
-            "classification" => e.classification = opt_level(W, k, v)?.unwrap_or(0),
-            "createdAt" => e.created_at = opt_num(W, k, v)?.unwrap_or(0.0),
-            _ => {}
+    read(W, v, &ENTITY, false, &mut |at, got| {
+        match at {
+            0 => name = got.str(),
+            1 => e.kind = got.str(),
+            2 => e.aliases = got.strs(),
+            3 => e.user_id = got.str(),
+            4 => e.classification = got.int().unwrap_or(0),
+            _ => e.created_at = got.num().unwrap_or(0.0),
         }
-    }
+        Ok(())
+    })?;
     e.name = required(W, "name", name)?;
     Ok(e)
 }
+
+/// The fields of an edge, in the order [`edge_from`]'s arms take them.
+const EDGE: [(&str, Kind); 12] = [
+    ("id", Str),
+    ("from", Str),
+    ("relation", Str),
+    ("to", Str),
+    ("strength", Number),
+    ("createdAt", Number),
+    ("lastSeenAt", Number),
+    ("memoryIds", Strs),
+    ("userId", Str),
+    ("classification", LEVEL),
+    ("validFrom", Number),
+    ("validTo", Number),
+];
 
 /// Reads an edge (`EdgeRecord`; `id` may be left out: the graph derives it; fields it does
 /// not know are skipped).
@@ -261,24 +421,23 @@ pub fn edge_from(v: Value) -> Result<Edge> {
     let (mut created_at, mut last_seen_at, mut memory_ids) = (None, None, Vec::new());
     let (mut user_id, mut classification) = (None, None);
     let (mut valid_from, mut valid_to) = (None, None);
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "id" => id = opt_str(W, k, v)?,
-            "from" => from = opt_str(W, k, v)?,
-            "relation" => relation = opt_str(W, k, v)?,
-            "to" => to = opt_str(W, k, v)?,
-            "strength" => strength = opt_num(W, k, v)?,
-            "createdAt" => created_at = opt_num(W, k, v)?,
-            "lastSeenAt" => last_seen_at = opt_num(W, k, v)?,
-            "memoryIds" => memory_ids = strs(W, k, v)?,
-            "userId" => user_id = opt_str(W, k, v)?,
-            "classification" => classification = opt_level(W, k, v)?,
-            "validFrom" => valid_from = opt_num(W, k, v)?,
-            "validTo" => valid_to = opt_num(W, k, v)?,
-            _ => {}
+    read(W, v, &EDGE, false, &mut |at, got| {
+        match at {
+            0 => id = got.str(),
+            1 => from = got.str(),
+            2 => relation = got.str(),
+            3 => to = got.str(),
+            4 => strength = got.num(),
+            5 => created_at = got.num(),
+            6 => last_seen_at = got.num(),
+            7 => memory_ids = got.strs(),
+            8 => user_id = got.str(),
+            9 => classification = got.int(),
+            10 => valid_from = got.num(),
+            _ => valid_to = got.num(),
         }
-    }
+        Ok(())
+    })?;
     Ok(Edge {
         id: id.unwrap_or_default(),
         from: required(W, "from", from)?,
@@ -302,50 +461,65 @@ fn set(slot: &mut f64, value: Option<f64>) {
     }
 }
 
+/// The parameters of the engine configuration, in the order [`config_from`]'s arms take them.
+const CONFIG: [(&str, Kind); 14] = [
+    ("decayDays", Number),
+    ("decayFloor", Number),
+    ("emotionBoost", Number),
+    ("dimensions", COUNT),
+    ("similarityThreshold", Number),
+    ("shortCircuitFloor", Number),
+    ("minScore", Number),
+    ("ranking", Str),
+    ("weights", Any),
+    ("fusion", Any),
+    ("mmrLambda", Number),
+    ("lazySignatures", Bool),
+    ("signatureSeed", Any),
+    ("calibration", Any),
+];
+
 /// Reads the engine configuration (`EngineConfigJs`); unset parameters keep their defaults,
 /// unknown ones are an error. `signatureSeed` is a `bigint` (or a safe integer) on the
 /// JavaScript side. Ranges are checked by the engine.
 pub fn config_from(v: Value) -> Result<EngineConfig> {
-    const W: &str = "config";
     let mut c = EngineConfig::default();
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "decayDays" => set(&mut c.score.decay_days, opt_num(W, k, v)?),
-            "decayFloor" => set(&mut c.score.decay_floor, opt_num(W, k, v)?),
-            "emotionBoost" => set(&mut c.score.emotion_boost, opt_num(W, k, v)?),
-            "dimensions" => c.dims = opt_int(W, k, v, 0, i64::from(u32::MAX))?.map(|n| n as usize),
-            "similarityThreshold" => c.se_threshold = opt_num(W, k, v)?.or(c.se_threshold),
-            "shortCircuitFloor" => {
-                c.short_circuit_floor = opt_num(W, k, v)?.or(c.short_circuit_floor)
-            }
-            "minScore" => c.min_score = opt_num(W, k, v)?.or(c.min_score),
-            "ranking" => {
-                if let Some(name) = opt_str(W, k, v)? {
+    read("config", v, &CONFIG, true, &mut |at, got| {
+        match at {
+            0 => set(&mut c.score.decay_days, got.num()),
+            1 => set(&mut c.score.decay_floor, got.num()),
+            2 => set(&mut c.score.emotion_boost, got.num()),
+            3 => c.dims = got.int().map(|n| n as usize),
+            4 => c.se_threshold = got.num().or(c.se_threshold),
+            5 => c.short_circuit_floor = got.num().or(c.short_circuit_floor),
+            6 => c.min_score = got.num().or(c.min_score),
+            7 => {
+                if let Some(name) = got.str() {
                     c.ranking = Ranking::parse(&name)?;
                 }
             }
-            "weights" => {
-                for (name, v) in weights(v)? {
+            8 => {
+                for (name, v) in weights(got.value())? {
                     c.weights.set(&name, v)?;
                 }
             }
-            "fusion" => fusion(v, &mut c.fusion)?,
-            "mmrLambda" => set(&mut c.mmr_lambda, opt_num(W, k, v)?),
-            "lazySignatures" => c.lazy_signatures = opt_bool(W, k, v)?.unwrap_or(c.lazy_signatures),
-            "signatureSeed" => {
-                if let Some(seed) = seed(v)? {
+            9 => fusion(got.value(), &mut c.fusion)?,
+            10 => set(&mut c.mmr_lambda, got.num()),
+            11 => c.lazy_signatures = got.bool().unwrap_or(c.lazy_signatures),
+            12 => {
+                if let Some(seed) = seed(got.value())? {
                     c.signature_seed = seed;
                 }
             }
-            "calibration" => {
+            _ => {
+                let v = got.value();
                 if v != Value::Null {
                     c.calibration = calibration(v)?;
                 }
             }
-            _ => return Err(unknown(W, k)),
         }
-    }
+        Ok(())
+    })?;
     Ok(c)
 }
 
@@ -365,23 +539,30 @@ fn seed(v: Value) -> Result<Option<u64>> {
     }
 }
 
+/// The calibration parameters, in the order [`calibration`]'s arms take them.
+const CALIBRATION: [(&str, Kind); 5] = [
+    ("sfKind", Str),
+    ("sfHalf", Number),
+    ("sfScale", Number),
+    ("seZero", Number),
+    ("ssZero", Number),
+];
+
 /// The default calibration with the given parameters replaced; the engine validates ranges.
 fn calibration(v: Value) -> Result<Calibration> {
-    const W: &str = "calibration";
     let d = Calibration::default();
     let (mut kind, mut half, mut scale) = (None, None, None);
     let (mut se, mut ss) = (d.se, d.ss);
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "sfKind" => kind = opt_str(W, k, v)?,
-            "sfHalf" => half = opt_num(W, k, v)?,
-            "sfScale" => scale = opt_num(W, k, v)?,
-            "seZero" => se = opt_num(W, k, v)?.map_or(se, |zero| Mapping::Linear { zero }),
-            "ssZero" => ss = opt_num(W, k, v)?.map_or(ss, |zero| Mapping::Linear { zero }),
-            _ => return Err(unknown(W, k)),
+    read("calibration", v, &CALIBRATION, true, &mut |at, got| {
+        match at {
+            0 => kind = got.str(),
+            1 => half = got.num(),
+            2 => scale = got.num(),
+            3 => se = got.num().map_or(se, |zero| Mapping::Linear { zero }),
+            _ => ss = got.num().map_or(ss, |zero| Mapping::Linear { zero }),
         }
-    }
+        Ok(())
+    })?;
     let sf = match kind.as_deref() {
         None | Some("hyperbolic") => Mapping::Hyperbolic {
             half: half.unwrap_or(DEFAULT_SF_HALF),
@@ -408,40 +589,92 @@ fn weights(v: Value) -> Result<Vec<(String, f64)>> {
     }
     let mut pairs = Vec::new();
     for (key, v) in object(W, v)? {
-        if let Some(n) = opt_num(W, &key, v)? {
+        if let Some(n) = checked(W, (&key, Number), v)?.num() {
             pairs.push((key, n));
         }
     }
     Ok(pairs)
 }
 
+/// The parameters of the `recallkit` ranking, in the order of [`fusion`]'s slots.
+const FUSION: [(&str, Kind); 11] = [
+    ("lexicalWeight", Number),
+    ("signatureWeight", Number),
+    ("graphWeight", Number),
+    ("noteWeight", Number),
+    ("recencyWeight", Number),
+    ("latestRecencyWeight", Number),
+    ("priorExponent", Number),
+    ("coverageWeight", Number),
+    ("semanticFrom", Number),
+    ("semanticFull", Number),
+    ("adjacentWeight", Number),
+];
+
 /// `fusion: { lexicalWeight, … }` over `f` (parameters of the `recallkit` ranking, for
 /// measurement; null: none); the engine validates ranges.
 fn fusion(v: Value, f: &mut FusionParams) -> Result<()> {
-    const W: &str = "fusion";
     if v == Value::Null {
         return Ok(());
     }
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        let slot = match k {
-            "lexicalWeight" => &mut f.lexical_weight,
-            "signatureWeight" => &mut f.signature_weight,
-            "graphWeight" => &mut f.graph_weight,
-            "noteWeight" => &mut f.note_weight,
-            "recencyWeight" => &mut f.recency_weight,
-            "latestRecencyWeight" => &mut f.latest_recency_weight,
-            "priorExponent" => &mut f.prior_exponent,
-            "coverageWeight" => &mut f.coverage_weight,
-            "semanticFrom" => &mut f.semantic_from,
-            "semanticFull" => &mut f.semantic_full,
-            "adjacentWeight" => &mut f.adjacent_weight,
-            _ => return Err(unknown(W, k)),
-        };
-        set(slot, opt_num(W, k, v)?);
-    }
-    Ok(())
+    let slots = [
+        &mut f.lexical_weight,
+        &mut f.signature_weight,
+        &mut f.graph_weight,
+        &mut f.note_weight,
+        &mut f.recency_weight,
+        &mut f.latest_recency_weight,
+        &mut f.prior_exponent,
+        &mut f.coverage_weight,
+        &mut f.semantic_from,
+        &mut f.semantic_full,
+        &mut f.adjacent_weight,
+    ];
+    read("fusion", v, &FUSION, true, &mut |at, got| {
+        set(slots[at], got.num());
+        Ok(())
+    })
 }
+
+/// The fields of a recall's options, in the order [`recall_options_from`]'s arms take them.
+const RECALL_OPTIONS: [(&str, Kind); 36] = [
+    ("limit", COUNT),
+    ("trackRecalls", Bool),
+    ("searchMode", Str),
+    ("mmrLambda", Number),
+    ("minScore", Number),
+    ("ranking", Str),
+    ("weights", Any),
+    ("userId", Str),
+    ("maxClassification", LEVEL),
+    ("start", Number),
+    ("end", Number),
+    ("topic", Str),
+    ("tier", Str),
+    ("includeExpired", Bool),
+    ("asOf", Number),
+    ("includeInvalid", Bool),
+    ("now", Number),
+    ("context", Any),
+    ("tags", Strs),
+    ("excludeTags", Strs),
+    ("tagMode", Str),
+    ("tagMatch", Str),
+    ("timeQuery", Str),
+    ("resolveTime", Bool),
+    ("resolvePronouns", Bool),
+    ("queries", Strs),
+    ("autoDecompose", Bool),
+    ("priorityIds", Strs),
+    ("expandRelations", Bool),
+    ("expandEntities", Bool),
+    ("entityHints", Strs),
+    ("relationLimit", Int(1, 200)),
+    ("expansionLimit", Int(1, 500)),
+    ("expandMinStrength", Number),
+    ("expandMinImportance", Number),
+    ("sort", Str),
+];
 
 /// Reads the options of one recall (`RecallOptionsJs`, validated and defaulted by the
 /// wrapper); unknown fields are an error.
@@ -450,83 +683,77 @@ pub fn recall_options_from(v: Value) -> Result<RecallOptions> {
     let (mut limit, mut track, mut mode, mut include_expired, mut now) =
         (None, None, None, None, None);
     let mut o = RecallOptions::default();
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "limit" => limit = opt_int(W, k, v, 0, i64::from(u32::MAX))?,
-            "trackRecalls" => track = opt_bool(W, k, v)?,
-            "searchMode" => mode = opt_str(W, k, v)?,
-            "mmrLambda" => o.mmr_lambda = opt_num(W, k, v)?,
-            "minScore" => o.min_score = opt_num(W, k, v)?,
-            "ranking" => {
-                if let Some(name) = opt_str(W, k, v)? {
+    read(W, v, &RECALL_OPTIONS, true, &mut |at, got| {
+        let f = &mut o.filter;
+        match at {
+            0 => limit = got.int(),
+            1 => track = got.bool(),
+            2 => mode = got.str(),
+            3 => o.mmr_lambda = got.num(),
+            4 => o.min_score = got.num(),
+            5 => {
+                if let Some(name) = got.str() {
                     o.ranking = Some(Ranking::parse(&name)?);
                 }
             }
-            "weights" => o.weights = weights(v)?,
-            "userId" => o.filter.user_id = opt_str(W, k, v)?,
-            "maxClassification" => o.filter.max_classification = opt_level(W, k, v)?,
-            "start" => o.filter.start = opt_num(W, k, v)?,
-            "end" => o.filter.end = opt_num(W, k, v)?,
-            "topic" => o.filter.topic = opt_str(W, k, v)?,
-            "tier" => o.filter.tier = opt_str(W, k, v)?,
-            "includeExpired" => include_expired = opt_bool(W, k, v)?,
-            "asOf" => o.filter.as_of = opt_num(W, k, v)?,
-            "includeInvalid" => o.filter.include_invalid = opt_bool(W, k, v)?.unwrap_or(false),
-            "now" => now = opt_num(W, k, v)?,
-            "context" => {
+            6 => o.weights = weights(got.value())?,
+            7 => f.user_id = got.str(),
+            8 => f.max_classification = got.int(),
+            9 => f.start = got.num(),
+            10 => f.end = got.num(),
+            11 => f.topic = got.str(),
+            12 => f.tier = got.str(),
+            13 => include_expired = got.bool(),
+            14 => f.as_of = got.num(),
+            15 => f.include_invalid = got.bool().unwrap_or(false),
+            16 => now = got.num(),
+            17 => {
+                let v = got.value();
                 if v != Value::Null {
                     o.context = Some(context(v)?);
                 }
             }
-            "tags" => o.filter.tags.tags = TagFilter::read(k, strs(W, k, v)?)?,
-            "excludeTags" => o.filter.tags.exclude = TagFilter::read(k, strs(W, k, v)?)?,
-            "tagMode" => {
-                if let Some(mode) = opt_str(W, k, v)? {
-                    o.filter.tags.mode = TagMode::parse(&mode)?;
+            18 => f.tags.tags = TagFilter::read("tags", got.strs())?,
+            19 => f.tags.exclude = TagFilter::read("excludeTags", got.strs())?,
+            20 => {
+                if let Some(mode) = got.str() {
+                    f.tags.mode = TagMode::parse(&mode)?;
                 }
             }
-            "tagMatch" => {
-                if let Some(matching) = opt_str(W, k, v)? {
-                    o.filter.tags.matching = TagMatch::parse(&matching)?;
+            21 => {
+                if let Some(matching) = got.str() {
+                    f.tags.matching = TagMatch::parse(&matching)?;
                 }
             }
-            "timeQuery" => o.time_query = opt_str(W, k, v)?,
-            "resolveTime" => o.resolve_time = opt_bool(W, k, v)?.unwrap_or(true),
-            "resolvePronouns" => o.resolve_pronouns = opt_bool(W, k, v)?.unwrap_or(true),
-            "queries" => o.queries = strs(W, k, v)?,
-            "autoDecompose" => o.auto_decompose = opt_bool(W, k, v)?.unwrap_or(false),
-            "priorityIds" => o.priority_ids = strs(W, k, v)?,
-            "expandRelations" => o.expand_relations = opt_bool(W, k, v)?.unwrap_or(false),
-            "expandEntities" => o.expand_entities = opt_bool(W, k, v)?.unwrap_or(false),
-            "entityHints" => o.entity_hints = strs(W, k, v)?,
-            "relationLimit" => {
-                if let Some(n) = opt_int(W, k, v, 1, 200)? {
+            22 => o.time_query = got.str(),
+            23 => o.resolve_time = got.bool().unwrap_or(true),
+            24 => o.resolve_pronouns = got.bool().unwrap_or(true),
+            25 => o.queries = got.strs(),
+            26 => o.auto_decompose = got.bool().unwrap_or(false),
+            27 => o.priority_ids = got.strs(),
+            28 => o.expand_relations = got.bool().unwrap_or(false),
+            29 => o.expand_entities = got.bool().unwrap_or(false),
+            30 => o.entity_hints = got.strs(),
+            31 => {
+                if let Some(n) = got.int() {
                     o.relation_limit = n as usize;
                 }
             }
-            "expansionLimit" => {
-                if let Some(n) = opt_int(W, k, v, 1, 500)? {
+            32 => {
+                if let Some(n) = got.int() {
                     o.expansion_limit = n as usize;
                 }
             }
-            "expandMinStrength" | "expandMinImportance" => {
-                let n = opt_num(W, k, v)?.unwrap_or(0.0);
-                check_unit(k, n)?;
-                if k == "expandMinStrength" {
-                    o.expand_min_strength = n;
-                } else {
-                    o.expand_min_importance = n;
-                }
-            }
-            "sort" => {
-                if let Some(sort) = opt_str(W, k, v)? {
+            33 => o.expand_min_strength = unit("expandMinStrength", got)?,
+            34 => o.expand_min_importance = unit("expandMinImportance", got)?,
+            _ => {
+                if let Some(sort) = got.str() {
                     o.sort = Some(Sort::parse(&sort)?);
                 }
             }
-            _ => return Err(unknown(W, k)),
         }
-    }
+        Ok(())
+    })?;
     o.limit = required(W, "limit", limit)? as usize;
     o.track_recalls = required(W, "trackRecalls", track)?;
     o.mode = SearchMode::parse(&required(W, "searchMode", mode)?)?;
@@ -535,31 +762,49 @@ pub fn recall_options_from(v: Value) -> Result<RecallOptions> {
     Ok(o)
 }
 
+/// A number in [0, 1] (null: 0), named `key` in the error.
+fn unit(key: &str, got: Got) -> Result<f64> {
+    let n = got.num().unwrap_or(0.0);
+    check_unit(key, n)?;
+    Ok(n)
+}
+
+/// The fields of a recall's context, in the order [`context`]'s arms take them.
+const CONTEXT: [(&str, Kind); 10] = [
+    ("label", Str),
+    ("language", Str),
+    ("activePath", Str),
+    ("tags", Strs),
+    ("types", Strs),
+    ("hour", Int(0, 255)),
+    ("dayOfWeek", Int(0, 255)),
+    ("topic", Str),
+    ("entities", Any),
+    (
+        "utcOffsetMinutes",
+        Int(-MAX_UTC_OFFSET_MINUTES, MAX_UTC_OFFSET_MINUTES),
+    ),
+];
+
 fn context(v: Value) -> Result<Context> {
-    const W: &str = "context";
     let mut c = Context::default();
     let (mut label, mut language, mut path) = (None, None, None);
     let (mut tags, mut types) = (Vec::new(), Vec::new());
-    for (key, v) in object(W, v)? {
-        let k = key.as_str();
-        match k {
-            "label" => label = opt_str(W, k, v)?,
-            "language" => language = opt_str(W, k, v)?,
-            "activePath" => path = opt_str(W, k, v)?,
-            "tags" => tags = strs(W, k, v)?,
-            "types" => types = strs(W, k, v)?,
-            "hour" => c.hour = opt_int(W, k, v, 0, 255)?.map(|n| n as u8),
-            "dayOfWeek" => c.day_of_week = opt_int(W, k, v, 0, 255)?.map(|n| n as u8),
-            "topic" => c.topic = opt_str(W, k, v)?,
-            "entities" => c.entities = context_entities(v)?,
-            "utcOffsetMinutes" => {
-                c.utc_offset_minutes =
-                    opt_int(W, k, v, -MAX_UTC_OFFSET_MINUTES, MAX_UTC_OFFSET_MINUTES)?
-                        .map_or(0, |n| n as i32)
-            }
-            _ => return Err(unknown(W, k)),
+    read("context", v, &CONTEXT, true, &mut |at, got| {
+        match at {
+            0 => label = got.str(),
+            1 => language = got.str(),
+            2 => path = got.str(),
+            3 => tags = got.strs(),
+            4 => types = got.strs(),
+            5 => c.hour = got.int().map(|n| n as u8),
+            6 => c.day_of_week = got.int().map(|n| n as u8),
+            7 => c.topic = got.str(),
+            8 => c.entities = context_entities(got.value())?,
+            _ => c.utc_offset_minutes = got.int().map_or(0, |n| n as i32),
         }
-    }
+        Ok(())
+    })?;
     c.hints = Hints::new(
         label.as_deref(),
         language.as_deref(),
@@ -572,6 +817,9 @@ fn context(v: Value) -> Result<Context> {
 
 /// Most entities `context.entities` holds.
 pub const MAX_CONTEXT_ENTITIES: usize = 100;
+
+/// The fields of an entity in `context.entities`.
+const CONTEXT_ENTITY: [(&str, Kind); 2] = [("name", Str), ("type", Str)];
 
 /// Reads `context.entities`: `{ name, type? }` objects, most recent last (`null`: none). A
 /// name with no letter or digit, or more than [`MAX_CONTEXT_ENTITIES`] entities, is refused.
@@ -590,14 +838,13 @@ fn context_entities(v: Value) -> Result<Vec<(String, Option<String>)>> {
     let mut out = Vec::new();
     for item in items {
         let (mut name, mut kind) = (None, None);
-        for (key, v) in object(W, item)? {
-            let k = key.as_str();
-            match k {
-                "name" => name = opt_str(W, k, v)?,
-                "type" => kind = opt_str(W, k, v)?,
-                _ => return Err(unknown(W, k)),
+        read(W, item, &CONTEXT_ENTITY, true, &mut |at, got| {
+            match at {
+                0 => name = got.str(),
+                _ => kind = got.str(),
             }
-        }
+            Ok(())
+        })?;
         let named = name.filter(|n| !crate::graph::names::normalize_name(n).is_empty());
         let Some(name) = named else {
             return Err(Error::InvalidArgument(
