@@ -72,7 +72,10 @@ enum Got {
     Any(Value),
 }
 
+// The accessors are never inlined: each inlined copy carried a drop of the other variants
+// (0.4 KB gzipped over the readers' 130 uses).
 impl Got {
+    #[inline(never)]
     fn str(self) -> Option<String> {
         match self {
             Got::Str(s) => Some(s),
@@ -80,6 +83,7 @@ impl Got {
         }
     }
 
+    #[inline(never)]
     fn bool(self) -> Option<bool> {
         match self {
             Got::Bool(b) => Some(b),
@@ -87,6 +91,7 @@ impl Got {
         }
     }
 
+    #[inline(never)]
     fn num(self) -> Option<f64> {
         match self {
             Got::Num(n) => Some(n),
@@ -94,6 +99,7 @@ impl Got {
         }
     }
 
+    #[inline(never)]
     fn int(self) -> Option<i64> {
         match self {
             Got::Int(n) => Some(n),
@@ -102,6 +108,7 @@ impl Got {
     }
 
     /// The strings; none for null.
+    #[inline(never)]
     fn strs(self) -> Vec<String> {
         match self {
             Got::Strs(s) => s,
@@ -110,6 +117,7 @@ impl Got {
     }
 
     /// The numbers; none for null.
+    #[inline(never)]
     fn nums(self) -> Vec<f64> {
         match self {
             Got::Nums(n) => n,
@@ -118,6 +126,7 @@ impl Got {
     }
 
     /// The value of a [`Kind::Any`] field.
+    #[inline(never)]
     fn value(self) -> Value {
         match self {
             Got::Any(v) => v,
