@@ -20,7 +20,7 @@
 //! shape, each arm with its own checks and errors, made these readers 43.7 KB of wasm.
 
 use crate::engine::{EngineConfig, RecallOptions, SearchMode};
-use crate::error::{check_unit, Error, Num, Result};
+use crate::error::{check_unit, Error, Result};
 use crate::graph::{Edge, Entity, DEFAULT_STRENGTH};
 use crate::notes::{Note, Period};
 use crate::rank::boost::MAX_UTC_OFFSET_MINUTES;
@@ -32,7 +32,7 @@ use crate::recall::tags::{TagFilter, TagMatch, TagMode};
 use crate::store::Memory;
 
 use super::batch::MAX_LEVEL;
-use super::value::Value;
+use super::value::{check_int, Value};
 
 use Kind::{Any, Bool, Int, Num as Number, Nums, Str, Strs};
 
@@ -163,7 +163,7 @@ fn checked(what: &str, (key, kind): (&str, Kind), v: Value) -> Result<Got> {
         (Str, Value::Str(s)) => Ok(Got::Str(s)),
         (Bool, Value::Bool(b)) => Ok(Got::Bool(b)),
         (Number, Value::Num(n)) => Ok(Got::Num(n)),
-        (Int(min, max), Value::Num(n)) => int(what, key, n, min, max).map(Got::Int),
+        (Int(min, max), Value::Num(n)) => check_int(what, key, n, min, max).map(Got::Int),
         (Strs, v) => strs(what, key, v).map(Got::Strs),
         (Nums, v) => nums(what, key, v).map(Got::Nums),
         (kind, v) => {
@@ -188,20 +188,11 @@ fn object(what: &str, v: Value) -> Result<Vec<(String, Value)>> {
     }
 }
 
+/// The error for a field of the wrong kind (not inlined: its formatting is the same at every
+/// use).
+#[inline(never)]
 fn wrong(what: &str, key: &str, want: &str, v: &Value) -> Error {
     Error::InvalidArgument(format!("{what}.{key} must be {want}, got {}", v.kind()))
-}
-
-/// `n` as an integer in `min..=max`.
-fn int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
-    // The cast is exact: n is integral and within ±2^63 when it passes.
-    if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
-        return Err(Error::InvalidArgument(format!(
-            "{what}.{key} must be an integer between {min} and {max}, got {}",
-            Num(n)
-        )));
-    }
-    Ok(n as i64)
 }
 
 /// An array whose items `item` takes (`None` for an item of the wrong kind, reported as

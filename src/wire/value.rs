@@ -673,7 +673,7 @@ impl Writer {
 }
 
 /// `n` as an integer in `min..=max`, or an error naming `what.key`.
-fn check_int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
+pub(super) fn check_int(what: &str, key: &str, n: f64, min: i64, max: i64) -> Result<i64> {
     // The cast is exact: n is integral and within ±2^63 when it passes.
     if n.fract() != 0.0 || !(min as f64..=max as f64).contains(&n) {
         return Err(Error::InvalidArgument(format!(
