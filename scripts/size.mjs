@@ -73,9 +73,10 @@ import { fileURLToPath } from "node:url";
 // (238,890 B); a noun in -y read as its adjective in -ic ("allergies", "allergic"), 0.6 KiB:
 // 233.9 KiB (239,522 B); weekends, spans of hours and time words read at asOf, 0.4 KiB:
 // 234.3 KiB (239,956 B); a neighbour's semantic share of the gap to its match, 23 B: 234.4 KiB
-// (239,979 B). The check stands at 235 KiB, catching growth; the 200 KiB target stays missed
-// (CHANGELOG.md says by what).
-const BUDGET_GZIP_BYTES = 235 * 1024;
+// (239,979 B). The input readers driven by a table of each shape's fields instead of a match on
+// the key per shape saved 4.7 KiB: 229.7 KiB (235,165 B). The check stands at 230 KiB, catching
+// growth; the 200 KiB target stays missed (CHANGELOG.md says by what).
+const BUDGET_GZIP_BYTES = 230 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = ["pkg/recallkit_bg.wasm", "pkg/recallkit.js"];
 let raw = 0;
