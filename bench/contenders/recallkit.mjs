@@ -10,9 +10,29 @@
 //               this corpus's random projections.
 //   "semantic"  searchMode "semantic": the exact vector scan (stage Se) alone, compared with
 //               the plain JS loop (js-cosine).
+//   "durable"   open({ storage: "file", path }) in a new temporary directory, every other option
+//               at its default: what `MemoryStore.open({ path })` gives a Node user. Built with
+//               rememberMany in the same batches (each resolves once fsync'd), recalled with
+//               recall(q, { limit, now }): recall tracking ON, as by default. Each recall
+//               answers first and its new counts are written behind it
+//               (WriteQueue.scheduleTracking: one batch for the recalls answered until that
+//               batch starts). In the worker's loop, one `await`ed recall after another, the
+//               event loop never turns, so the first batch's file write cannot complete and the
+//               measured recalls' counts pile up into one batch. So that this backlog is
+//               measured and not left behind: drain() queues a write behind the tracking (a
+//               forget of an id no memory has, which is refused with not_found; writes run one
+//               at a time in call order, docs/storage.md) and awaits it. The worker calls it
+//               after the warm-up (untimed: the warm-up's counts are the warm-up's) and after
+//               the measured queries, timed ("drain ms", also inside the query CPU window): the
+//               recall percentiles are what a caller waits for, drain ms ÷ queries is the
+//               tracking's amortised cost, batched as a burst of recalls batches it (recalls
+//               spread out, the event loop turning between them, each start a batch of their
+//               own, still behind the answer). size() closes the store and counts its
+//               directory (memories and the recalls' tracking), open() reopens it; close()
+//               deletes the directory (and every directory left is deleted at process exit).
 // A variant whose feature has not landed reports "unavailable: <reason>" instead of a number:
 // missing build output, an open option the store rejects, or no Se stage in recall's report.
-// Persisted size and open time go through a file store (see PERSISTENCE below).
+// Persisted size and open time go through a file store (see PERSISTENCE below; "durable" is one).
 
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +55,24 @@ export function missingBuild() {
 }
 
 const indexOf = (id) => Number(id.slice(1));
+
+/** Temporary directories of durable stores not yet deleted: deleted at exit whatever happens. */
+const TEMP_DIRS = new Set();
+process.on("exit", () => {
+  for (const dir of TEMP_DIRS) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "recallkit-bench-durable-"));
+  TEMP_DIRS.add(dir);
+  return dir;
+}
+function removeDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  TEMP_DIRS.delete(dir);
+}
+
+/** The id of the refused write drain() queues behind recall tracking (no memory has it). */
+const DRAIN_ID = "bench-drain-barrier";
 
 /** Total bytes of the files under `dir`. */
 function directoryBytes(dir) {
@@ -83,11 +121,13 @@ const PERSISTENCE = {
 };
 
 function variant(name, mode, notes) {
-  const vectors = mode !== "lexical" && mode !== "default";
+  const textOnly = mode === "lexical" || mode === "default" || mode === "durable";
+  const vectors = !textOnly;
+  const durable = mode === "durable";
   return {
     name,
     library: "recallkit (this repository)",
-    kind: mode === "lexical" || mode === "default" ? "lexical" : mode === "semantic" ? "vector" : "hybrid",
+    kind: textOnly ? "lexical" : mode === "semantic" ? "vector" : "hybrid",
     needsVectors: vectors,
     recallkit: true,
     notes,
@@ -97,11 +137,14 @@ function variant(name, mode, notes) {
       let glue = null;
       let store = null;
       let checkedStages = false;
+      const dir = durable ? tempDir() : null;
       const options = mode === "default" ? { storage: "memory" }
-        : vectors ? { storage: "memory", dimensions: DIMS, searchMode: mode, similarityThreshold: VECTOR_SIMILARITY }
-          : { storage: "memory", searchMode: "lexical" };
+        : durable ? { storage: "file", path: dir }
+          : vectors ? { storage: "memory", dimensions: DIMS, searchMode: mode, similarityThreshold: VECTOR_SIMILARITY }
+            : { storage: "memory", searchMode: "lexical" };
       const recallOptions = (query, k) => {
-        const o = { limit: k, trackRecalls: false, now: FIXED_NOW_MS };
+        // `now` pins "today" for the recency scoring (the corpus's dates are fixed), as for every row.
+        const o = durable ? { limit: k, now: FIXED_NOW_MS } : { limit: k, trackRecalls: false, now: FIXED_NOW_MS };
         if (vectors) o.embedding = query.vector;
         return o;
       };
@@ -115,6 +158,7 @@ function variant(name, mode, notes) {
           try {
             store = await api.MemoryStore.open(options);
           } catch (e) {
+            if (durable) throw new Unavailable(`no file storage: ${e.message}`);
             if (vectors) throw new Unavailable(`open(${JSON.stringify({ ...options, storage: undefined })}) rejected: ${e.message}`);
             // Before searchMode existed, every store was lexical.
             if (!/unknown open option/.test(e.message)) throw e;
@@ -148,7 +192,22 @@ function variant(name, mode, notes) {
           }
           return res.results.map((r) => indexOf(r.id));
         },
+        async drain() {
+          if (!durable) return;
+          try {
+            await store.forget(DRAIN_ID);
+          } catch (e) {
+            if (e.code !== "not_found") throw e;
+            return;
+          }
+          throw new Error(`drain: a memory ${DRAIN_ID} existed`);
+        },
         async size() {
+          if (durable) {
+            // The store itself is the persisted one: closed (nothing left to write), then counted.
+            await store.close();
+            return { bytes: directoryBytes(dir), note: "the measured file store after close(): its record log, recall tracking included" };
+          }
           try {
             persisted = await PERSISTENCE.persist(api, docs, options, vectors);
           } catch (e) {
@@ -159,7 +218,7 @@ function variant(name, mode, notes) {
         },
         async open() {
           await store.close();
-          store = await PERSISTENCE.openPersisted(api, persisted, options);
+          store = durable ? await api.MemoryStore.open(options) : await PERSISTENCE.openPersisted(api, persisted, options);
           const info = typeof store.storageInfo === "function" ? await store.storageInfo() : null;
           openNote = `MemoryStore.open({ storage: "file" })${info?.openedFrom ? `, opened from its ${info.openedFrom}` : ""}`;
         },
@@ -180,6 +239,7 @@ function variant(name, mode, notes) {
         async close() {
           await store?.close();
           if (persisted) rmSync(persisted.dir, { recursive: true, force: true });
+          if (dir) removeDir(dir);
         },
       };
     },
@@ -188,6 +248,7 @@ function variant(name, mode, notes) {
 
 export const contenders = [
   variant("recallkit-default", "default", "open({ storage: 'memory' }): what a user gets (hybrid mode, no embedder, the recallkit ranking); recall(q, { limit, trackRecalls: false, now })"),
+  variant("recallkit-durable", "durable", "open({ storage: 'file', path: <temp dir> }): what open({ path }) gives a Node user (fsync'd writes); recall(q, { limit, now }) with recall tracking on, its writes drained and timed after the measured queries (drain ms)"),
   variant("recallkit-lexical", "lexical", "open({ storage: 'memory', searchMode: 'lexical' }); recall(q, { limit, trackRecalls: false, now })"),
   variant("recallkit-hybrid", "hybrid", `open({ dimensions: 384, searchMode: 'hybrid', similarityThreshold: ${VECTOR_SIMILARITY} }); recall(q, { embedding, ... })`),
   variant("recallkit-semantic", "semantic", `open({ dimensions: 384, searchMode: 'semantic', similarityThreshold: ${VECTOR_SIMILARITY} }); recall(q, { embedding, ... })`),
