@@ -13,7 +13,9 @@ import { QUERY_CLASSES } from "./corpus.mjs";
  */
 export const WASM_BUDGET_BYTES = 200 * 1024;
 
-const RECALLKIT = { default: "recallkit-default", lexical: "recallkit-lexical", hybrid: "recallkit-hybrid", semantic: "recallkit-semantic" };
+const RECALLKIT = {
+  default: "recallkit-default", durable: "recallkit-durable", lexical: "recallkit-lexical", hybrid: "recallkit-hybrid", semantic: "recallkit-semantic",
+};
 
 // ---------------------------------------------------------------------------
 // Number formatting
@@ -177,6 +179,60 @@ const DEFAULT_TARGETS = TARGETS.filter((t) => t.who === LEX).map((t) => ({
   ...t, id: `${t.id}d`, who: RECALLKIT.default, text: t.text.replace(/^lexical /, "") + " (default store)",
 }));
 
+/**
+ * The durable store (`recallkit-durable`: a file store, recall tracking on) beside the default
+ * in-memory store and the peers the "d" targets use, for information: no target of its own.
+ * The peers keep their index in memory and write nothing, so a bound against them would say
+ * how much durability may cost rather than how recallkit compares; the ratios show that cost.
+ */
+const DURABLE_FIGURES = [
+  { text: "build docs/s", pick: (r) => r.docsPerSec, unit: count, peers: ["minisearch-exact", "minisearch-fuzzy"] },
+  { text: "recall p50, all queries", pick: (r) => r.queries?.all.p50Ms, unit: ms, lowerBetter: true, peers: ["flexsearch-default"] },
+  { text: "recall p95, all queries", pick: (r) => r.queries?.all.p95Ms, unit: ms, lowerBetter: true, peers: ["flexsearch-default"] },
+  ...QUERY_CLASSES.map((c) => ({ text: `recall p50 / p95, ${c}`, pick: (r) => r.queries?.perClass[c].p50Ms, pick95: (r) => r.queries?.perClass[c].p95Ms, unit: ms, lowerBetter: true, peers: ["flexsearch-default"] })),
+  {
+    text: "recall mean + drain ÷ queries", lowerBetter: true, unit: ms, peers: ["flexsearch-default"],
+    pick: (r) => (r.queries ? r.queries.all.meanMs + (r.queries.drainMs ?? 0) / r.queries.measured : null),
+  },
+  { text: "index memory B/doc", pick: (r) => r.memory?.perDoc.index, unit: bytes, lowerBetter: true, peers: ["flexsearch-default"] },
+];
+
+function durableSection(results, sizes) {
+  const name = RECALLKIT.durable;
+  const ran = sizes.filter((n) => lookup(results, name, n));
+  if (!ran.length) return "";
+  const rows = [];
+  for (const n of ran) {
+    for (const f of DURABLE_FIGURES) {
+      // compare() finds the figures (and the strictest peer); its met / missed is not used.
+      const vs = (peers, pick) => compare({ results, n, mineName: name, theirNames: peers, pick, lowerBetter: Boolean(f.lowerBetter) });
+      const picks = f.pick95 ? [f.pick, f.pick95] : [f.pick];
+      const def = picks.map((pick) => vs([RECALLKIT.default], pick));
+      const peer = picks.map((pick) => vs(f.peers, pick));
+      const ok = (cs) => cs.every((c) => c.ratio != null);
+      const join = (cs, show) => cs.map(show).join(" / ");
+      rows.push([
+        sizeLabel(n), f.text,
+        ok(def) || ok(peer) ? join(ok(def) ? def : peer, (c) => f.unit(c.mine)) : "–",
+        ok(def) ? join(def, (c) => f.unit(c.theirs)) : def[0].detail ?? "–",
+        ok(def) ? join(def, (c) => ratio(c.ratio)) : "–",
+        ok(peer) ? `${join(peer, (c) => f.unit(c.theirs))} (${peer[0].peerName})` : peer[0].detail ?? "–",
+        ok(peer) ? join(peer, (c) => ratio(c.ratio)) : "–",
+      ]);
+    }
+  }
+  const drains = ran.map((n) => lookup(results, name, n)).filter((r) => usable(r) && r.queries.drainMs != null)
+    .map((r) => `${sizeLabel(r.n)}: ${ms(r.queries.drainMs)} ms after ${r.queries.measured} recalls (${ms(r.queries.drainMs / r.queries.measured)} ms each)`);
+  return `## ${name}: the durable default store (information, no targets)\n\n` +
+    "`MemoryStore.open({ path })` as a Node user writes it: a file store (each `rememberMany` batch fsync'd before it resolves), " +
+    "recalls with their tracking on, written behind the answers and drained after the measured recalls, timed (\"drain ms\"; " +
+    "bench/contenders/recallkit.mjs says how). No targets: the peers keep their index in memory and write nothing, so these " +
+    "ratios show what durability and tracking cost beside them; the \"d\" targets hold the in-memory default store to the bounds. " +
+    "Against MiniSearch: the one of its two settings the durable store compares worst with; a p50 / p95 cell gives both.\n\n" +
+    table(["N", "figure", name, RECALLKIT.default, "÷ default", "peer", "÷ peer"], rows) +
+    (drains.length ? `\nTracking drained after the measured recalls: ${drains.join("; ")}.\n` : "") + "\n";
+}
+
 function evaluateTargets(results, sizes, wasm) {
   const rows = [];
   for (const t of [...TARGETS, ...DEFAULT_TARGETS]) {
@@ -231,11 +287,11 @@ function sizeSection(n, queries, results) {
   );
   out += "\n### Query latency (ms, one query at a time, k = 10)\n\n";
   out += table(
-    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "mean", "CPU mean", "warm-up", "measured"],
+    ["contender", "p50 all", "p95 all", ...QUERY_CLASSES.flatMap((c) => [`p50 ${c}`, `p95 ${c}`]), "mean", "CPU mean", "drain ms", "warm-up", "measured"],
     rows.filter(usable).map((r) => [
       r.contender, ms(r.queries.all.p50Ms), ms(r.queries.all.p95Ms),
       ...QUERY_CLASSES.flatMap((c) => [ms(r.queries.perClass[c].p50Ms), ms(r.queries.perClass[c].p95Ms)]),
-      ms(r.queries.all.meanMs), ms(r.queries.cpuMeanMs), r.warmupQueries == null ? "n/a" : String(r.warmupQueries),
+      ms(r.queries.all.meanMs), ms(r.queries.cpuMeanMs), ms(r.queries.drainMs), r.warmupQueries == null ? "n/a" : String(r.warmupQueries),
       r.queries.budgetHit ? `${r.queries.measured}/${r.queries.requested} (time budget)` : String(r.queries.measured),
     ]),
   );
@@ -330,6 +386,7 @@ const METHOD = `## Method
 - Rounds: up to 10k every contender runs three times, each time in a fresh process, the whole list of contenders once before the next round starts; its figures are the medians over the three (timings, memory, sizes; "by round" lists each round's build ms), and a canary must pass in every round. The machine's speed moves by about a third from one minute to the next: in single rounds, three full runs of one commit gave recallkit's 1k build 1.77×, 2.04× and 1.96× of MiniSearch's. At 100k, one round (its workers take minutes each).
 - Asserted results: the canary memory (unique words) must be the top hit of its query, also after reopening; a contender whose canary fails or whose exact-query hit@10 is 0 is reported **BROKEN** and never counts towards a target.
 - Noise: this is a shared 2-core machine. The "load" column is the 1-minute load average when the worker started; above 2, the worker shared the cores. Wall-clock figures (what the targets use) then include waiting for a core; the CPU columns (process user + system time, V8 helper threads included) do not, so a row whose wall time is far above its CPU time was slowed by the machine, not by the library. Compare ratios within one run, not across runs.
+- recallkit-durable is the store \`MemoryStore.open({ path })\` gives a Node user: a file store in a temporary directory, built with \`rememberMany\` in the same batches (each fsync'd before it resolves), recalled with the defaults (recall tracking on, only \`limit\` and the fixed \`now\` given, as for every row). A recall's tracking is written behind its answer; in the measured loop the event loop never turns, so the recalls' counts wait in one batch, which the worker drains after the last measured recall, timed: "drain ms" (also in "CPU mean"), and "mean + drain ÷ queries" in its section. The warm-up's tracking is drained before the measured recalls, untimed. Its persisted size and open time are the measured store's own directory after \`close()\` (memories and recall tracking). It has no targets (its section says why).
 - recallkit persisted size and open time use a file store (\`storage: "file"\`) written with the same memories after the measured in-memory build: size is every byte of its directory after \`close()\` (the record log; file stores keep no snapshot by default); open time is \`MemoryStore.open\` of it, then the canary is recalled.
 `;
 
@@ -345,6 +402,7 @@ export function formatReport({ info, sizes, queriesFor, results, wasm, problems,
   ]) + "\n";
   if (problems.length) out += `**Corpus check failed:**\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\n`;
   out += targetsSection(evaluateTargets(results, sizes, wasm));
+  out += durableSection(results, sizes);
   out += wasmSection(wasm);
   out += openSection(results);
   for (const n of sizes) out += sizeSection(n, queriesFor(n), results);
