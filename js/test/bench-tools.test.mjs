@@ -5,6 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -57,4 +59,54 @@ test("bench rounds merge into medians, with every canary required and broken rou
   assert.equal(mergeRounds([error, round(6, 0.3), round(8, 0.3)]).buildMs, 7);
   assert.equal(mergeRounds([round(6, 0.3), round(2, 0.1, { queries: { measured: 12, all: { p50Ms: 0.1 } } })]).buildMs, 6);
   assert.equal(mergeRounds([error, error]).status, "error");
+});
+
+test("a bench worker measures recallkit-durable: tracking drained and timed, reopened, its directory deleted", () => {
+  const dirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith("recallkit-bench-durable-")).sort();
+  const before = dirs();
+  const out = run(["--expose-gc", "bench/worker.mjs", "--contender", "recallkit-durable", "--n", "1000",
+    "--queries", "30", "--warmup", "30", "--build-runs", "2"]);
+  const line = out.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
+  const result = JSON.parse(line.slice("BENCH_RESULT ".length));
+  assert.equal(result.status, "ok", line);
+  assert.equal(result.canary.ok, true, line);
+  assert.equal(result.openCanary.ok, true, line);
+  assert.ok(result.queries.perClass.exact.hit10 >= 0.9, line);
+  assert.ok(result.queries.drainMs > 0, line); // the measured recalls' tracking, written after them
+  assert.ok(result.persisted.bytes > 1000 * 50, line);
+  assert.match(result.openNote, /storage: "file"/);
+  assert.deepEqual(dirs(), before);
+});
+
+test("the bench report shows recallkit-durable beside the default store and the peers, with no target of its own", async () => {
+  const { formatReport } = await import("../../bench/report.mjs");
+  const classes = ["exact", "typo", "paraphrase"];
+  const result = (contender, { buildMs, p50Ms, drainMs = null, index = 1000 }) => {
+    const q = { count: 10, p50Ms, p95Ms: 2 * p50Ms, meanMs: p50Ms, hit10: 1, mrr10: 1 };
+    return {
+      contender, n: 1000, status: "ok", buildMs, docsPerSec: 1000 / (buildMs / 1000), firstBuildMs: buildMs, buildCpuMs: buildMs,
+      memory: { perDoc: { heap: index, arrayBuffers: 0, wasm: 0, rss: index, index } }, persisted: { bytes: 1e5, perDoc: 100, note: "" },
+      openMs: 1, canary: { ok: true }, warmupQueries: 10, loadAvgStart: 1,
+      queries: { requested: 30, measured: 30, budgetHit: false, cpuMeanMs: p50Ms, drainMs, ranks: Array(30).fill(1), all: q, perClass: Object.fromEntries(classes.map((c) => [c, q])) },
+    };
+  };
+  const results = [
+    result("recallkit-default", { buildMs: 5, p50Ms: 0.2 }),
+    result("recallkit-durable", { buildMs: 50, p50Ms: 0.3, drainMs: 15, index: 2000 }),
+    result("flexsearch-default", { buildMs: 10, p50Ms: 0.1, index: 2500 }),
+    result("minisearch-fuzzy", { buildMs: 10, p50Ms: 0.4 }),
+  ];
+  const report = formatReport({
+    info: { command: "test", date: "today", wallMinutes: "0", cpu: "", memoryGiB: "", os: "", node: "", commit: "", loadAvgStart: "", loadAvgEnd: "", seed: 1, dims: 384 },
+    sizes: [1000], queriesFor: () => 30, results, wasm: { missing: "not built" }, problems: [], contenders: [],
+  });
+  const section = report.slice(report.indexOf("## recallkit-durable"), report.indexOf("## recallkit package size"));
+  assert.match(section, /\| 1k \| build docs\/s \| 20,000 \| 200,000 \| 0\.10× \| 100,000 \(minisearch-fuzzy\) \| 0\.20× \|/);
+  assert.match(section, /\| 1k \| recall p50, all queries \| 0\.300 \| 0\.200 \| 1\.50× \| 0\.100 \(flexsearch-default\) \| 3\.00× \|/);
+  assert.match(section, /\| 1k \| recall mean \+ drain ÷ queries \| 0\.800 \| 0\.200 \| 4\.00× \|/);
+  assert.match(section, /1k: 15\.00 ms after 30 recalls \(0\.500 ms each\)/);
+  assert.match(report, /\*\*recallkit-durable: cost\*\*/);
+  // No target compares recallkit-durable: the targets table names the default and lexical rows only.
+  const targets = report.slice(report.indexOf("## Targets"), report.indexOf("## recallkit-durable"));
+  assert.doesNotMatch(targets, /durable/);
 });
