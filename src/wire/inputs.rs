@@ -14,7 +14,7 @@
 //! extra fields never make an older engine fail; option bags and notes reject them, naming
 //! the field, because there a typo would silently change a result.
 //!
-//! Every shape is read by one loop ([`read`]): a table of the shape's fields gives each key's
+//! Every shape is read by one loop (`read`): a table of the shape's fields gives each key's
 //! kind, the loop checks the value against it (with the messages above), and the shape's
 //! closure stores what it got, by the field's position in the table. A `match` on the key per
 //! shape, each arm with its own checks and errors, made these readers 43.7 KB of wasm.
