@@ -895,32 +895,45 @@ mod from_js {
             .to_string_with_radix(10)
             .map(String::from)
             .unwrap_or_default();
-        let (sign, js) = match js.strip_prefix('-') {
-            Some(rest) => ("-", rest),
-            None => ("", js.as_str()),
-        };
-        let (mantissa, exp) = match js.split_once('e') {
-            Some((m, e)) => (m, e.trim_start_matches('+').parse::<i32>().unwrap_or(0)),
-            None => (js, 0),
-        };
-        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let digits = format!("{int}{frac}");
-        // The decimal point sits `point` digits into `digits`.
-        let point = int.len() as i32 + exp;
-        let mut out = String::from(sign);
+        // One pass over JavaScript's digits ("-1.25e-7"): the sign, the digits without the
+        // point, where the point sits in them (`point`) and the exponent, which moves it.
+        let mut out = String::new();
+        let mut digits = Vec::new();
+        let (mut point, mut exp, mut seen_point, mut in_exp, mut exp_sign) =
+            (0, 0, false, false, 1);
+        for c in js.bytes() {
+            match c {
+                b'-' if in_exp => exp_sign = -1,
+                b'-' => out.push('-'),
+                b'e' => in_exp = true,
+                b'.' => seen_point = true,
+                b'+' => {}
+                d if in_exp => exp = exp * 10 + i32::from(d - b'0'),
+                d => {
+                    digits.push(d);
+                    point += i32::from(!seen_point);
+                }
+            }
+        }
+        point += exp_sign * exp;
+        let n = digits.len() as i32;
         if point <= 0 {
-            out.push_str("0.");
-            out.push_str(&"0".repeat((-point) as usize));
-            out.push_str(&digits);
-        } else if point as usize >= digits.len() {
-            out.push_str(&digits);
-            out.push_str(&"0".repeat(point as usize - digits.len()));
+            out.push('0');
+        }
+        // Zeros before the digits (`point` < 0) or after them (`point` > n), the point in
+        // between or before them; `.0` when it falls after them.
+        for i in point.min(0)..point.max(n) {
+            if i == point {
+                out.push('.');
+            }
+            out.push(if (0..n).contains(&i) {
+                char::from(digits[i as usize])
+            } else {
+                '0'
+            });
+        }
+        if point >= n {
             out.push_str(".0");
-        } else {
-            // `insert` rather than slicing `digits`: a slice's panic message brings core's
-            // char escaping and its Unicode tables into the package (about 4 KB gzipped).
-            out.push_str(&digits);
-            out.insert(sign.len() + point as usize, '.');
         }
         out
     }
