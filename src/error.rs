@@ -137,16 +137,47 @@ impl fmt::Display for Num {
 /// `invalid_argument` "`what` must be between 0 and 1, got `v`" unless `v` lies in `[0, 1]`
 /// (NaN does not). The range checks of weights, floors and thresholds share this one copy of
 /// the message's formatting.
-#[inline(never)]
 pub fn check_unit(what: &str, v: f64) -> Result<()> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "{what} must be between 0 and 1, got {}",
-            Num(v)
-        )))
+    check_range(what, v, 0.0, 1.0)
+}
+
+/// `invalid_argument` "`what` must be between `min` and `max`, got `v`" unless `v` lies in
+/// `[min, max]` (NaN does not): the one copy of the range checks' message.
+#[inline(never)]
+pub fn check_range(what: &str, v: f64, min: f64, max: f64) -> Result<()> {
+    if (min..=max).contains(&v) {
+        return Ok(());
     }
+    Err(Error::InvalidArgument(format!(
+        "{what} must be between {} and {}, got {}",
+        Num(min),
+        Num(max),
+        Num(v)
+    )))
+}
+
+/// `invalid_argument` "`what` must be a finite number, got `v`" unless `v` is finite.
+#[inline(never)]
+pub fn check_finite(what: &str, v: f64) -> Result<()> {
+    if v.is_finite() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{what} must be a finite number, got {}",
+        Num(v)
+    )))
+}
+
+/// `too_large` "`what` is `len` bytes, more than `max`" when `len` exceeds `max`: the one
+/// copy of the size checks' message (texts, names, ids).
+#[inline(never)]
+pub fn check_size(what: &str, len: usize, max: usize) -> Result<()> {
+    if len <= max {
+        return Ok(());
+    }
+    Err(Error::TooLarge(format!(
+        "{what} is {len} bytes, more than {max}"
+    )))
 }
 
 /// `whole.fraction` with `fraction` zero-padded to `width` digits, trailing zeros dropped.

@@ -12,6 +12,7 @@
 //! may hold for a time (`validFrom`, `validTo`, Memoria's bi-temporal facts): a recall keeps
 //! it by the memories' rule ([`Moment`](crate::store::Moment)).
 
+pub(crate) use crate::error::check_finite;
 use crate::error::{check_unit, Error, Num, Result};
 use crate::graph::names::{normalize_name, word_count};
 // A name-sized field is checked as memories check theirs (one copy of the message).
@@ -165,16 +166,6 @@ pub(crate) fn check_relation(relation: &str) -> Result<()> {
 
 pub(crate) fn check_strength(strength: f64) -> Result<()> {
     check_unit("strength", strength)
-}
-
-pub(crate) fn check_finite(field: &str, value: f64) -> Result<()> {
-    if !value.is_finite() {
-        return Err(Error::InvalidArgument(format!(
-            "{field} must be a finite number, got {}",
-            Num(value)
-        )));
-    }
-    Ok(())
 }
 
 pub(crate) fn check_memory_ids(ids: &[String]) -> Result<()> {

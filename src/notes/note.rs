@@ -13,7 +13,7 @@
 //! without an owner is shared. Stage S6 shows a note only to the recalls whose
 //! [`Scope`](crate::store::Scope) sees it.
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_size, Error, Num, Result};
 use crate::graph::graph_records::check_optional_bytes;
 use crate::store::records::MAX_NAME_BYTES;
 
@@ -131,12 +131,7 @@ impl Note {
         if self.id.is_empty() {
             return Err(Error::InvalidArgument("note id must not be empty".into()));
         }
-        if self.id.len() > MAX_NAME_BYTES {
-            return Err(Error::TooLarge(format!(
-                "note id is {} bytes, more than {MAX_NAME_BYTES}",
-                self.id.len()
-            )));
-        }
+        check_size("note id", self.id.len(), MAX_NAME_BYTES)?;
         check_optional_bytes("userId", self.user_id.as_deref())?;
         if self.text.len() > MAX_NOTE_BYTES {
             return Err(Error::TooLarge(format!(

@@ -4,7 +4,7 @@
 //! returns). Records cross the boundary in the wire format of [`crate::wire`], with camelCase
 //! field names (`textEn`, `createdAt`, …).
 
-use crate::error::{Error, Num, Result};
+use crate::error::{check_finite, check_range, check_size, Error, Result};
 use crate::hash::IntHasher;
 
 /// Dense internal id of a stored memory: an index into the engine's record table.
@@ -174,47 +174,13 @@ impl Memory {
 }
 
 fn check_text(field: &str, value: &str) -> Result<()> {
-    if value.len() > MAX_TEXT_BYTES {
-        return Err(Error::TooLarge(format!(
-            "{field} is {} bytes, more than {MAX_TEXT_BYTES}",
-            value.len()
-        )));
-    }
-    Ok(())
+    check_size(field, value.len(), MAX_TEXT_BYTES)
 }
 
 /// Checks that a name-sized field (`field`, for the message) holds at most
 /// [`MAX_NAME_BYTES`]. Errors: `too_large`.
 pub(crate) fn check_name(field: &str, value: &str) -> Result<()> {
-    if value.len() > MAX_NAME_BYTES {
-        return Err(Error::TooLarge(format!(
-            "{field} is {} bytes, more than {MAX_NAME_BYTES}",
-            value.len()
-        )));
-    }
-    Ok(())
-}
-
-fn check_finite(field: &str, value: f64) -> Result<()> {
-    if !value.is_finite() {
-        return Err(Error::InvalidArgument(format!(
-            "{field} must be a finite number, got {}",
-            Num(value)
-        )));
-    }
-    Ok(())
-}
-
-fn check_range(field: &str, value: f64, min: f64, max: f64) -> Result<()> {
-    if !(min..=max).contains(&value) {
-        return Err(Error::InvalidArgument(format!(
-            "{field} must be between {} and {}, got {}",
-            Num(min),
-            Num(max),
-            Num(value)
-        )));
-    }
-    Ok(())
+    check_size(field, value.len(), MAX_NAME_BYTES)
 }
 
 fn check_optional_range(field: &str, value: Option<f64>, min: f64, max: f64) -> Result<()> {
