@@ -41,6 +41,7 @@ impl Engine {
     /// `options.filter`'s `start` / `end`, records the explicit bounds in the plan, the
     /// question's pronouns into entity names (`mentions.rs`), and notes whether `query` is a
     /// trending one.
+    #[inline(never)]
     pub(super) fn plan(&self, query: &str, options: &mut RecallOptions) -> Result<Plan> {
         options.filter.validate()?;
         // The tag index's lists, read once into a bit set: a stage's candidate outside them
@@ -66,6 +67,12 @@ impl Engine {
         // `start` / `end` (the recall keeps what both allow); a narrowing that leaves nothing
         // drops the words' window, as one holding no memory is (`query.windowDropped`).
         let mut dropped = None;
+        // The answer's `query` field: the question as asked and what the stages searched.
+        let report = |search_text: String| QueryReport {
+            text: query.to_owned(),
+            search_text,
+            ..QueryReport::default()
+        };
         let found = (options.time_query.is_none() && options.resolve_time)
             .then(|| time::find_in(&asked))
             .flatten()
@@ -107,10 +114,8 @@ impl Engine {
                         rest
                     };
                     question = Some(QueryReport {
-                        text: query.to_owned(),
-                        search_text: rest,
                         resolved_from: words,
-                        ..QueryReport::default()
+                        ..report(rest)
                     });
                     Some(TimeWindow {
                         start: filter.start,
@@ -130,19 +135,13 @@ impl Engine {
         };
         if let Some(words) = dropped {
             question = Some(QueryReport {
-                text: query.to_owned(),
-                search_text: asked.clone(),
                 resolved_from: words,
                 window_dropped: true,
-                ..QueryReport::default()
+                ..report(asked.clone())
             });
         }
         if !pronouns.is_empty() {
-            let q = question.get_or_insert_with(|| QueryReport {
-                text: query.to_owned(),
-                search_text: asked.clone(),
-                ..QueryReport::default()
-            });
+            let q = question.get_or_insert_with(|| report(asked.clone()));
             q.pronouns = pronouns;
         }
         let searched = question.as_ref().map_or(query, |q| q.search_text.as_str());
@@ -160,6 +159,7 @@ impl Engine {
     /// expression `words` but its leading "in" / "on" / "during" / "over" ("2024", "March 2024",
     /// "2024-08-08"), sorted: [`crate::recall::Filter::stated`]. Read from the word indexes'
     /// postings, so it costs the length of those lists, not a reading of texts.
+    #[inline(never)]
     fn docs_stating(&self, words: &str) -> Vec<u32> {
         let mut tokens: Vec<String> = Vec::new();
         crate::text::tokenize::for_each_token(words, |t| {

@@ -46,6 +46,7 @@ pub const ENTITY_MENTION_STAGE: &str = "S8:entity";
 impl Engine {
     /// `text` with its pronouns resolved (module doc), and what became of each; `None` when
     /// no pronoun had a candidate.
+    #[inline(never)]
     pub(super) fn resolve_pronouns(
         &self,
         text: &str,
@@ -63,6 +64,7 @@ impl Engine {
     }
 
     /// The entity the reader's newest memories name that fits (module doc).
+    #[inline(never)]
     fn referent_in_memories(&self, fit: Fit, filter: &Filter) -> Referent {
         let reader = Filter {
             user_id: filter.user_id.clone(),

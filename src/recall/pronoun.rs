@@ -139,6 +139,7 @@ pub fn find(text: &str) -> Vec<Pronoun> {
 /// `text` with each pronoun replaced by its referent's name (module doc), and what became of
 /// each pronoun that had a candidate; `None` when no pronoun had one. `referent` is asked
 /// once per [`Fit`].
+#[inline(never)]
 pub fn resolve(
     text: &str,
     mut referent: impl FnMut(Fit) -> Referent,
