@@ -176,22 +176,29 @@ impl Graph {
                 merged.aliases.len()
             )));
         }
+        self.note_entity(&key);
+        self.store_entity(key, merged);
+        Ok(())
+    }
+
+    /// Indexes `entity`'s name (`key`, its normal form) and aliases and stores it under
+    /// `key`, keeping the edges of the entity it replaces: the end of
+    /// [`add_entity`](Self::add_entity) and [`put_entity`](Self::put_entity).
+    fn store_entity(&mut self, key: String, entity: Entity) {
         self.index_name(&key, &key);
-        for alias in &merged.aliases {
+        for alias in &entity.aliases {
             self.index_name(&normalize_name(alias), &key);
         }
-        self.note_entity(&key);
         match self.entities.get_mut(&key) {
-            Some(node) => node.entity = merged,
+            Some(node) => node.entity = entity,
             None => {
                 let node = Node {
-                    entity: merged,
+                    entity,
                     edges: Vec::new(),
                 };
                 self.entities.insert(key, node);
             }
         }
-        Ok(())
     }
 
     /// Removes an entity (by name or alias) and every edge that touches it. With `user_id`,
@@ -238,20 +245,7 @@ impl Graph {
         for alias in &old_aliases {
             self.unindex_name(&normalize_name(alias));
         }
-        self.index_name(&key, &key);
-        for alias in &entity.aliases {
-            self.index_name(&normalize_name(alias), &key);
-        }
-        match self.entities.get_mut(&key) {
-            Some(node) => node.entity = entity,
-            None => {
-                let node = Node {
-                    entity,
-                    edges: Vec::new(),
-                };
-                self.entities.insert(key, node);
-            }
-        }
+        self.store_entity(key, entity);
         Ok(())
     }
 
