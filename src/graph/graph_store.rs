@@ -303,12 +303,8 @@ impl Graph {
             }
         }
         let classification = r.classification.unwrap_or(0);
-        let from_key = self.resolve_or_create(&r.from, now, writer, classification);
-        let to_key = self.resolve_or_create(&r.to, now, writer, classification);
-        let id = edge_id(&from_key, &relation, &to_key);
-        self.link(&id, &from_key, &to_key);
-        self.count_relation(&relation);
-        self.note_edge(&id);
+        let (id, from_key, to_key) =
+            self.place_edge(&r.from, &relation, &r.to, now, writer, classification);
         let edge = self.edges.get_or_insert_with(id, |id| Edge {
             id: id.to_owned(),
             from: from_key,
@@ -349,14 +345,10 @@ impl Graph {
             edge.classification,
             edge.created_at,
         );
-        let from = self.resolve_or_create(&edge.from, at, owner, level);
-        let to = self.resolve_or_create(&edge.to, at, owner, level);
         let relation = normalize_relation(&edge.relation);
-        let id = edge_id(&from, &relation, &to);
+        let (id, from, to) = self.place_edge(&edge.from, &relation, &edge.to, at, owner, level);
         let mut memory_ids = Vec::new();
         union_into(&mut memory_ids, &edge.memory_ids);
-        self.link(&id, &from, &to);
-        self.count_relation(&relation);
         let edge = Edge {
             id: id.clone(),
             from,
@@ -365,8 +357,30 @@ impl Graph {
             memory_ids,
             ..edge
         };
-        self.note_edge(&id);
         Ok(self.edges.put(id, edge))
+    }
+
+    /// The endpoints of an edge `from —[relation]→ to` (`relation` normalised) resolved,
+    /// missing ones created at `at` for `owner` at `level`; the edge's id linked to both and
+    /// its relation counted, its record noted before the write (module doc). Returns the id
+    /// and the two endpoints' keys: the part [`relate`](Self::relate) and
+    /// [`upsert_edge`](Self::upsert_edge) share.
+    fn place_edge(
+        &mut self,
+        from: &str,
+        relation: &str,
+        to: &str,
+        at: f64,
+        owner: Option<&str>,
+        level: i64,
+    ) -> (String, String, String) {
+        let from = self.resolve_or_create(from, at, owner, level);
+        let to = self.resolve_or_create(to, at, owner, level);
+        let id = edge_id(&from, relation, &to);
+        self.link(&id, &from, &to);
+        self.count_relation(relation);
+        self.note_edge(&id);
+        (id, from, to)
     }
 
     /// Removes the edges `from —[relation]→ to` (every relation when `relation` is `None`)
