@@ -276,7 +276,8 @@ impl<'a> Reader<'a> {
 
     /// A length, then the values.
     pub fn f32s(&mut self) -> Result<Vec<f32>> {
-        self.numbers(f32::from_le_bytes)
+        // Read as `u32`s (one copy of the reader for both) and converted in place.
+        Ok(self.u32s()?.into_iter().map(f32::from_bits).collect())
     }
 
     /// A length, then the bytes.
