@@ -964,7 +964,7 @@ fn atoms(s: &Statement, slot: &[ValueToken]) -> Vec<u64> {
             }
             number = digit;
         }
-        if number && start_is_group(&bytes, after_number) && out.len() >= 2 {
+        if number && is_thousands_group(&bytes, after_number) && out.len() >= 2 {
             let group = out.pop().unwrap_or(0) & !NUMBER;
             let thousands = out.pop().unwrap_or(0) & !NUMBER;
             out.push(thousands.wrapping_mul(1000).wrapping_add(group) | NUMBER);
@@ -975,7 +975,7 @@ fn atoms(s: &Statement, slot: &[ValueToken]) -> Vec<u64> {
 }
 
 /// Whether a token of `bytes` is a group of three digits after a number.
-fn start_is_group(bytes: &[u8], after_number: bool) -> bool {
+fn is_thousands_group(bytes: &[u8], after_number: bool) -> bool {
     after_number && bytes.len() == 3 && bytes.iter().all(u8::is_ascii_digit)
 }
 
