@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn rejects_overlong_names_and_too_many_aliases() {
-        let long = vec!["w"; MAX_NAME_WORDS + 1].join(" ");
+        let long = ["w"; MAX_NAME_WORDS + 1].join(" ");
         assert_eq!(
             Entity::new(long, 0.0).validate().unwrap_err().code(),
             "invalid_argument"

@@ -429,7 +429,7 @@ mod tests {
     #[test]
     fn the_scan_bound_follows_removals() {
         let mut g = Graph::new();
-        let long = vec!["w"; MAX_NAME_WORDS].join(" ");
+        let long = ["w"; MAX_NAME_WORDS].join(" ");
         add(&mut g, &long, &[]);
         add(&mut g, "a", &[]);
         assert_eq!(g.words.len() - 1, MAX_NAME_WORDS);
