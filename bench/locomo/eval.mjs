@@ -91,20 +91,19 @@ export function score(ids, evidence) {
   return { recall: relevant.size === 0 ? 0 : found / relevant.size, ndcg: ideal === 0 ? 0 : dcg / ideal };
 }
 
-/** Runs every question; per-category means, answered share and how often Se and Ss ran. */
-export async function evaluate(data, store, recallOptions) {
+/**
+ * Scores a ranking over every question: per-category means, the answered share and top ok.
+ * `rank(q)` resolves to the memory ids it returns for question `q`, best first. Every row of
+ * the report, recallkit's and the peers', is scored here.
+ */
+export async function measure(data, rank) {
   const cats = [...CATEGORIES, "all"];
   const per = Object.fromEntries(cats.map((c) => [c, { recall: 0, ndcg: 0, n: 0 }]));
-  const ran = { Se: 0, Ss: 0 };
   let answered = 0;
   let topOk = 0;
   const rows = [];
   for (const q of data.queries) {
-    const options = { limit: LIMIT, userId: q.conv, trackRecalls: false, now: data.now(q.conv), ...recallOptions };
-    if (recallOptions.embedding === true) options.embedding = q.embedding;
-    const out = await store.recall(q.question, options);
-    for (const s of out.stages) if (s.name in ran && !s.skipped) ran[s.name]++;
-    const ids = out.results.filter((r) => r.kind === "memory").map((r) => r.id);
+    const ids = await rank(q);
     const m = score(ids, q.evidence);
     if (ids.length > 0) {
       answered++;
@@ -122,7 +121,21 @@ export async function evaluate(data, store, recallOptions) {
     c.ndcg = c.n === 0 ? 0 : c.ndcg / c.n;
   }
   const n = data.queries.length;
-  return { per, answered: answered / n, topOk: answered === 0 ? 0 : topOk / answered, ran: { Se: ran.Se / n, Ss: ran.Ss / n }, rows };
+  return { per, answered: answered / n, topOk: answered === 0 ? 0 : topOk / answered, rows };
+}
+
+/** Runs every question through `store`; what `measure` gives and how often Se and Ss ran. */
+export async function evaluate(data, store, recallOptions) {
+  const ran = { Se: 0, Ss: 0 };
+  const result = await measure(data, async (q) => {
+    const options = { limit: LIMIT, userId: q.conv, trackRecalls: false, now: data.now(q.conv), ...recallOptions };
+    if (recallOptions.embedding === true) options.embedding = q.embedding;
+    const out = await store.recall(q.question, options);
+    for (const s of out.stages) if (s.name in ran && !s.skipped) ran[s.name]++;
+    return out.results.filter((r) => r.kind === "memory").map((r) => r.id);
+  });
+  const n = data.queries.length;
+  return { ...result, ran: { Se: ran.Se / n, Ss: ran.Ss / n } };
 }
 
 const f3 = (x) => x.toFixed(3);
