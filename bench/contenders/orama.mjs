@@ -87,3 +87,25 @@ export const contenders = [
     notes: `mode hybrid (default weights), similarity ${VECTOR_SIMILARITY}`,
   }),
 ];
+
+/**
+ * Vector and hybrid search at Orama's default similarity (0.8): what a user who leaves
+ * `similarity` unset gets. Measured for recall quality only (bench/locomo/eval.mjs), beside the
+ * rows above: with sentence embeddings such as MiniLM a question and the turn that answers it
+ * rarely reach 0.8 (docs/quality.md), and on the speed benchmark's random projections nothing
+ * relevant does.
+ */
+export const defaultSimilarity = [
+  variant("orama-vector-0.8", {
+    vectors: true,
+    kind: "vector",
+    params: (q) => ({ mode: "vector", vector: vector(q), includeVectors: true }),
+    notes: "mode vector, default similarity (0.8)",
+  }),
+  variant("orama-hybrid-0.8", {
+    vectors: true,
+    kind: "hybrid",
+    params: (q) => ({ mode: "hybrid", term: q.text, vector: vector(q), includeVectors: true }),
+    notes: "mode hybrid (default weights), default similarity (0.8)",
+  }),
+];
