@@ -3,8 +3,12 @@
 // its README for the data, licence and protocol). The data is CC BY-NC: it is read in place and
 // never copied into the repository.
 //
-//   npm run eval:locomo                                  # every ranking, no vectors and hybrid
-//   node bench/locomo/eval.mjs --rankings recallkit      # one ranking
+//   npm run eval:locomo                                  # every ranking, no vectors and hybrid,
+//                                                        # and the peers but Fuse (about 15 s)
+//   node bench/locomo/eval.mjs --rankings recallkit      # one ranking, no peers
+//   node bench/locomo/eval.mjs --peers                   # recallkit's ranking and every peer
+//                                                        # (about 90 s, 75 of them Fuse's)
+//   node bench/locomo/eval.mjs --peers js-cosine,fuse    # some peers
 //   node bench/locomo/eval.mjs --runs hybrid --open '{"decayFloor":1}' --recall '{"minScore":0}'
 //   node bench/locomo/eval.mjs --data DIR --json out.json
 //   node bench/locomo/eval.mjs --conv conv-26,conv-41    # a subset of the conversations
@@ -15,6 +19,12 @@
 // (hybrid mode, no embedder); "lexical" is searchMode "lexical"; "hybrid" passes each memory's
 // MiniLM vector and the question's. R@10 = share of the evidence ids in the top 10, averaged
 // over questions; nDCG@10 with binary gains. Only memory results count.
+//
+// Peers (bench/locomo/peers.mjs): the libraries a user could pick instead (MiniSearch, Orama,
+// FlexSearch, Fuse.js, a plain cosine scan over the MiniLM vectors, a MiniSearch + cosine RRF),
+// through the speed benchmark's wrappers in bench/contenders, one index per conversation (only
+// the question's conversation's memories are candidates, as with userId), limit 10; the report
+// names each one's library version and options. Their ids are scored by the same measure().
 //
 // Beside the ranking figures: "answered" is the share of questions with at least one memory
 // result at or above minScore, and "top ok" the share of those whose first memory result is
@@ -160,11 +170,36 @@ export function hybridBelowLexical(results) {
   return lines;
 }
 
+/**
+ * Where the peers score above recallkit's default ranking: one line per peer that does,
+ * naming each category (and metric), a peer without vectors against recallkit's "no vectors"
+ * row and a peer with vectors against its "hybrid" row; one line saying so when none does.
+ */
+export function peersAbove(results) {
+  const lines = [];
+  let compared = 0;
+  for (const p of results.filter((r) => r.library !== undefined)) {
+    const run = p.run === "no vectors" ? "no vectors" : "hybrid";
+    const own = results.find((r) => r.ranking === "recallkit" && r.run === run);
+    if (own === undefined) continue;
+    compared++;
+    const above = [];
+    for (const c of [...CATEGORIES, "all"]) {
+      for (const m of ["recall", "ndcg"]) {
+        if (p.result.per[c][m] > own.result.per[c][m]) above.push(`${c} ${m === "recall" ? "R@10" : "nDCG@10"} ${f3(p.result.per[c][m])} > ${f3(own.result.per[c][m])}`);
+      }
+    }
+    if (above.length > 0) lines.push(`${p.ranking}: above recallkit ${run} in ${above.join(", ")}`);
+  }
+  if (compared > 0 && lines.length === 0) lines.push(`no peer above recallkit (no vectors against no vectors, with vectors against hybrid) in any category`);
+  return lines;
+}
+
 /** One markdown table: a row per (ranking, run), R@10 and nDCG@10 per category. */
 export function table(results) {
   const cats = [...CATEGORIES, "all"];
   const out = [
-    `| ranking | run | ${cats.map((c) => `${c} R@10 / nDCG`).join(" | ")} | answered | top ok |`,
+    `| ranking or peer | run | ${cats.map((c) => `${c} R@10 / nDCG`).join(" | ")} | answered | top ok |`,
     `|---|---|${cats.map(() => "---:").join("|")}|---:|---:|`,
   ];
   for (const r of results) {
@@ -179,6 +214,45 @@ function arg(argv, name) {
   return i < 0 ? undefined : argv[i + 1];
 }
 
+/**
+ * The rankings and peers to measure. `--rankings` alone gives those rankings and no peer;
+ * `--peers` (every peer) or `--peers a,b` gives those peers beside recallkit's default
+ * ranking, or beside `--rankings`; neither gives every ranking and every peer but the slow
+ * ones (peers.mjs SLOW_PEERS).
+ */
+async function chosen(argv) {
+  const rankings = arg(argv, "--rankings")?.split(",");
+  const i = argv.indexOf("--peers");
+  const names = i < 0 || argv[i + 1] === undefined || argv[i + 1].startsWith("--") ? undefined : argv[i + 1].split(",");
+  if (i < 0 && rankings !== undefined) return { rankings, peers: [] };
+  const { PEERS, SLOW_PEERS } = await import("./peers.mjs");
+  for (const name of names ?? []) {
+    if (!PEERS.some((p) => p.name === name)) throw new Error(`unknown peer ${name}: ${PEERS.map((p) => p.name).join(", ")}`);
+  }
+  const peers = PEERS.filter((p) => (names === undefined ? i >= 0 || !SLOW_PEERS.has(p.name) : names.includes(p.name)));
+  return { rankings: rankings ?? (i < 0 ? RANKINGS : ["recallkit"]), peers };
+}
+
+/** Each peer's figures under the protocol (bench/locomo/peers.mjs), with its library and options. */
+async function measurePeers(data, peers) {
+  const { openPeer, PEER_RUNS } = await import("./peers.mjs");
+  console.log("\npeers (one index per conversation; options as named):");
+  for (const p of peers) console.log(`  ${p.name.padEnd(20)} ${p.library.padEnd(22)} ${p.notes}`);
+  const results = [];
+  for (const peer of peers) {
+    const t0 = performance.now();
+    const index = await openPeer(peer, data, LIMIT);
+    const t1 = performance.now();
+    const result = await measure(data, index.rank);
+    const ms = (performance.now() - t1) / data.queries.length;
+    await index.close();
+    const run = PEER_RUNS[peer.kind];
+    results.push({ ranking: peer.name, run, library: peer.library, result });
+    console.log(`${peer.name.padEnd(20)} ${run.padEnd(12)} R@10 ${f3(result.per.all.recall)}  nDCG@10 ${f3(result.per.all.ndcg)}  answered ${f3(result.answered)}  top ok ${f3(result.topOk)}  built in ${(t1 - t0).toFixed(0)} ms  ${ms.toFixed(2)} ms/question`);
+  }
+  return results;
+}
+
 async function main(argv) {
   const dir = arg(argv, "--data") ?? DEFAULT_DATA;
   const convs = arg(argv, "--conv")?.split(",");
@@ -187,7 +261,8 @@ async function main(argv) {
     console.error(`eval:locomo: no LoCoMo data in ${dir} (expected memories.jsonl, queries.jsonl and the .emb.f32 files; see the dev README). Nothing was measured.`);
     process.exit(2);
   }
-  const rankings = arg(argv, "--rankings")?.split(",") ?? RANKINGS;
+  const started = performance.now();
+  const { rankings, peers } = await chosen(argv);
   const runs = arg(argv, "--runs")?.split(",") ?? ["no vectors", "hybrid"];
   const open = JSON.parse(arg(argv, "--open") ?? "{}");
   const extra = JSON.parse(arg(argv, "--recall") ?? "{}");
@@ -209,11 +284,13 @@ async function main(argv) {
     }
     await store.close();
   }
+  if (peers.length > 0) results.push(...await measurePeers(data, peers));
   console.log(`\n${table(results)}`);
-  for (const line of hybridBelowLexical(results)) console.log(line);
+  for (const line of [...hybridBelowLexical(results), ...peersAbove(results)]) console.log(line);
+  console.log(`${((performance.now() - started) / 1000).toFixed(1)} s in all`);
   const json = arg(argv, "--json");
   if (json !== undefined) {
-    writeFileSync(json, JSON.stringify(results.map(({ ranking, run, result }) => ({ ranking, run, per: result.per, answered: result.answered, topOk: result.topOk, rows: result.rows })), null, 1));
+    writeFileSync(json, JSON.stringify(results.map(({ ranking, run, library, result }) => ({ ranking, run, library, per: result.per, answered: result.answered, topOk: result.topOk, rows: result.rows })), null, 1));
   }
 }
 
