@@ -7,7 +7,7 @@
 //                                                        # and the peers but Fuse (about 15 s)
 //   node bench/locomo/eval.mjs --rankings recallkit      # one ranking, no peers
 //   node bench/locomo/eval.mjs --peers                   # recallkit's ranking and every peer
-//                                                        # (about 90 s, 75 of them Fuse's)
+//                                                        # (about 95 s, 75–80 of them Fuse's)
 //   node bench/locomo/eval.mjs --peers js-cosine,fuse    # some peers
 //   node bench/locomo/eval.mjs --runs hybrid --open '{"decayFloor":1}' --recall '{"minScore":0}'
 //   node bench/locomo/eval.mjs --data DIR --json out.json

@@ -24,7 +24,7 @@ export const PEERS = [...CONTENDERS.filter((c) => !c.recallkit), ...fuseDefaults
 /**
  * Peers left out of `npm run eval:locomo`'s default output, which runs in about 15 s without
  * them: Fuse scans every memory of the conversation with Bitap for each question (30–40 ms a
- * question, about 75 s for the two rows). `--peers` runs them.
+ * question, 75–80 s for the two rows). `--peers` runs them.
  */
 export const SLOW_PEERS = new Set(["fuse", "fuse-default"]);
 
