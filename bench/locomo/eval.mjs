@@ -4,7 +4,7 @@
 // never copied into the repository.
 //
 //   npm run eval:locomo                                  # every ranking, no vectors and hybrid,
-//                                                        # and the peers but Fuse (about 15 s)
+//                                                        # and the peers but Fuse (15–20 s)
 //   node bench/locomo/eval.mjs --rankings recallkit      # one ranking, no peers
 //   node bench/locomo/eval.mjs --peers                   # recallkit's ranking and every peer
 //                                                        # (about 95 s, 75–80 of them Fuse's)

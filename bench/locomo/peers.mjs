@@ -22,7 +22,7 @@ export const PEERS = [...CONTENDERS.filter((c) => !c.recallkit), ...fuseDefaults
   .sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
 
 /**
- * Peers left out of `npm run eval:locomo`'s default output, which runs in about 15 s without
+ * Peers left out of `npm run eval:locomo`'s default output, which runs in 15–20 s without
  * them: Fuse scans every memory of the conversation with Bitap for each question (30–40 ms a
  * question, 75–80 s for the two rows). `--peers` runs them.
  */
