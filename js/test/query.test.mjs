@@ -134,3 +134,35 @@ describe("a time window that holds nothing", () => {
     await store.close();
   });
 });
+
+describe("dates in words", () => {
+  test("a date written as words is that day, not its month or year", async () => {
+    const at = (y, m, d) => Date.UTC(y, m - 1, d, 12);
+    const store = await open([
+      { id: "seed", text: "planted the tomato seedlings in the garden", createdAt: at(2022, 9, 28) },
+      { id: "prune", text: "pruned the roses in the garden", createdAt: at(2022, 10, 5) },
+      { id: "rake", text: "raked the leaves in the garden", createdAt: at(2022, 11, 2) },
+    ]);
+    for (const q of ["what did I do in the garden on October 5, 2022?", "garden on 5th October 2022", "garden, the 5th of October 2022"]) {
+      const r = await store.recall(q, quiet);
+      assert.deepEqual(r.results.map((h) => h.id), ["prune"], q);
+      assert.deepEqual([r.timeWindow.start, r.timeWindow.end], [Date.UTC(2022, 9, 5), Date.UTC(2022, 9, 6) - 1], q);
+    }
+    await store.close();
+  });
+
+  test("a span before a date is read at that date and holds that day too", async () => {
+    const at = (y, m, d) => Date.UTC(y, m - 1, d, 12);
+    const store = await open([
+      { id: "seed", text: "planted the tomato seedlings in the garden", createdAt: at(2022, 9, 28) },
+      { id: "told", text: "last week the tomato seedlings went into the garden", createdAt: at(2022, 10, 5) },
+      { id: "early", text: "tomato seeds sown indoors for the garden", createdAt: at(2022, 4, 2) },
+    ]);
+    const r = await store.recall("tomato garden the week before October 5, 2022", quiet);
+    assert.deepEqual(r.results.map((h) => h.id).sort(), ["seed", "told"]);
+    assert.equal(r.query.resolvedFrom, "the week before October 5, 2022");
+    const before = await store.recall("tomato garden before June 2022", quiet);
+    assert.deepEqual(before.results.map((h) => h.id), ["early"]);
+    await store.close();
+  });
+});

@@ -21,7 +21,10 @@
 //! | `since X` (X any expression above, a weekday, a month) | the start of X to `now` |
 //! | `march`, `in march` | the latest March not after the current month |
 //! | `2024`, `in 2024`, `march 2024`, `in march 2024` | that year, that month |
-//! | `2024-03-15` | that day |
+//! | `2024-03-15`, `march 15 2024`, `march 15th, 2024`, `15 march 2024`, `the 15th of march 2024` | that day |
+//! | `march 15`, `15th of march` | that day in the latest year where it is not after today |
+//! | `before X`, `until X`, `after X` (X any expression above) | up to the start of X; up to its end; from its end to `now` |
+//! | `last weekend before D`, `the week before D`, `3 days after D` (D a date) | the span read as if today were D, [`TimeExpr::Anchored`] |
 //!
 //! Words are matched case-insensitively, ASCII only; commas and a leading `in` / `on` /
 //! `during` / `over` are ignored. Anything else is not a time expression ([`parse`] gives `None`).
@@ -37,8 +40,10 @@ const MS_PER_DAY: f64 = 86_400_000.0;
 /// Largest `N` of "last N days", "N years ago" (about 27 years of days): larger counts are
 /// not read as time words.
 const MAX_COUNT: i64 = 10_000;
-/// Longest expression in words (`since the last couple of weeks`).
-const MAX_WORDS: usize = 6;
+/// Longest expression in words (`in the week before 16 november 2024`).
+const MAX_WORDS: usize = 8;
+/// The earliest time a window starts at: JavaScript's earliest `Date`, for `before X`.
+const EARLIEST: f64 = -8.64e15;
 
 /// A calendar unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +64,7 @@ pub enum Unit {
 }
 
 /// A time expression, before it is resolved against a clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimeExpr {
     /// The whole unit `back` units before the current one (`0`: the current one).
     Unit {
@@ -97,23 +102,33 @@ pub enum TimeExpr {
         /// Day, 1..=31.
         day: i64,
     },
+    /// A day of a month in the latest year where it is not after today ("March 3").
+    MonthDay {
+        /// The month, 1..=12.
+        month: i64,
+        /// The day, 1..=31 (29 for February: a leap year's).
+        day: i64,
+    },
     /// From the start of the inner expression up to `now` ("since Monday").
-    Since(SinceOf),
-}
-
-/// What a `since` expression starts from (a [`TimeExpr`] without `Since`, so it stays `Copy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinceOf(Inner);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Inner {
-    Unit(Unit, i64),
-    Rolling(Unit, i64),
-    Weekday(u8),
-    Weekend,
-    Month(i64, Option<i64>),
-    Year(i64),
-    Date(i64, i64, i64),
+    Since(Box<TimeExpr>),
+    /// Before the inner expression begins ("before March 2024").
+    Before(Box<TimeExpr>),
+    /// Up to the end of the inner expression ("until March 3").
+    Until(Box<TimeExpr>),
+    /// From the end of the inner expression up to `now` ("after last week").
+    After(Box<TimeExpr>),
+    /// `what` read as if today were the day `anchor` names ("last weekend before April 10,
+    /// 2023"; "the week before" is the 7 days before it, "3 days after" the 3 days after it),
+    /// and that day too: a memory is dated when it was written, and what is written on a day
+    /// often tells of the days just before it ("last weekend I ran a 5K").
+    Anchored {
+        /// The span: a unit back from the anchor's day, or a count of units before or after it.
+        what: Box<TimeExpr>,
+        /// The day: a [`TimeExpr::Date`] or [`TimeExpr::MonthDay`].
+        anchor: Box<TimeExpr>,
+        /// A count of units after the anchor ("3 days after"), not before it.
+        after: bool,
+    },
 }
 
 /// A resolved window: `start ≤ createdAt ≤ end`, in ms since the epoch.
@@ -169,22 +184,58 @@ pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
     if matches!(words.first(), Some(&("in" | "on" | "during" | "over"))) {
         i = 1;
     }
-    if words.get(i) == Some(&"since") {
+    let bound: Option<fn(Box<TimeExpr>) -> TimeExpr> = match words.get(i) {
+        Some(&"since") => Some(TimeExpr::Since),
+        Some(&"before") => Some(TimeExpr::Before),
+        Some(&"until" | &"till") => Some(TimeExpr::Until),
+        Some(&"after") => Some(TimeExpr::After),
+        _ => None,
+    };
+    if let Some(bound) = bound {
         let (inner, n) = parse_plain(&words[i + 1..])?;
-        let inner = match inner {
-            TimeExpr::Unit { unit, back } => Inner::Unit(unit, back),
-            TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
-            TimeExpr::Weekday(d) => Inner::Weekday(d),
-            TimeExpr::Weekend => Inner::Weekend,
-            TimeExpr::Month { month, year } => Inner::Month(month, year),
-            TimeExpr::Year(y) => Inner::Year(y),
-            TimeExpr::Date { year, month, day } => Inner::Date(year, month, day),
-            TimeExpr::Since(_) => return None,
-        };
-        return Some((TimeExpr::Since(SinceOf(inner)), i + 1 + n));
+        return Some((bound(Box::new(inner)), i + 1 + n));
+    }
+    if let Some((e, n)) = anchored(&words[i..]) {
+        return Some((e, i + n));
     }
     let (e, n) = parse_plain(&words[i..])?;
     Some((e, i + n))
+}
+
+/// A span read at a date ([`TimeExpr::Anchored`]) at the start of `w`: "last weekend before
+/// D", "the week before D", "3 days before D", "the day after D", and how many words it took.
+fn anchored(w: &[&str]) -> Option<(TimeExpr, usize)> {
+    let the = usize::from(w.first() == Some(&"the"));
+    let at = |i: usize| w.get(i).copied().unwrap_or("");
+    let (what, n) = match (counted(&w[the..]), unit_word(at(the))) {
+        (Some((count, unit, k)), _) if !matches!(unit, Unit::Hour | Unit::Weekend) => {
+            (TimeExpr::Rolling { unit, count }, the + k)
+        }
+        // "the weekend before D": the last one before D's week, as "last weekend" at D.
+        (None, Some(Unit::Weekend)) if the == 1 => (unit(Unit::Weekend, 1), 2),
+        (None, Some(unit)) if the == 1 && unit != Unit::Hour => {
+            (TimeExpr::Rolling { unit, count: 1 }, 2)
+        }
+        _ => match parse_plain(w)? {
+            (e @ (TimeExpr::Unit { .. } | TimeExpr::Weekday(_) | TimeExpr::Weekend), n) => (e, n),
+            _ => return None,
+        },
+    };
+    let after = match at(n) {
+        "before" => false,
+        "after" if matches!(what, TimeExpr::Rolling { .. }) => true,
+        _ => return None,
+    };
+    let (anchor, m) = parse_plain(&w[n + 1..])?;
+    if !matches!(anchor, TimeExpr::Date { .. } | TimeExpr::MonthDay { .. }) {
+        return None;
+    }
+    let expr = TimeExpr::Anchored {
+        what: Box::new(what),
+        anchor: Box::new(anchor),
+        after,
+    };
+    Some((expr, n + 1 + m))
 }
 
 /// Every form but `since`, longest first.
@@ -242,6 +293,16 @@ fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
     if let Some(d) = weekday(w0) {
         return Some((TimeExpr::Weekday(d), 1));
     }
+    // "march 3", "march 3rd 2024" (the comma is gone), "3 march", "3rd of march 2024".
+    if let (Some(m), Some(d)) = (month(w0), day_number(w1)) {
+        return month_day(m, d, at(2), 2);
+    }
+    if let Some(d) = day_number(w0) {
+        let of = usize::from(w1 == "of");
+        if let Some(m) = month(at(1 + of)) {
+            return month_day(m, d, at(2 + of), 2 + of);
+        }
+    }
     if let Some(m) = month(w0) {
         return Some(match year(w1) {
             Some(y) => (
@@ -264,6 +325,34 @@ fn parse_plain(w: &[&str]) -> Option<(TimeExpr, usize)> {
         return Some((TimeExpr::Year(y), 1));
     }
     date(w0).map(|(year, month, day)| (TimeExpr::Date { year, month, day }, 1))
+}
+
+/// Day `d` of month `m`, of the year `next` names if it is one (then `n + 1` words), else of
+/// the latest year ([`TimeExpr::MonthDay`]); `None` for a day the month never has.
+fn month_day(m: i64, d: i64, next: &str, n: usize) -> Option<(TimeExpr, usize)> {
+    if let Some(y) = year(next) {
+        return (d <= days_in_month(y, m)).then_some((
+            TimeExpr::Date {
+                year: y,
+                month: m,
+                day: d,
+            },
+            n + 1,
+        ));
+    }
+    (d <= days_in_month(2000, m)).then_some((TimeExpr::MonthDay { month: m, day: d }, n))
+}
+
+/// A day of the month: 1..=31, bare or as an ordinal ("3rd", "21st").
+fn day_number(w: &str) -> Option<i64> {
+    let n = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|s| w.strip_suffix(s))
+        .unwrap_or(w);
+    (n.len() <= 2)
+        .then(|| digits(n))
+        .flatten()
+        .filter(|d| (1..=31).contains(d))
 }
 
 fn unit(unit: Unit, back: i64) -> TimeExpr {
@@ -421,34 +510,67 @@ impl TimeExpr {
             start: to_utc(first),
             end: to_utc(last + 1) - 1.0,
         };
-        let inner = match *self {
-            TimeExpr::Since(SinceOf(inner)) => inner,
-            TimeExpr::Rolling { unit, count } => Inner::Rolling(unit, count),
+        let up_to_now = |start: f64| Window {
+            start: start.min(now),
+            end: now,
+        };
+        // The compound forms read their inner expression's window once.
+        let inner = |e: &TimeExpr, at: f64| e.window(at, utc_offset_minutes);
+        Some(match *self {
+            TimeExpr::Rolling { unit, count } => {
+                up_to_now(rolling_start(local, today, unit, count) - offset)
+            }
             TimeExpr::Unit {
                 unit: Unit::Hour, ..
             } => return None,
-            TimeExpr::Unit { unit, back } => return Some(days(unit_days(today, unit, back))),
-            TimeExpr::Weekday(d) => return Some(days(weekday_days(today, d))),
-            TimeExpr::Weekend => return Some(days(weekend_days(today))),
-            TimeExpr::Month { month, year } => return Some(days(month_days(today, month, year))),
-            TimeExpr::Year(y) => return Some(days(year_days(y))),
+            TimeExpr::Unit { unit, back } => days(unit_days(today, unit, back)),
+            TimeExpr::Weekday(d) => days(weekday_days(today, d)),
+            TimeExpr::Weekend => days(weekend_days(today)),
+            TimeExpr::Month { month, year } => days(month_days(today, month, year)),
+            TimeExpr::Year(y) => days(year_days(y)),
             TimeExpr::Date { year, month, day } => {
                 let d = days_from_civil(year, month, day);
-                return Some(days((d, d)));
+                days((d, d))
             }
-        };
-        let start = match inner {
-            Inner::Rolling(unit, count) => rolling_start(local, today, unit, count) - offset,
-            Inner::Unit(unit, back) => to_utc(unit_days(today, unit, back).0),
-            Inner::Weekday(d) => to_utc(weekday_days(today, d).0),
-            Inner::Weekend => to_utc(weekend_days(today).0),
-            Inner::Month(m, y) => to_utc(month_days(today, m, y).0),
-            Inner::Year(y) => to_utc(year_days(y).0),
-            Inner::Date(y, m, d) => to_utc(days_from_civil(y, m, d)),
-        };
-        Some(Window {
-            start: start.min(now),
-            end: now,
+            TimeExpr::MonthDay { month, day } => {
+                let d = month_day_days(today, month, day);
+                days((d, d))
+            }
+            TimeExpr::Since(ref e) => up_to_now(inner(e, now)?.start),
+            TimeExpr::Before(ref e) => Window {
+                start: EARLIEST,
+                end: inner(e, now)?.start - 1.0,
+            },
+            TimeExpr::Until(ref e) => Window {
+                start: EARLIEST,
+                end: inner(e, now)?.end,
+            },
+            TimeExpr::After(ref e) => Window {
+                start: inner(e, now)?.end + 1.0,
+                end: now,
+            },
+            TimeExpr::Anchored {
+                ref what,
+                ref anchor,
+                after,
+            } => {
+                let day = inner(anchor, now)?;
+                match **what {
+                    TimeExpr::Rolling { unit, count } if after => {
+                        // The span after the day: a rolling span forward from its end.
+                        let next = day.end + 1.0 + offset;
+                        let next_day = (next / MS_PER_DAY).floor() as i64;
+                        Window {
+                            start: day.start,
+                            end: rolling_start(next, next_day, unit, -count) - offset - 1.0,
+                        }
+                    }
+                    _ => Window {
+                        start: inner(what, day.start)?.start,
+                        end: day.end,
+                    },
+                }
+            }
         })
     }
 }
@@ -494,11 +616,24 @@ fn month_days(today: i64, m: i64, year: Option<i64>) -> Days {
     (first, first + days_in_month(y, m) - 1)
 }
 
+/// The day `d` of month `m` in the latest year where it is not after `today` (February 29th:
+/// in the latest leap year).
+fn month_day_days(today: i64, m: i64, d: i64) -> i64 {
+    let (mut y, current, day) = civil_from_days(today);
+    if (m, d) > (current, day) {
+        y -= 1;
+    }
+    while d > days_in_month(y, m) {
+        y -= 1;
+    }
+    days_from_civil(y, m, d)
+}
+
 fn year_days(y: i64) -> Days {
     (days_from_civil(y, 1, 1), days_from_civil(y, 12, 31))
 }
 
-/// `local` minus `count` units (months and years on the calendar, the day clamped to the
+/// `local` minus `count` units (plus, for a negative count; months and years on the calendar, the day clamped to the
 /// month's length; a weekend counts as a week, though [`parse`] reads no span of weekends),
 /// in local ms.
 fn rolling_start(local: f64, today: i64, unit: Unit, count: i64) -> f64 {
@@ -705,6 +840,94 @@ mod tests {
     }
 
     #[test]
+    fn dates_in_words_are_their_days() {
+        let on = |y, m, d| (day(y, m, d), day(y, m, d) + MS_PER_DAY - 1.0);
+        for expr in [
+            "march 15 2024",
+            "March 15th, 2024",
+            "15 march 2024",
+            "the 15th of March 2024",
+            "on mar 15, 2024",
+            "March 15",
+        ] {
+            assert_eq!(window(expr), on(2024, 3, 15), "{expr}");
+        }
+        // Without a year, the latest such day not after today (2024-03-15).
+        assert_eq!(window("march 20"), on(2023, 3, 20));
+        assert_eq!(window("the 1st of january"), on(2024, 1, 1));
+        assert_eq!(window("feb 29"), on(2024, 2, 29));
+        assert_eq!(window("march 1"), on(2024, 3, 1));
+        for bad in [
+            "february 30 2024",
+            "february 30",
+            "march 32",
+            "april 31 2024",
+            "3 days",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn before_until_and_after_bound_the_window() {
+        assert_eq!(
+            window("before March 2024"),
+            (EARLIEST, day(2024, 3, 1) - 1.0)
+        );
+        assert_eq!(window("until march 3"), (EARLIEST, day(2024, 3, 4) - 1.0));
+        assert_eq!(window("till 2023"), (EARLIEST, day(2024, 1, 1) - 1.0));
+        assert_eq!(window("after last week"), (day(2024, 3, 11), NOW));
+        assert_eq!(window("after march 10 2024"), (day(2024, 3, 11), NOW));
+        // After today: nothing yet (a question's window that holds nothing is dropped).
+        let (start, end) = window("after today");
+        assert!(start > end);
+        assert_eq!(parse("before"), None);
+        assert_eq!(parse("since before monday"), None);
+    }
+
+    #[test]
+    fn spans_read_at_a_date_hold_that_day_too() {
+        // 2023-04-10 is a Monday: its last weekend is the 8th and 9th.
+        assert_eq!(
+            window("last weekend before April 10, 2023"),
+            (day(2023, 4, 8), day(2023, 4, 11) - 1.0)
+        );
+        assert_eq!(
+            window("the week before march 10 2024"),
+            (day(2024, 3, 3), day(2024, 3, 11) - 1.0)
+        );
+        // 2024-03-10 is a Sunday: the weekend before it is the 2nd and 3rd.
+        assert_eq!(
+            window("the weekend before march 10 2024"),
+            (day(2024, 3, 2), day(2024, 3, 11) - 1.0)
+        );
+        assert_eq!(
+            window("3 days before 2024-03-10"),
+            (day(2024, 3, 7), day(2024, 3, 11) - 1.0)
+        );
+        assert_eq!(
+            window("last friday before march 10 2024"),
+            (day(2024, 3, 8), day(2024, 3, 11) - 1.0)
+        );
+        assert_eq!(
+            window("3 days after march 3 2024"),
+            (day(2024, 3, 3), day(2024, 3, 7) - 1.0)
+        );
+        assert_eq!(
+            window("the month after january 31 2024"),
+            (day(2024, 1, 31), day(2024, 3, 1) - 1.0)
+        );
+        // Only a span before or after a date: not a date before a date, nor a span after a weekday.
+        for bad in [
+            "march 3 before april 10 2024",
+            "last week after march 3 2024",
+            "the week before monday",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn local_days_follow_the_callers_offset() {
         // 12:00 UTC is already 01:00 on the 16th at UTC+13.
         let w = window_of("timeQuery", "today", NOW, 13 * 60).unwrap();
@@ -781,9 +1004,10 @@ const QUESTION_YEARS: std::ops::RangeInclusive<i64> = 1900..=2199;
 /// "hôm qua", "in March 2024", "3 days ago", "the day before yesterday"), with the question
 /// left when its words are taken out. Words are matched folded (lowercase, without
 /// diacritics, surrounding punctuation and a trailing "'s" dropped). A day or month name
-/// counts only after "on", "in", "during", "since", "last", "past" or "this" (a month also
-/// with a year), one that is also a common word ("may", "march", "sun") only when
-/// capitalised, and a bare number only as a year from 1900 to 2199.
+/// counts only after "on", "in", "during", "since", "before", "after", "until", "last", "past"
+/// or "this" (a month also with a day or a year), one that is also a common word ("may",
+/// "march", "sun") only when capitalised or with a year, and a bare number only as a year from
+/// 1900 to 2199.
 pub fn find_in(question: &str) -> Option<Found> {
     // Each word with its byte span in `question`.
     let mut spans: Vec<(usize, usize)> = Vec::new();
@@ -889,27 +1113,34 @@ fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, u
             lowercase_is(original, word) && original.starts_with(is_upper)
         })
     };
+    let bounds = |w: &str| matches!(w, "since" | "before" | "after" | "until" | "till");
     let name = words.iter().copied().find(|w| {
-        !matches!(
-            *w,
-            "in" | "on" | "during" | "over" | "since" | "last" | "past" | "the"
-        )
+        !bounds(w)
+            && !matches!(
+                *w,
+                "in" | "on" | "during" | "over" | "last" | "past" | "the"
+            )
     });
     // A bare day or month name is usually content ("runs every Friday", "the March
     // release"): it counts only after a word that makes it a time ("on", "in", "last", …).
     let introduced = words.first().is_some_and(|w| {
-        matches!(
-            *w,
-            "in" | "on" | "during" | "since" | "last" | "past" | "this"
-        )
+        bounds(w) || matches!(*w, "in" | "on" | "during" | "last" | "past" | "this")
     });
+    // A month with a day but no year ("may 3", "3 march") is a date only when the month's
+    // name is not also a common word, or is capitalised.
+    let dated = words.iter().any(|w| year(w).is_some())
+        || words
+            .iter()
+            .all(|&w| month(w).is_none() || !ambiguous(w) || capitalised(w));
     match expr {
         TimeExpr::Month { year: None, .. } | TimeExpr::Weekday(_) => {
             introduced && name.is_some_and(|w| !ambiguous(w) || capitalised(w))
         }
         TimeExpr::Year(y) => QUESTION_YEARS.contains(y),
-        TimeExpr::Since(_) => words.len() > 1,
-        _ => true,
+        TimeExpr::Since(_) | TimeExpr::Before(_) | TimeExpr::Until(_) | TimeExpr::After(_) => {
+            words.len() > 1 && dated
+        }
+        _ => dated,
     }
 }
 
@@ -1044,6 +1275,62 @@ mod question_tests {
         );
         let (_, _, words, _) = window("trips in March 2023").unwrap();
         assert_eq!(words, "in March 2023");
+    }
+
+    #[test]
+    fn dates_and_spans_at_a_date_in_a_question() {
+        for (q, words, rest, start, end) in [
+            (
+                "What did Ana fix the week before August 3, 2023 in the billing code?",
+                "the week before August 3, 2023",
+                "What did Ana fix in the billing code?",
+                day(2023, 7, 27),
+                day(2023, 8, 4) - 1.0,
+            ),
+            (
+                "Where did Lee run last weekend before April 10, 2023?",
+                "last weekend before April 10, 2023?",
+                "Where did Lee run",
+                day(2023, 4, 8),
+                day(2023, 4, 11) - 1.0,
+            ),
+            (
+                "Which city was Omar visiting in the week before 16 November 2023?",
+                "in the week before 16 November 2023?",
+                "Which city was Omar visiting",
+                day(2023, 11, 9),
+                day(2023, 11, 17) - 1.0,
+            ),
+            (
+                "what did I order on March 3?",
+                "on March 3?",
+                "what did I order",
+                day(2024, 3, 3),
+                day(2024, 3, 4) - 1.0,
+            ),
+            (
+                "which bills did I pay before March 2024",
+                "before March 2024",
+                "which bills did I pay",
+                EARLIEST,
+                day(2024, 3, 1) - 1.0,
+            ),
+        ] {
+            let got = window(q).unwrap_or_else(|| panic!("{q:?}: no time expression"));
+            assert_eq!(
+                got,
+                (start, end, words.to_string(), rest.to_string()),
+                "{q:?}"
+            );
+        }
+        // A month that is also a common word needs its capital or a year to be a date.
+        assert_eq!(window("I may 3 times a day forget it"), None);
+        assert_eq!(
+            window("the march 3 demo").map(|w| w.2),
+            None,
+            "lowercase march with a day and no year"
+        );
+        assert_eq!(window("what happened before the launch"), None);
     }
 
     #[test]
