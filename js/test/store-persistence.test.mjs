@@ -1021,6 +1021,8 @@ describe("a recall never undoes another handle's write", () => {
     await storeB.forget("y");
     const seen = await storeA.recall("zebra");
     assert.deepEqual(seen.results.map((r) => r.id).sort(), ["x", "y"], "A answers from its own copy");
+    // A's tracking is written behind the answer.
+    await eventually(async () => (await inner.get("r/x")) !== undefined, 5000, "A's tracking written");
     // Storage still holds B's writes: the update stays, the forgotten memory stays gone.
     assert.equal(decodeRecord(await inner.get("m/x")).data.text, "zebra version 1");
     assert.equal(await inner.get("m/y"), undefined);
@@ -1051,7 +1053,7 @@ describe("orphan recall tracking (an r/<id> left by a recall racing a forget)", 
     await new Promise((r) => setTimeout(r, 10));
     await storeB.forget("y");
     await storeA.recall("zebra");
-    assert.ok(await inner.get("r/y"), "the recall wrote r/y after the forget");
+    await eventually(async () => (await inner.get("r/y")) !== undefined, 5000, "the recall wrote r/y after the forget");
     assert.equal(await inner.get("m/y"), undefined);
     return { inner, storeA, storeB, a, b };
   }
@@ -1319,6 +1321,7 @@ describe("a re-read after drift loads storage in bulk", () => {
     const { results } = await recall;
     assert.ok(results.some((r) => r.id === "z1"));
     assert.equal((await store.get("z1")).recallCount, 1, "the new engine holds the recall's tracking");
+    await eventually(async () => (await inner.get("r/z1")) !== undefined, 5000, "the tracking written behind the answer");
     assert.equal(decodeRecord(await inner.get("r/z1")).data.recallCount, 1, "and storage does");
     await store.close();
   });
