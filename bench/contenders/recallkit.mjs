@@ -16,16 +16,17 @@
 //               recall(q, { limit, now }): recall tracking ON, as by default. Each recall
 //               answers first and its new counts are written behind it
 //               (WriteQueue.scheduleTracking: one batch for the recalls answered until that
-//               batch starts). In the worker's loop, one `await`ed recall after another, the
-//               event loop never turns, so the first batch's file write cannot complete and the
-//               measured recalls' counts pile up into one batch. So that this backlog is
+//               batch starts, in a task of its own after the caller has its answer). In the
+//               worker's loop, one `await`ed recall after another, the event loop never turns,
+//               so that batch cannot start and the measured recalls' counts pile up into one
+//               batch. So that this backlog is
 //               measured and not left behind: drain() queues a write behind the tracking (a
 //               forget of an id no memory has, which is refused with not_found; writes run one
 //               at a time in call order, docs/storage.md) and awaits it. The worker calls it
 //               after the warm-up (untimed: the warm-up's counts are the warm-up's) and after
 //               the measured queries, timed ("drain ms", also inside the query CPU window): the
-//               recall percentiles are what a caller waits for (the first measured recall also
-//               starts the first batch), drain ms ÷ queries is the tracking's amortised cost,
+//               recall percentiles are what a caller waits for, drain ms ÷ queries is the
+//               tracking's amortised cost,
 //               batched as a burst of recalls batches it. Recalls spread out, with the event loop
 //               turning between them, each write a batch of their own (still behind the answer):
 //               more writes and fsyncs than measured here. size() closes the store and counts its

@@ -32,6 +32,18 @@ import {
 /** Record prefixes: the keys a batch's journal entry lists. */
 const RECORD_PREFIXES = [MEMORY_PREFIX, TRACKING_PREFIX, NOTE_PREFIX, ENTITY_PREFIX, EDGE_PREFIX];
 
+/**
+ * Resolves in a later task: after every microtask queued before it, a caller's `await`
+ * included. `setImmediate` where it exists (Node, Bun), else `setTimeout(0)`.
+ */
+function nextTask(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => {
+    if (typeof immediate === "function") immediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
 /** What one queued write did: its result, its storage ops, how to undo it, what to do once durable. */
 export interface Step<T> {
   result: T;
@@ -255,13 +267,18 @@ export class WriteQueue {
   /**
    * Queues a {@link flushTracking} unless one is queued and has not started: the recalls
    * answered meanwhile (behind a large write, all of them) share one batch. A recall does not
-   * wait for it; `close()` does. When it fails, storage holds the counts before those recalls,
-   * the engine is made to agree, and `status()` says why (the health of every failed write).
+   * wait for it; `close()` does. It starts in a task of its own ({@link nextTask}), so the
+   * recall's caller resumes first: started at once, its synchronous part (reading the counts,
+   * encoding the batch, the adapter's start of the write) ran in the microtasks between the
+   * engine's answer and the caller, and the caller waited for it. Writes queued after it still
+   * follow it. When it fails, storage holds the counts before those recalls, the engine is made
+   * to agree, and `status()` says why (the health of every failed write).
    */
   scheduleTracking(): void {
     if (this.#trackingQueued) return;
     this.#trackingQueued = true;
-    this.enqueue(() => {
+    this.enqueue(async () => {
+      await nextTask();
       this.#trackingQueued = false;
       return this.flushTracking();
     }).catch(() => undefined);

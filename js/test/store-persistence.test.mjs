@@ -227,6 +227,22 @@ for (const [kind, makeBackend] of Object.entries(BACKENDS)) {
       await again.close();
     });
 
+    test("a recall's caller resumes before its tracking write starts, and a write queued after the recall follows that tracking", async () => {
+      const backend = makeBackend();
+      const raw = failing(await backend.raw());
+      const store = await MemoryStore.open({ storage: raw, clock: () => NOW });
+      await store.remember({ id: "a", text: "the garden gate" });
+      const writes = raw.writes.length;
+      const res = await store.recall("garden", { now: NOW + 5 });
+      // Nothing was in the queue: the tracking would have started at once, in the microtasks
+      // before this line, had it not waited for a task of its own.
+      assert.equal(res.results[0].memory.recallCount, 1);
+      assert.equal(raw.writes.length, writes, "no write started before the caller resumed");
+      await store.remember({ id: "b", text: "a write queued after the recall" });
+      assert.deepEqual(raw.writes.slice(writes).map((keys) => keys.find((k) => /^[mr]\//.test(k))), ["r/a", "m/b"]);
+      await store.close();
+    });
+
     test("a recall answers while a write is in flight, and its tracking follows that write", async () => {
       const backend = makeBackend();
       const raw = failing(await backend.raw());
