@@ -110,3 +110,19 @@ test("the bench report shows recallkit-durable beside the default store and the 
   const targets = report.slice(report.indexOf("## Targets"), report.indexOf("## recallkit-durable"));
   assert.doesNotMatch(targets, /durable/);
 });
+
+test("the first-recall bench measures each store with tracking on and off, checks the answers, and leaves no directory", () => {
+  const dirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith("recallkit-first-recall-")).sort();
+  const before = dirs();
+  const out = run(["bench/first-recall.mjs", "--sizes", "300", "--runs", "1"]);
+  const rows = out.split("\n").filter((l) => /^\| \S.* \| 300 \|/.test(l));
+  assert.deepEqual(rows.map((r) => r.split("|").slice(3, 5).map((c) => c.trim()).join(" ")),
+    ["image on", "image off", "records on", "records off", "memory on", "memory off"], out);
+  for (const row of rows) {
+    // init, open, then four recalls as "total (wasm + rest)"
+    const cells = row.split("|").slice(5, -1).map((c) => c.trim());
+    assert.ok(cells.slice(0, 2).every((c) => Number(c) > 0), row);
+    assert.ok(cells.slice(2).every((c) => /^\d+\.\d\d \(\d+\.\d\d \+ -?\d+\.\d\d\)$/.test(c)), row);
+  }
+  assert.deepEqual(dirs(), before);
+});
