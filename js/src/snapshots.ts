@@ -131,7 +131,10 @@ export class SnapshotPolicy {
     if (estimate > MAX_SNAPSHOT_BYTES) return this.drop();
     // Compaction drops orphan recall tracking too (`r/<id>` of a memory the engine does not
     // hold; one another handle stored since keeps its tracking: `orphanOps`).
-    const held = new Set(engine.ids());
+    // The memories' ids, read once (about 5 ms at 10,000): this job is queued work, so the
+    // engine's memories do not change before the image below is written.
+    const ids = engine.ids();
+    const held = new Set(ids);
     const orphans = (await readStore(() => this.#adapter.keys(TRACKING_PREFIX)))
       .map((key) => key.slice(TRACKING_PREFIX.length)).filter((id) => !held.has(id));
     await writes.removeOrphans(orphans);
@@ -141,7 +144,7 @@ export class SnapshotPolicy {
     const claims = Object.fromEntries([...writes.claims].filter(([writer]) => !gone.includes(writer)));
     const reflected = [...writes.journalKeys];
     const batches = writes.writeCount;
-    const bytes = this.#image(engine, claims);
+    const bytes = this.#image(engine, ids, claims);
     if (slot.engine !== engine) return;
     if (bytes.length > MAX_SNAPSHOT_BYTES) return this.drop();
     await writes.flushTracking();
@@ -184,9 +187,8 @@ export class SnapshotPolicy {
     this.#writesSinceSnapshot = 0;
   }
 
-  /** The engine's image as a snapshot, with each memory's insertion rank. */
-  #image(engine: Engine, claims: Record<string, number>): Uint8Array {
-    const ids = engine.ids();
+  /** The engine's image as a snapshot, with each memory's insertion rank (`ids`: its memories' ids). */
+  #image(engine: Engine, ids: readonly string[], claims: Record<string, number>): Uint8Array {
     const { entities, edges } = graphState(engine);
     const header = {
       claims, memories: ids.length, notes: engine.notes().length, entities: entities.length, edges: edges.length,
