@@ -8,7 +8,7 @@
  * |---|---|---|
  * | `#engine` | `slot.ts` | the engine and the configuration it was built from; `forCaller()` refuses calls once `close()` began |
  * | `#settings` | `options.ts` | the open options, checked and defaulted |
- * | `#writes` | `writes.ts` | the write queue: every write in call order, one atomic durable batch each, undone on failure; `meta/seq`, the journal, recall tracking |
+ * | `#writes` | `writes.ts` | the write queue: every write in call order, the writes queued together in one atomic durable batch (group commit), undone on failure; `meta/seq`, the journal, recall tracking |
  * | `#snapshots` | `snapshots.ts` | when and how the snapshot is written |
  * | `#remote` | `remote.ts` | other tabs' writes, applied without writing |
  * | `#order` | `records.ts` | each memory's insertion rank; `records.ts` also maps engine records to stored ones and back |

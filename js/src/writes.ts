@@ -1,12 +1,25 @@
 /**
  * {@link WriteQueue}: one rule for every write of a store. Writes (and other work that must not
  * interleave with them: another tab's changes, snapshots, closing) run one at a time, in call
- * order. A write validates and changes the engine, then its storage ops go to the adapter in one
+ * order. A write validates and changes the engine, then its storage ops go to the adapter in an
  * atomic, durable batch; if either step fails, the write changes nothing, in memory or on disk:
  * the engine undoes its records, and the dimension a first vector fixed goes back too.
  *
+ * Group commit: the writes waiting at the head of the queue when one is taken (called together,
+ * or while the batch before them was being written) share one batch, as a database's group
+ * commit does. Each applies on its own, in call order, and one that throws rejects alone; the
+ * ops of those that applied are written in one `adapter.write` (one `meta/seq` number, one
+ * journal entry); none resolves before that batch is durable. A group ends before queued work
+ * that is not a write, after a write with an `after` hook (a `forget`: the writes after it must
+ * see it done), and at {@link MAX_GROUP_OPS} ops or {@link MAX_GROUP_BYTES} bytes. When its batch
+ * fails, every write of the group is undone, the last first, and rejects with the storage's
+ * error; when the error may be one write's content (a key another handle created:
+ * `already_exists`; a key too long for PostgreSQL: `too_large`; an op the adapter refuses:
+ * `invalid_argument`), the writes run again one at a time, each with its own batch, so only
+ * that write fails, as it would have alone.
+ *
  * Fields, and who else touches them:
- * - the queue's tail, and this handle's writer id and batch count (`meta/seq/<writer>`);
+ * - the queued jobs, and this handle's writer id and batch count (`meta/seq/<writer>`);
  * - `claims` (each writer's last batch this engine reflects) and `journalKeys` (the journal
  *   entries it reflects): filled by the open (`load.ts`) and by other tabs' batches
  *   (`remote.ts`), read and trimmed by the snapshot (`snapshots.ts`);
@@ -57,18 +70,77 @@ function nextTask(): Promise<void> {
   });
 }
 
-/** What one queued write did: its result, its storage ops, how to undo it, what to do once durable. */
+/**
+ * Ops a group of writes gathers at most before its batch is written (a write larger than that
+ * goes in a group of its own; a write without ops counts as one): 1000, the records of an
+ * import batch (`DEFAULT_IMPORT_BATCH`), a batch every backend already takes as one write. It
+ * bounds the memory a batch holds twice (the writes' records, then their encoded ops) and the
+ * wait of a group's first write.
+ */
+export const MAX_GROUP_OPS = 1000;
+/**
+ * Bytes (keys and values) a group of writes gathers at most, 4 MiB: the size of the frames a
+ * file store's compaction writes (`COMPACT_FRAME_BYTES`), so a group of large memories is one
+ * deflate call and one append of that order, not one of the whole queue.
+ */
+export const MAX_GROUP_BYTES = 4 << 20;
+
+/** Error codes of a failed batch that blame one write's ops, not the storage: the group's writes run again one by one. */
+const BLAMES_ONE_WRITE = new Set(["already_exists", "too_large", "invalid_argument"]);
+
+/**
+ * What one queued write did: its result, its storage ops, how to undo it, what to do once durable.
+ * `ops` is called right after the write applied, before the next write of its group applies, so
+ * it describes this write's change alone. The write's `apply` may run a second time: when its
+ * group's batch failed because of another write's ops, the group is undone and each write
+ * applies again, alone; so an `apply` reads its inputs and does not consume them.
+ */
 export interface Step<T> {
   result: T;
   ops: () => StorageOp[];
   undo?: () => void;
+  /** Runs once the batch is durable; the write ends its group, so the next write sees it done. */
   after?: () => void;
+}
+
+/** A queued write: what it applies, and its caller's promise. */
+interface WriteJob {
+  kind: "write";
+  apply: (engine: Engine) => Promise<Step<unknown>> | Step<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Queued work that is not a write ({@link WriteQueue.enqueue}): it runs alone, between groups. */
+interface WorkJob {
+  kind: "work";
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A write of the group being gathered: its job, what it did, and its ops (and their bytes), taken when it applied. */
+interface Applied {
+  job: WriteJob;
+  step: Step<unknown>;
+  ops: StorageOp[];
+  bytes: number;
+}
+
+/** The bytes of `ops`' keys and values, as {@link MAX_GROUP_BYTES} counts them. */
+function opBytes(ops: readonly StorageOp[]): number {
+  let bytes = 0;
+  for (const op of ops) bytes += op.key.length + (op.op === "delete" ? 0 : op.value.length);
+  return bytes;
 }
 
 /** The write queue of one store handle (see the module docs). */
 export class WriteQueue {
-  /** The last queued job: the next one runs after it. */
-  #tail: Promise<unknown> = Promise.resolve();
+  /** Queued jobs, in call order; those before {@link #head} are taken. */
+  #jobs: Array<WriteJob | WorkJob | undefined> = [];
+  #head = 0;
+  /** A run of {@link #drain} is going: it takes every job queued meanwhile. */
+  #draining = false;
   /** This handle's writer id: its `meta/seq/<writer>` key and journal entries. */
   readonly #writer = newWriterId();
   /** Batches this handle has written (its `meta/seq` number). */
@@ -135,11 +207,54 @@ export class WriteQueue {
     return this.#writeCount;
   }
 
-  /** Runs `job` after every earlier queued job of this store. */
+  /** Runs `job` after every earlier queued job of this store, alone: no group of writes reaches past it. */
   enqueue<T>(job: () => Promise<T> | T): Promise<T> {
-    const run = this.#tail.then(job);
-    this.#tail = run.catch(() => undefined);
-    return run;
+    return new Promise<T>((resolve, reject) => {
+      this.#push({ kind: "work", run: job, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  #push(job: WriteJob | WorkJob): void {
+    this.#jobs.push(job);
+    if (this.#draining) return;
+    this.#draining = true;
+    // On a microtask, as a job chained on a promise would run: the caller's synchronous code
+    // (a `Promise.all` of writes, say) finishes queueing first.
+    queueMicrotask(() => { void this.#drain(); });
+  }
+
+  /** The next job not taken yet. */
+  #peek(): WriteJob | WorkJob | undefined {
+    return this.#jobs[this.#head];
+  }
+
+  /** Takes the next job (the array is emptied when all are taken, so a busy queue does not grow). */
+  #take(): void {
+    this.#jobs[this.#head++] = undefined;
+    if (this.#head === this.#jobs.length) {
+      this.#jobs = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#jobs.length) {
+      this.#jobs = this.#jobs.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Runs the queued jobs until none is left: work alone, writes in groups. Settles every job; never throws. */
+  async #drain(): Promise<void> {
+    for (let job = this.#peek(); job !== undefined; job = this.#peek()) {
+      if (job.kind === "write") {
+        await this.#runGroup();
+        continue;
+      }
+      this.#take();
+      try {
+        job.resolve(await job.run());
+      } catch (e) {
+        job.reject(e);
+      }
+    }
+    this.#draining = false;
   }
 
   /** Whether this store takes writes (it was not opened with `readOnly: true`). */
@@ -154,7 +269,9 @@ export class WriteQueue {
 
   /**
    * Queues a write: `apply` validates and changes the engine (throwing leaves it unchanged)
-   * and describes the change; its ops are committed in one batch; a failed commit undoes it.
+   * and describes the change; its ops are committed in one batch with the writes queued beside
+   * it (see the module docs), and it resolves once that batch is durable; a failed commit
+   * undoes it.
    */
   write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
     try {
@@ -162,27 +279,100 @@ export class WriteQueue {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.enqueue(async () => {
-      // One rule for every write: a rejected one changes nothing, in memory or on disk. The
-      // engine undoes its records; the dimension a first vector fixed goes back too.
-      let step: Step<T>;
-      try {
-        step = await apply(this.#slot.forQueuedWork());
-      } catch (e) {
-        this.#slot.restoreDimensions();
-        throw e;
-      }
-      try {
-        const ops = this.#ephemeral ? [] : step.ops();
-        if (ops.length > 0) await this.commit(ops);
-      } catch (e) {
-        step.undo?.();
-        this.#slot.restoreDimensions();
-        throw e;
-      }
-      step.after?.();
-      return step.result;
+    return new Promise<T>((resolve, reject) => {
+      this.#push({ kind: "write", apply, resolve: resolve as (value: unknown) => void, reject });
     });
+  }
+
+  /**
+   * Takes the writes at the head of the queue as one group (see the module docs): each applies
+   * in turn, and the group's batch is written once no write follows, or the group is full.
+   */
+  async #runGroup(): Promise<void> {
+    const group: Applied[] = [];
+    let ops = 0;
+    let bytes = 0;
+    for (let job = this.#peek(); job?.kind === "write"; job = this.#peek()) {
+      this.#take();
+      const applied = await this.#apply(job);
+      // Each write taken counts as one op at least, so writes without ops cannot hold the group open.
+      ops += Math.max(1, applied?.ops.length ?? 0);
+      if (applied !== undefined) {
+        group.push(applied);
+        bytes += applied.bytes;
+      }
+      // A memory store writes nothing: each write resolves as soon as it applied, as it always has.
+      if (this.#ephemeral || applied?.step.after !== undefined || ops >= MAX_GROUP_OPS || bytes >= MAX_GROUP_BYTES) break;
+    }
+    if (group.length > 0) await this.#commitGroup(group);
+  }
+
+  /** Applies one write and takes its ops; when either throws, the write changes nothing and rejects. */
+  async #apply(job: WriteJob): Promise<Applied | undefined> {
+    let step: Step<unknown>;
+    try {
+      step = await job.apply(this.#slot.forQueuedWork());
+    } catch (e) {
+      // The engine undid its records; the dimension a first vector fixed goes back too.
+      this.#slot.restoreDimensions();
+      job.reject(e);
+      return undefined;
+    }
+    try {
+      const ops = this.#ephemeral ? [] : step.ops();
+      return { job, step, ops, bytes: opBytes(ops) };
+    } catch (e) {
+      this.#undo([{ job, step, ops: [], bytes: 0 }]);
+      job.reject(e);
+      return undefined;
+    }
+  }
+
+  /**
+   * Writes the group's ops in one batch, then runs each write's `after` and resolves it, in
+   * call order. When the batch fails, every write is undone; each rejects with the error, or,
+   * when the error blames one write's ops ({@link BLAMES_ONE_WRITE}), each runs again alone.
+   */
+  async #commitGroup(group: Applied[]): Promise<void> {
+    try {
+      const ops = group.length === 1 ? group[0]!.ops : group.flatMap((a) => a.ops);
+      if (ops.length > 0) await this.commit(ops);
+    } catch (e) {
+      this.#undo(group);
+      if (group.length > 1 && BLAMES_ONE_WRITE.has((e as RecallError).code)) {
+        for (const { job } of group) {
+          const applied = await this.#apply(job);
+          if (applied !== undefined) await this.#commitGroup([applied]);
+        }
+        return;
+      }
+      for (const { job } of group) job.reject(e);
+      return;
+    }
+    for (const { job, step } of group) {
+      try {
+        step.after?.();
+        job.resolve(step.result);
+      } catch (e) {
+        job.reject(e);
+      }
+    }
+  }
+
+  /**
+   * Undoes the writes of `group`, the last first (each undoes its change from the state the
+   * ones after it left), then puts back the dimension they fixed. An undo that throws leaves
+   * the engine unlike storage: it is read again (`slot.markUnsynced`).
+   */
+  #undo(group: readonly Applied[]): void {
+    for (let i = group.length - 1; i >= 0; i--) {
+      try {
+        group[i]!.step.undo?.();
+      } catch {
+        this.#slot.markUnsynced();
+      }
+    }
+    this.#slot.restoreDimensions();
   }
 
   /**
@@ -201,7 +391,8 @@ export class WriteQueue {
     for (const writer of this.prune.keys()) batch.push({ op: "delete", key: seqKey(writer) });
     const journaled = this.#journaled ? journalKey(this.#writer, n) : undefined;
     if (journaled !== undefined) {
-      const keys = ops.map((op) => op.key).filter((k) => RECORD_PREFIXES.some((p) => k.startsWith(p)));
+      // Each key once: the writes of a group may change one record twice.
+      const keys = [...new Set(ops.map((op) => op.key))].filter((k) => RECORD_PREFIXES.some((p) => k.startsWith(p)));
       batch.push({ op: "put", key: journaled, value: encodeJournal({ keys, pruned: Object.fromEntries(this.prune) }) });
     }
     try {
