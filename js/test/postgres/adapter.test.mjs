@@ -421,6 +421,38 @@ describe("the change feed", { skip }, () => {
     }
   });
 
+  test("writes that share a batch keep the statement's checks: a key another process created, or one too long, fails that write alone", async () => {
+    // This handle's database does not listen, so its engine never hears of "taken": only the
+    // statement's INSERT can refuse it. Its group's batch fails whole; each write then runs alone.
+    const deaf = await PostgresDatabase.connect({ config: pg.config, listen: false });
+    const random = rng(54001);
+    const name = () => Array.from({ length: 16 }, () => Array.from({ length: 60 }, () => String.fromCharCode(97 + random.int(26))).join("")).join(" ");
+    const other = await MemoryStore.open({ name: "grouped", storage: db.adapter("grouped"), snapshots: false });
+    const store = await MemoryStore.open({ name: "grouped", storage: deaf.adapter("grouped"), snapshots: false });
+    try {
+      await other.remember({ id: "taken", text: "from the other process" });
+      const results = await Promise.allSettled([
+        store.remember({ id: "x", text: "first of the group" }),
+        store.remember({ id: "taken", text: "from this process" }),
+        store.relate({ from: name(), relation: name(), to: name() }),
+        store.remember({ id: "y", text: "last of the group" }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "rejected", "fulfilled"]);
+      assert.deepEqual([results[1].reason.code, results[2].reason.code], ["already_exists", "too_large"]);
+      assert.deepEqual(await store.ids(), ["x", "y"]);
+      assert.deepEqual(await store.edges(), []);
+      const adapter = db.adapter("grouped");
+      assert.deepEqual((await adapter.keys("m/")).sort(), ["m/taken", "m/x", "m/y"]);
+      assert.deepEqual(await adapter.keys("g/"), []);
+      await eventually(async () => (await other.ids()).length === 3, 5000, "the other process heard x and y");
+      assert.equal((await other.get("taken")).text, "from the other process");
+    } finally {
+      await store.close();
+      await other.close();
+      await deaf.close();
+    }
+  });
+
   test("a database connected with listen: false still announces its writes to the processes that listen", async () => {
     const deaf = await PostgresDatabase.connect({ config: pg.config, listen: false });
     try {
