@@ -308,6 +308,11 @@ export class MemoryStore {
    * Stores one memory and returns its id once it is durable. Embeds its text with the host's
    * `embed` when no `embedding` is given.
    *
+   * Writes called together (many `remember` calls in one `Promise.all`), or while an earlier
+   * write is being stored, share one durable batch (group commit): one fsync or transaction for
+   * all of them. When storage refuses that batch, each of them rejects and none is stored; a
+   * write refused for its own content (an invalid memory, an id the store holds) fails alone.
+   *
    * `remember` stores what the host gives it. With `{ guard: true }` it first applies the
    * poisoning guard ({@link guardMemory}) to `text`, `textEn` and `keywords`, and a memory the
    * guard refuses is `refused` (the message names the rule), with nothing stored.
