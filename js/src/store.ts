@@ -340,10 +340,12 @@ export class MemoryStore {
     const given = hasGivenId(memory);
     const { record, embedding } = toRecord(memory, this.#now(), randomId);
     let vector = embedding === undefined ? undefined : checkDimensions(embedding, "embedding", "", engine.dimensions);
-    // The embedding starts now; the write keeps its place in the queue while it runs.
-    const pending = embed && vector === undefined && this.#settings.embed !== undefined
-      ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
-    pending.catch(() => undefined);
+    // The embedding starts now; the write keeps its place in the queue while it runs, and joins
+    // no group of writes before it until it is done (`ready`), so none of them waits for it.
+    const embeds = embed && vector === undefined && this.#settings.embed !== undefined;
+    const pending = embeds ? this.#embedTexts([record.textEn ?? record.text]).then((v) => v[0]) : Promise.resolve(vector);
+    let ready = !embeds;
+    pending.then(() => { ready = true; }, () => { ready = true; });
     return this.#writes.write(async (engine) => {
       vector = await pending;
       callEngine(() => engine.insert(record, vector));
@@ -357,7 +359,7 @@ export class MemoryStore {
           this.#order.delete(id);
         },
       };
-    });
+    }, () => ready);
   }
 
   /**
@@ -382,6 +384,7 @@ export class MemoryStore {
       dims ??= v.length;
       return v;
     });
+    let ready = this.#settings.embed === undefined || vectors.every((v) => v !== undefined);
     const embedded = (async () => {
       if (this.#settings.embed === undefined) return;
       const missing = vectors.flatMap((v, i) => (v === undefined ? [i] : []));
@@ -392,7 +395,7 @@ export class MemoryStore {
         batch.forEach((i, j) => { vectors[i] = out[j]; });
       }
     })();
-    embedded.catch(() => undefined);
+    embedded.then(() => { ready = true; }, () => { ready = true; });
     const records = items.map((x) => x.record);
     return this.#writes.write(async (engine) => {
       await embedded;
@@ -412,7 +415,7 @@ export class MemoryStore {
           }
         },
       };
-    });
+    }, () => ready);
   }
 
   /** The memory with this id, or `undefined`. */
@@ -445,6 +448,10 @@ export class MemoryStore {
   async update(id: string, patch: MemoryPatch): Promise<Memory> {
     this.#engine.forCaller();
     checkId(id);
+    // A new text may be embedded inside the write (its record is known only then): such an
+    // update joins no group of writes before it, which would wait for the embedder.
+    const mayEmbed = this.#settings.embed !== undefined && typeof patch === "object" && patch !== null
+      && ("text" in patch || "textEn" in patch);
     return this.#writes.write(async (engine) => {
       const current = engine.get(id);
       if (current === undefined) throw new RecallError("not_found", `no memory with id ${JSON.stringify(id)}`);
@@ -464,7 +471,7 @@ export class MemoryStore {
         ops: () => [memoryOp(engine, id, this.#order)],
         undo: () => engine.replace(current, oldVector, oldVector === undefined),
       };
-    });
+    }, () => !mayEmbed);
   }
 
   /** Deletes a memory and returns it; `not_found` if there is none. */

@@ -10,8 +10,10 @@
  * commit does. Each applies on its own, in call order, and one that throws rejects alone; the
  * ops of those that applied are written in one `adapter.write` (one `meta/seq` number, one
  * journal entry); none resolves before that batch is durable. A group ends before queued work
- * that is not a write, after a write with an `after` hook (a `forget`: the writes after it must
- * see it done), and at {@link MAX_GROUP_OPS} ops or {@link MAX_GROUP_BYTES} bytes. When its batch
+ * that is not a write, before a write still waiting for something its `apply` awaits (its
+ * embedding: no write's acknowledgement waits for another's embedder), after a write with an
+ * `after` hook (a `forget`: the writes after it must see it done), and at {@link MAX_GROUP_OPS}
+ * ops or {@link MAX_GROUP_BYTES} bytes. When its batch
  * fails, every write of the group is undone, the last first, and rejects with the storage's
  * error; when the error may be one write's content (a key another handle created:
  * `already_exists`; a key too long for PostgreSQL: `too_large`; an op the adapter refuses:
@@ -103,10 +105,11 @@ export interface Step<T> {
   after?: () => void;
 }
 
-/** A queued write: what it applies, and its caller's promise. */
+/** A queued write: what it applies, whether it may join a group now, and its caller's promise. */
 interface WriteJob {
   kind: "write";
   apply: (engine: Engine) => Promise<Step<unknown>> | Step<unknown>;
+  ready: () => boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -271,16 +274,17 @@ export class WriteQueue {
    * Queues a write: `apply` validates and changes the engine (throwing leaves it unchanged)
    * and describes the change; its ops are committed in one batch with the writes queued beside
    * it (see the module docs), and it resolves once that batch is durable; a failed commit
-   * undoes it.
+   * undoes it. `ready` says whether `apply` would run without waiting (its embedding is there):
+   * until it does, the write does not join a group that holds writes, which would wait for it.
    */
-  write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>): Promise<T> {
+  write<T>(apply: (engine: Engine) => Promise<Step<T>> | Step<T>, ready: () => boolean = () => true): Promise<T> {
     try {
       this.checkWritable();
     } catch (e) {
       return Promise.reject(e);
     }
     return new Promise<T>((resolve, reject) => {
-      this.#push({ kind: "write", apply, resolve: resolve as (value: unknown) => void, reject });
+      this.#push({ kind: "write", apply, ready, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -293,6 +297,8 @@ export class WriteQueue {
     let ops = 0;
     let bytes = 0;
     for (let job = this.#peek(); job?.kind === "write"; job = this.#peek()) {
+      // The writes applied so far are not kept waiting for this one's embedder: it starts the next group.
+      if (group.length > 0 && !job.ready()) break;
       this.#take();
       const applied = await this.#apply(job);
       // Each write taken counts as one op at least, so writes without ops cannot hold the group open.

@@ -255,6 +255,28 @@ describe("group commit", () => {
     await store.close();
   });
 
+  test("a write still waiting for its embedder does not hold back the writes before it", async () => {
+    const slow = gate();
+    const embed = async (texts) => {
+      if (texts.some((t) => t.startsWith("slow"))) await slow.closed;
+      return texts.map((_, i) => vec(i));
+    };
+    const { store, raw, reopen } = await openWatched({ embed });
+    const fast = store.remember({ id: "fast", text: "has its vector", embedding: vec(9) });
+    const waiting = store.remember({ id: "slow", text: "slow to embed" });
+    const after = store.remember({ id: "after", text: "behind it, with its vector", embedding: vec(8) });
+    const timeout = new Promise((resolve) => setTimeout(() => resolve("timeout"), 2000));
+    assert.equal(await Promise.race([fast, timeout]), "fast", "acknowledged while the next write waits for its embedder");
+    const reword = store.update("fast", { text: "a new text, embedded inside the write" });
+    slow.open();
+    await Promise.all([waiting, after, reword]);
+    assert.deepEqual(raw.batches.map(memoryKeys), [["m/fast"], ["m/slow", "m/after"], ["m/fast"]]);
+    await store.close();
+    const again = await reopen();
+    assert.deepEqual(await again.ids(), ["fast", "slow", "after"]);
+    await again.close();
+  });
+
   test("a forget ends its group: the write after it sees the memory gone", async () => {
     const { store, raw, reopen } = await openWatched();
     await store.remember({ id: "x", text: "to be forgotten" });
