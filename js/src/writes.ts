@@ -300,7 +300,13 @@ export class WriteQueue {
       // The writes applied so far are not kept waiting for this one's embedder: it starts the next group.
       if (group.length > 0 && !job.ready()) break;
       this.#take();
-      const applied = await this.#apply(job);
+      let step: Step<unknown> | undefined;
+      try {
+        step = await job.apply(this.#slot.forQueuedWork());
+      } catch (e) {
+        this.#refused(job, e);
+      }
+      const applied = step === undefined ? undefined : this.#taken(job, step);
       // Each write taken counts as one op at least, so writes without ops cannot hold the group open.
       ops += Math.max(1, applied?.ops.length ?? 0);
       if (applied !== undefined) {
@@ -315,15 +321,22 @@ export class WriteQueue {
 
   /** Applies one write and takes its ops; when either throws, the write changes nothing and rejects. */
   async #apply(job: WriteJob): Promise<Applied | undefined> {
-    let step: Step<unknown>;
     try {
-      step = await job.apply(this.#slot.forQueuedWork());
+      return this.#taken(job, await job.apply(this.#slot.forQueuedWork()));
     } catch (e) {
-      // The engine undid its records; the dimension a first vector fixed goes back too.
-      this.#slot.restoreDimensions();
-      job.reject(e);
+      this.#refused(job, e);
       return undefined;
     }
+  }
+
+  /** A write's `apply` threw: the engine undid its records; the dimension a first vector fixed goes back too. */
+  #refused(job: WriteJob, e: unknown): void {
+    this.#slot.restoreDimensions();
+    job.reject(e);
+  }
+
+  /** Takes the ops of a write that applied; when `ops` throws, the write is undone and rejects. */
+  #taken(job: WriteJob, step: Step<unknown>): Applied | undefined {
     try {
       const ops = this.#ephemeral ? [] : step.ops();
       return { job, step, ops, bytes: opBytes(ops) };
