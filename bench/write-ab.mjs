@@ -10,11 +10,13 @@
 // Scenarios, each on a new, empty store of the build's own:
 //   - concurrent: `n` remembers called at once (`Promise.all`), from the first call to the last
 //     resolving;
-//   - sequential: `n / 5` remembers, each awaited before the next, per write;
-//   - many: one `rememberMany` of `n` (the batch a caller could have written by hand).
+//   - many: one `rememberMany` of `n` (the batch a caller could have written by hand);
+//   - sequential: remembers each awaited before the next, per write: both builds' stores open
+//     side by side, writing blocks of 25 in turn (A B, then B A), so that the machine's load
+//     moves both alike; the median block of 20 (after 2 unmeasured).
 // Memories are the bench corpus's first `n` (texts, topics, tags; no embeddings). Every run
-// checks the store's size after it and after a reopen, so a broken path cannot post a fast
-// time. Node: each round is one fresh process running A, B, B, A; Chromium: one page per build
+// checks the store's size after it (and, but for "sequential", after a reopen), so a broken
+// path cannot post a fast time. Node: each round is one fresh process running A, B, B, A; Chromium: one page per build
 // and origin (a static server per build), the same order. Medians over rounds, ms.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -48,21 +50,35 @@ function median(xs) {
 
 const memories = () => generateCorpus(N).docs.map((d) => ({ text: d.text, topic: d.topic, tags: d.tags, createdAt: d.createdAt }));
 
+/** Blocks of awaited remembers per build in the "sequential" scenario, and writes per block. */
+const BLOCKS = 22;
+const BLOCK = 25;
+const WARM_BLOCKS = 2;
+
 /**
  * One scenario on an opened store (shared by Node and the page, serialised with toString):
- * returns the ms it took (per write for "sequential") and the number of memories written.
+ * returns the ms it took and the number of memories written.
  */
 async function scenario(store, name, items) {
-  const sequential = items.slice(0, Math.max(1, Math.floor(items.length / 5)));
   const t = performance.now();
   if (name === "concurrent") await Promise.all(items.map((m) => store.remember(m)));
-  else if (name === "many") await store.rememberMany(items);
-  else for (const m of sequential) await store.remember(m);
+  else await store.rememberMany(items);
   const ms = performance.now() - t;
-  const written = name === "sequential" ? sequential.length : items.length;
-  if (store.size !== written) throw new Error(`${name}: the store holds ${store.size} memories, expected ${written}`);
-  return { ms: name === "sequential" ? ms / written : ms, written };
+  if (store.size !== items.length) throw new Error(`${name}: the store holds ${store.size} memories, expected ${items.length}`);
+  return { ms, written: items.length };
 }
+
+/** One block of the "sequential" scenario (serialised too): ms per awaited remember. */
+async function block(store, items) {
+  const t = performance.now();
+  for (const m of items) await store.remember(m);
+  return (performance.now() - t) / items.length;
+}
+
+/** The order of the builds in block `b` of the "sequential" scenario. */
+const blockOrder = (b) => (b % 2 ? ["B", "A"] : ["A", "B"]);
+/** The memories of block `b` (the corpus again from its start when it runs out). */
+const blockItems = (items, b) => Array.from({ length: BLOCK }, (_, i) => items[(b * BLOCK + i) % items.length]);
 
 /** One process: both builds, every scenario, A B B A (see the header). Prints one JSON line. */
 async function child() {
@@ -72,7 +88,7 @@ async function child() {
   const out = { A: {}, B: {} };
   // A warm-up of both builds (V8's optimising tier, the file system's caches), not measured.
   for (const warm of [true, false]) {
-    for (const name of SCENARIOS) {
+    for (const name of ["concurrent", "many"]) {
       for (const side of SIDES) {
         const path = mkdtempSync(join(tmpdir(), "recallkit-write-ab-"));
         try {
@@ -89,6 +105,23 @@ async function child() {
         }
       }
     }
+  }
+  const stores = {};
+  const paths = {};
+  for (const side of ["A", "B"]) {
+    paths[side] = mkdtempSync(join(tmpdir(), "recallkit-write-ab-"));
+    stores[side] = await apis[side].MemoryStore.open({ storage: "file", path: paths[side] });
+  }
+  for (let b = 0; b < BLOCKS; b++) {
+    for (const side of blockOrder(b)) {
+      const ms = await block(stores[side], blockItems(items, b));
+      if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(ms);
+    }
+  }
+  for (const side of ["A", "B"]) {
+    if (stores[side].size !== BLOCKS * BLOCK) throw new Error(`${side} sequential: ${stores[side].size} memories`);
+    await stores[side].close();
+    rmSync(paths[side], { recursive: true, force: true });
   }
   for (const side of ["A", "B"]) for (const name of SCENARIOS) out[side][name] = median(out[side][name]);
   console.log(JSON.stringify(out));
@@ -132,7 +165,7 @@ async function browserRounds() {
     // Round 0 is a warm-up with 50 memories, not measured.
     for (let round = 0; round <= Number(args.rounds); round++) {
       const out = { A: {}, B: {} };
-      for (const name of SCENARIOS) {
+      for (const name of ["concurrent", "many"]) {
         for (const side of SIDES) {
           const ms = await pages[side].evaluate(async ({ name, items, code, db }) => {
             const run = new Function(`return ${code}`)();
@@ -158,6 +191,33 @@ async function browserRounds() {
         }
       }
       if (round === 0) continue;
+      const db = `write-ab-${round}-sequential-${Math.random().toString(36).slice(2)}`;
+      for (const side of ["A", "B"]) {
+        await pages[side].evaluate(async ({ db, code }) => {
+          const { MemoryStore } = await import("/js/dist/index.js");
+          window.__block = new Function(`return ${code}`)();
+          window.__store = await MemoryStore.open({ storage: "indexeddb", name: db });
+        }, { db, code: block.toString() });
+      }
+      for (let b = 0; b < BLOCKS; b++) {
+        for (const side of blockOrder(b)) {
+          const ms = await pages[side].evaluate((slice) => window.__block(window.__store, slice), blockItems(items, b));
+          if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(ms);
+        }
+      }
+      for (const side of ["A", "B"]) {
+        const size = await pages[side].evaluate(async (db) => {
+          const size = window.__store.size;
+          await window.__store.close();
+          await new Promise((done, fail) => {
+            const request = indexedDB.deleteDatabase(`recallkit:${db}`);
+            request.onsuccess = done;
+            request.onerror = () => fail(request.error);
+          });
+          return size;
+        }, db);
+        if (size !== BLOCKS * BLOCK) throw new Error(`${side} sequential: ${size} memories`);
+      }
       for (const side of ["A", "B"]) for (const name of SCENARIOS) out[side][name] = median(out[side][name]);
       console.error(`chromium round ${round}: ${JSON.stringify(out)}`);
       runs.push(out);
@@ -175,9 +235,9 @@ function report(where, runs) {
   console.log(`${where}: medians of ${runs.length} rounds, ms (A = ${args.a}, B = ${args.b}; n = ${N})`);
   console.log("| scenario | A | B | B/A (median of rounds) |");
   console.log("|---|---:|---:|---:|");
-  const label = { concurrent: `${N} remembers at once`, sequential: "one awaited remember (per write)", many: `rememberMany of ${N}` };
+  const label = { concurrent: `${N} remembers at once`, sequential: "remembers one at a time (per write)", many: `rememberMany of ${N}` };
   for (const name of SCENARIOS) {
-    const digits = name === "sequential" ? 2 : 0;
+    const digits = name === "sequential" ? 3 : 0;
     console.log(`| ${label[name]} | ${m("A", name).toFixed(digits)} | ${m("B", name).toFixed(digits)} | ${ratio(name).toFixed(3)} |`);
   }
 }
