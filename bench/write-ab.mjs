@@ -13,11 +13,13 @@
 //   - many: one `rememberMany` of `n` (the batch a caller could have written by hand);
 //   - sequential: remembers each awaited before the next, per write: both builds' stores open
 //     side by side, writing blocks of 25 in turn (A B, then B A), so that the machine's load
-//     moves both alike; the median block of 20 (after 2 unmeasured).
+//     moves both alike; the median block of 20 (after 2 unmeasured), and the median over all
+//     rounds of B's block over A's block beside it ("paired").
 // Memories are the bench corpus's first `n` (texts, topics, tags; no embeddings). Every run
 // checks the store's size after it (and, but for "sequential", after a reopen), so a broken
-// path cannot post a fast time. Node: each round is one fresh process running A, B, B, A; Chromium: one page per build
-// and origin (a static server per build), the same order. Medians over rounds, ms.
+// path cannot post a fast time. Node: each round is one fresh process running A, B, B, A;
+// Chromium: one page per build and origin (a static server per build), the same order.
+// Medians over rounds, ms.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -112,11 +114,14 @@ async function child() {
     paths[side] = mkdtempSync(join(tmpdir(), "recallkit-write-ab-"));
     stores[side] = await apis[side].MemoryStore.open({ storage: "file", path: paths[side] });
   }
+  out.paired = [];
   for (let b = 0; b < BLOCKS; b++) {
+    const pair = {};
     for (const side of blockOrder(b)) {
-      const ms = await block(stores[side], blockItems(items, b));
-      if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(ms);
+      pair[side] = await block(stores[side], blockItems(items, b));
+      if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(pair[side]);
     }
+    if (b >= WARM_BLOCKS) out.paired.push(pair.B / pair.A);
   }
   for (const side of ["A", "B"]) {
     if (stores[side].size !== BLOCKS * BLOCK) throw new Error(`${side} sequential: ${stores[side].size} memories`);
@@ -134,7 +139,7 @@ async function nodeRounds() {
     const r = spawnSync(process.execPath, [process.argv[1], "--child", ...passed], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`node round ${round + 1}: ${r.stderr}`);
     const out = JSON.parse(r.stdout.trim().split("\n").at(-1));
-    console.error(`node round ${round + 1}: ${JSON.stringify(out)}`);
+    console.error(`node round ${round + 1}: ${JSON.stringify({ A: out.A, B: out.B })}`);
     runs.push(out);
   }
   return runs;
@@ -199,11 +204,14 @@ async function browserRounds() {
           window.__store = await MemoryStore.open({ storage: "indexeddb", name: db });
         }, { db, code: block.toString() });
       }
+      out.paired = [];
       for (let b = 0; b < BLOCKS; b++) {
+        const pair = {};
         for (const side of blockOrder(b)) {
-          const ms = await pages[side].evaluate((slice) => window.__block(window.__store, slice), blockItems(items, b));
-          if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(ms);
+          pair[side] = await pages[side].evaluate((slice) => window.__block(window.__store, slice), blockItems(items, b));
+          if (b >= WARM_BLOCKS) (out[side].sequential ??= []).push(pair[side]);
         }
+        if (b >= WARM_BLOCKS) out.paired.push(pair.B / pair.A);
       }
       for (const side of ["A", "B"]) {
         const size = await pages[side].evaluate(async (db) => {
@@ -219,7 +227,7 @@ async function browserRounds() {
         if (size !== BLOCKS * BLOCK) throw new Error(`${side} sequential: ${size} memories`);
       }
       for (const side of ["A", "B"]) for (const name of SCENARIOS) out[side][name] = median(out[side][name]);
-      console.error(`chromium round ${round}: ${JSON.stringify(out)}`);
+      console.error(`chromium round ${round}: ${JSON.stringify({ A: out.A, B: out.B })}`);
       runs.push(out);
     }
   } finally {
@@ -233,12 +241,13 @@ function report(where, runs) {
   const m = (side, name) => median(runs.map((x) => x[side][name]));
   const ratio = (name) => median(runs.map((x) => x.B[name] / x.A[name]));
   console.log(`${where}: medians of ${runs.length} rounds, ms (A = ${args.a}, B = ${args.b}; n = ${N})`);
-  console.log("| scenario | A | B | B/A (median of rounds) |");
-  console.log("|---|---:|---:|---:|");
+  console.log("| scenario | A | B | B/A (median of rounds) | B/A, paired blocks |");
+  console.log("|---|---:|---:|---:|---:|");
   const label = { concurrent: `${N} remembers at once`, sequential: "remembers one at a time (per write)", many: `rememberMany of ${N}` };
   for (const name of SCENARIOS) {
     const digits = name === "sequential" ? 3 : 0;
-    console.log(`| ${label[name]} | ${m("A", name).toFixed(digits)} | ${m("B", name).toFixed(digits)} | ${ratio(name).toFixed(3)} |`);
+    const paired = name === "sequential" ? median(runs.flatMap((x) => x.paired)).toFixed(3) : "–";
+    console.log(`| ${label[name]} | ${m("A", name).toFixed(digits)} | ${m("B", name).toFixed(digits)} | ${ratio(name).toFixed(3)} | ${paired} |`);
   }
 }
 
