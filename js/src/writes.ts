@@ -512,12 +512,14 @@ export class WriteQueue {
     const slot = this.#slot;
     const engine = slot.engine;
     if (engine === undefined || this.#trackingDirty.size === 0) return;
-    const ids = [...this.#trackingDirty].filter((id) => engine.get(id) !== undefined);
+    // The counts alone (`r/<id>`): this engine's copy of a memory may be older than storage's.
+    // A memory forgotten since its recall has nothing to track (one read of each memory).
+    const ops = [...this.#trackingDirty].map((id) => trackingOp(engine, id)).filter((op) => op.op === "put");
     this.#trackingDirty.clear();
-    if (ids.length === 0) return;
+    if (ops.length === 0) return;
+    const ids = ops.map((op) => op.key.slice(TRACKING_PREFIX.length));
     try {
-      // The counts alone (`r/<id>`): this engine's copy of a memory may be older than storage's.
-      await this.commit(ids.map((id) => trackingOp(engine, id)));
+      await this.commit(ops);
     } catch (e) {
       // Storage holds the state before these recalls: make the engine agree.
       const keys = ids.map((id) => MEMORY_PREFIX + id);
