@@ -98,12 +98,16 @@ export class EngineSlot {
     return this.engine;
   }
 
-  /** Puts the engine's dimension back to the committed one when a failed write fixed it. */
-  restoreDimensions(): void {
+  /**
+   * Puts the engine's dimension back to `dims`, what it was before a write (or writes) that
+   * failed, when that write fixed it. Not the committed one: a write of the same group may
+   * have fixed it before the failed one, and a memory store commits none.
+   */
+  restoreDimensions(dims: number | undefined): void {
     const engine = this.engine;
-    if (engine === undefined || engine.dimensions === this.config.dimensions) return;
+    if (engine === undefined || engine.dimensions === dims) return;
     try {
-      engine.resetDimensions(this.config.dimensions);
+      engine.resetDimensions(dims);
     } catch {
       // Vectors of that dimension are stored: it was not this write that fixed it.
     }

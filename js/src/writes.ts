@@ -122,12 +122,16 @@ interface WorkJob {
   reject: (error: unknown) => void;
 }
 
-/** A write of the group being gathered: its job, what it did, and its ops (and their bytes), taken when it applied. */
+/**
+ * A write of the group being gathered: its job, what it did, its ops (and their bytes), taken
+ * when it applied, and the engine's dimension before it applied (what undoing it puts back).
+ */
 interface Applied {
   job: WriteJob;
   step: Step<unknown>;
   ops: StorageOp[];
   bytes: number;
+  dims: number | undefined;
 }
 
 /** The bytes of `ops`' keys and values, as {@link MAX_GROUP_BYTES} counts them. */
@@ -300,13 +304,14 @@ export class WriteQueue {
       // The writes applied so far are not kept waiting for this one's embedder: it starts the next group.
       if (group.length > 0 && !job.ready()) break;
       this.#take();
+      const dims = this.#slot.engine?.dimensions;
       let step: Step<unknown> | undefined;
       try {
         step = await job.apply(this.#slot.forQueuedWork());
       } catch (e) {
-        this.#refused(job, e);
+        this.#refused(job, e, dims);
       }
-      const applied = step === undefined ? undefined : this.#taken(job, step);
+      const applied = step === undefined ? undefined : this.#taken(job, step, dims);
       // Each write taken counts as one op at least, so writes without ops cannot hold the group open.
       ops += Math.max(1, applied?.ops.length ?? 0);
       if (applied !== undefined) {
@@ -321,27 +326,32 @@ export class WriteQueue {
 
   /** Applies one write and takes its ops; when either throws, the write changes nothing and rejects. */
   async #apply(job: WriteJob): Promise<Applied | undefined> {
+    const dims = this.#slot.engine?.dimensions;
     try {
-      return this.#taken(job, await job.apply(this.#slot.forQueuedWork()));
+      return this.#taken(job, await job.apply(this.#slot.forQueuedWork()), dims);
     } catch (e) {
-      this.#refused(job, e);
+      this.#refused(job, e, dims);
       return undefined;
     }
   }
 
-  /** A write's `apply` threw: the engine undid its records; the dimension a first vector fixed goes back too. */
-  #refused(job: WriteJob, e: unknown): void {
-    this.#slot.restoreDimensions();
+  /**
+   * A write's `apply` threw: the engine undid its records; the dimension a first vector fixed
+   * goes back too, to `dims`, what it was before this write (an earlier write of its group,
+   * not yet committed, may have fixed it).
+   */
+  #refused(job: WriteJob, e: unknown, dims: number | undefined): void {
+    this.#slot.restoreDimensions(dims);
     job.reject(e);
   }
 
   /** Takes the ops of a write that applied; when `ops` throws, the write is undone and rejects. */
-  #taken(job: WriteJob, step: Step<unknown>): Applied | undefined {
+  #taken(job: WriteJob, step: Step<unknown>, dims: number | undefined): Applied | undefined {
     try {
       const ops = this.#ephemeral ? [] : step.ops();
-      return { job, step, ops, bytes: opBytes(ops) };
+      return { job, step, ops, bytes: opBytes(ops), dims };
     } catch (e) {
-      this.#undo([{ job, step, ops: [], bytes: 0 }]);
+      this.#undo([{ job, step, ops: [], bytes: 0, dims }]);
       job.reject(e);
       return undefined;
     }
@@ -380,8 +390,8 @@ export class WriteQueue {
 
   /**
    * Undoes the writes of `group`, the last first (each undoes its change from the state the
-   * ones after it left), then puts back the dimension they fixed. An undo that throws leaves
-   * the engine unlike storage: it is read again (`slot.markUnsynced`).
+   * ones after it left), then puts back the dimension they fixed (the one before the first).
+   * An undo that throws leaves the engine unlike storage: it is read again (`slot.markUnsynced`).
    */
   #undo(group: readonly Applied[]): void {
     for (let i = group.length - 1; i >= 0; i--) {
@@ -391,7 +401,7 @@ export class WriteQueue {
         this.#slot.markUnsynced();
       }
     }
-    this.#slot.restoreDimensions();
+    if (group.length > 0) this.#slot.restoreDimensions(group[0]!.dims);
   }
 
   /**

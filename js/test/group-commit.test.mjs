@@ -198,6 +198,31 @@ describe("group commit", () => {
     await again.close();
   });
 
+  test("a write refused in a group leaves the dimension an earlier write of the group fixed", async () => {
+    const { store, reopen } = await openWatched();
+    const results = await Promise.allSettled([
+      store.remember({ id: "a", text: "its vector fixes the dimension at 8", embedding: vec(1) }),
+      store.update("a", { embedding: null }), // the engine holds no vector now, the dimension stays
+      store.update("missing", { topic: "refused: no such memory" }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "fulfilled", "rejected"]);
+    assert.equal(store.dimensions, 8, "as when each write commits alone");
+    await rejectsWith(store.remember({ id: "b", text: "a vector of 4", embedding: vec(2, 4) }), "dimension_mismatch");
+    await store.close();
+    const again = await reopen();
+    assert.equal(again.dimensions, 8);
+    await again.close();
+  });
+
+  test("on a memory store, which commits no batch, a refused write leaves the dimension an earlier write fixed", async () => {
+    const store = await MemoryStore.open({ storage: "memory", clock: () => NOW });
+    await store.remember({ id: "a", text: "its vector fixes the dimension at 8", embedding: vec(1) });
+    await store.update("a", { embedding: null });
+    await rejectsWith(store.update("missing", { topic: "refused: no such memory" }), "not_found");
+    assert.equal(store.dimensions, 8);
+    await store.close();
+  });
+
   test("a key another handle created fails that write alone: the group runs again one write at a time", async () => {
     const shared = new MemoryAdapter();
     const handle = () => {
