@@ -503,9 +503,9 @@ export class MemoryStore {
    * `embed_timeout`); recall still answers. With a reranker (`rerank` at open or here), the
    * best 30 fused candidates (or `limit`, if more) go to it and the first `limit` come back in
    * its order, each with `components.rerank`; if it fails, the fused order stands and the
-   * `rerank` stage report says why. With recall tracking on (the default), it resolves once
-   * the returned memories' new counts are durable; when storage refuses writes (the
-   * `"readonly"` tier), it answers without persisting them.
+   * `rerank` stage report says why. With recall tracking on (the default), the returned
+   * memories' new counts are written behind the answer (`trackRecalls`), so the recall does not
+   * wait for storage; when storage refuses writes (the `"readonly"` tier), they are not persisted.
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     return runRecall(this.#engine, this.#writes, this.#recallSettings, query, options);
