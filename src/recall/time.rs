@@ -24,7 +24,8 @@
 //! | `2024-03-15`, `march 15 2024`, `march 15th, 2024`, `15 march 2024`, `the 15th of march 2024` | that day |
 //! | `march 15`, `15th of march` | that day in the latest year where it is not after today |
 //! | `before X`, `until X`, `after X` (X any expression above) | up to the start of X; up to its end; from its end to `now` |
-//! | `last weekend before D`, `the week before D`, `3 days after D` (D a date) | the span read as if today were D, [`TimeExpr::Anchored`] |
+//! | `last weekend before D`, `the week before D`, `the last 3 days before D`, `3 days after D` (D a date) | the span read as if today were D, [`TimeExpr::Anchored`] |
+//! | `the weekend after D`, `the monday after D` | D to the first such weekend or day after it |
 //!
 //! Words are matched case-insensitively, ASCII only; commas and a leading `in` / `on` /
 //! `during` / `over` are ignored. Anything else is not a time expression ([`parse`] gives `None`).
@@ -118,7 +119,8 @@ pub enum TimeExpr {
     /// From the end of the inner expression up to `now` ("after last week").
     After(Box<TimeExpr>),
     /// `what` read as if today were the day `anchor` names ("last weekend before April 10,
-    /// 2023"; "the week before" is the 7 days before it, "3 days after" the 3 days after it),
+    /// 2023"; "the week before" is the 7 days before it, "3 days after" the 3 days after it,
+    /// "the weekend after" / "the monday after" up to the first one after it),
     /// and that day too: a memory is dated when it was written, and what is written on a day
     /// often tells of the days just before it ("last weekend I ran a 5K").
     Anchored {
@@ -126,7 +128,7 @@ pub enum TimeExpr {
         what: Box<TimeExpr>,
         /// The day: a [`TimeExpr::Date`] or [`TimeExpr::MonthDay`].
         anchor: Box<TimeExpr>,
-        /// A count of units after the anchor ("3 days after"), not before it.
+        /// After the anchor ("3 days after", "the weekend after"), not before it.
         after: bool,
     },
 }
@@ -203,27 +205,33 @@ pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
 }
 
 /// A span read at a date ([`TimeExpr::Anchored`]) at the start of `w`: "last weekend before
-/// D", "the week before D", "3 days before D", "the day after D", and how many words it took.
+/// D", "the week before D", "3 days before D", "the last 3 days before D", "the day after D",
+/// "the weekend after D", and how many words it took.
 fn anchored(w: &[&str]) -> Option<(TimeExpr, usize)> {
     let the = usize::from(w.first() == Some(&"the"));
     let at = |i: usize| w.get(i).copied().unwrap_or("");
-    let (what, n) = match (counted(&w[the..]), unit_word(at(the))) {
+    // Whether the span may also come after D: a count of units, "the weekend", a weekday
+    // ("the monday after D"); not "last weekend", "the past week".
+    let (what, n, ahead) = match (counted(&w[the..]), unit_word(at(the))) {
         (Some((count, unit, k)), _) if !matches!(unit, Unit::Hour | Unit::Weekend) => {
-            (TimeExpr::Rolling { unit, count }, the + k)
+            (TimeExpr::Rolling { unit, count }, the + k, true)
         }
         // "the weekend before D": the last one before D's week, as "last weekend" at D.
-        (None, Some(Unit::Weekend)) if the == 1 => (unit(Unit::Weekend, 1), 2),
+        (None, Some(Unit::Weekend)) if the == 1 => (unit(Unit::Weekend, 1), 2, true),
         (None, Some(unit)) if the == 1 && unit != Unit::Hour => {
-            (TimeExpr::Rolling { unit, count: 1 }, 2)
+            (TimeExpr::Rolling { unit, count: 1 }, 2, true)
         }
         _ => match parse_plain(w)? {
-            (e @ (TimeExpr::Unit { .. } | TimeExpr::Weekday(_) | TimeExpr::Weekend), n) => (e, n),
+            (e @ TimeExpr::Weekday(_), n) => (e, n, n == the + 1),
+            (e @ (TimeExpr::Unit { .. } | TimeExpr::Weekend), n) => (e, n, false),
+            // "the last 3 days before D", "the past week before D": as "3 days before D".
+            (e @ TimeExpr::Rolling { unit, .. }, n) if unit != Unit::Hour => (e, n, false),
             _ => return None,
         },
     };
     let after = match at(n) {
         "before" => false,
-        "after" if matches!(what, TimeExpr::Rolling { .. }) => true,
+        "after" if ahead => true,
         _ => return None,
     };
     let (anchor, m) = parse_plain(&w[n + 1..])?;
@@ -555,6 +563,8 @@ impl TimeExpr {
                 after,
             } => {
                 let day = inner(anchor, now)?;
+                // The anchor's local day number.
+                let d = ((day.start + offset) / MS_PER_DAY).round() as i64;
                 match **what {
                     TimeExpr::Rolling { unit, count } if after => {
                         // The span after the day: a rolling span forward from its end.
@@ -563,6 +573,28 @@ impl TimeExpr {
                         Window {
                             start: day.start,
                             end: rolling_start(next, next_day, unit, -count) - offset - 1.0,
+                        }
+                    }
+                    // The first weekend begun after the day: its own week's, or from a
+                    // Saturday or Sunday the next week's.
+                    TimeExpr::Unit {
+                        unit: Unit::Weekend,
+                        ..
+                    } if after => {
+                        let weekday = (d + 3).rem_euclid(7); // 0 = Monday
+                        let (_, sunday) = unit_days(d, Unit::Weekend, -i64::from(weekday >= 5));
+                        Window {
+                            start: day.start,
+                            end: days((sunday, sunday)).end,
+                        }
+                    }
+                    // The first such weekday after the day.
+                    TimeExpr::Weekday(wd) if after => {
+                        let current = (d + 4).rem_euclid(7); // 0 = Sunday
+                        let next = d + (i64::from(wd) - current - 1).rem_euclid(7) + 1;
+                        Window {
+                            start: day.start,
+                            end: days((next, next)).end,
                         }
                     }
                     _ => Window {
@@ -925,6 +957,49 @@ mod tests {
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn last_and_past_spans_before_a_date_are_read_at_that_date() {
+        for expr in [
+            "the last 3 days before march 10 2024",
+            "past 3 days before 2024-03-10",
+        ] {
+            assert_eq!(
+                window(expr),
+                (day(2024, 3, 7), day(2024, 3, 11) - 1.0),
+                "{expr}"
+            );
+        }
+        assert_eq!(
+            window("the past week before august 3 2023"),
+            (day(2023, 7, 27), day(2023, 8, 4) - 1.0)
+        );
+        assert_eq!(parse("the last 3 days after march 10 2024"), None);
+        assert_eq!(parse("the last 3 hours before march 10 2024"), None);
+    }
+
+    #[test]
+    fn the_weekend_or_weekday_after_a_date_is_the_first_one_after_it() {
+        // 2024-03-06 is a Wednesday, 2024-03-09 a Saturday.
+        assert_eq!(
+            window("the weekend after march 6 2024"),
+            (day(2024, 3, 6), day(2024, 3, 11) - 1.0)
+        );
+        assert_eq!(
+            window("the weekend after march 9 2024"),
+            (day(2024, 3, 9), day(2024, 3, 18) - 1.0)
+        );
+        assert_eq!(
+            window("the monday after march 3 2024"),
+            (day(2024, 3, 3), day(2024, 3, 5) - 1.0)
+        );
+        assert_eq!(
+            window("the wednesday after march 6 2024"),
+            (day(2024, 3, 6), day(2024, 3, 14) - 1.0)
+        );
+        assert_eq!(parse("last weekend after march 6 2024"), None);
+        assert_eq!(parse("last monday after march 6 2024"), None);
     }
 
     #[test]
@@ -1355,6 +1430,33 @@ mod question_tests {
         ] {
             let (_, _, w, r) = window(q).unwrap_or_else(|| panic!("{q:?}"));
             assert_eq!((w.as_str(), r.as_str()), (words, rest), "{q:?}");
+        }
+    }
+
+    #[test]
+    fn a_span_at_a_date_in_a_question_is_not_read_at_today() {
+        for (q, words, start, end) in [
+            (
+                "what did I read the last 3 days before August 3, 2023",
+                "the last 3 days before August 3, 2023",
+                day(2023, 7, 31),
+                day(2023, 8, 4) - 1.0,
+            ),
+            (
+                "where did we hike the weekend after August 3, 2023",
+                "the weekend after August 3, 2023",
+                day(2023, 8, 3),
+                day(2023, 8, 7) - 1.0,
+            ),
+            (
+                "what did I do on the Monday after March 3, 2024",
+                "on the Monday after March 3, 2024",
+                day(2024, 3, 3),
+                day(2024, 3, 5) - 1.0,
+            ),
+        ] {
+            let got = window(q).unwrap_or_else(|| panic!("{q:?}: no time expression"));
+            assert_eq!((got.0, got.1, got.2.as_str()), (start, end, words), "{q:?}");
         }
     }
 
