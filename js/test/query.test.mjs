@@ -165,4 +165,14 @@ describe("dates in words", () => {
     assert.deepEqual(before.results.map((h) => h.id), ["early"]);
     await store.close();
   });
+
+  test("timeQuery after a time not over yet is an empty window, not an error about start and end", async () => {
+    const store = await open([{ id: "a", text: "paid the water bill" }]);
+    for (const timeQuery of ["after today", "after this week"]) {
+      const r = await store.recall("bill", { ...quiet, timeQuery });
+      assert.deepEqual(r.results, [], timeQuery);
+      assert.deepEqual([r.timeWindow.start, r.timeWindow.end], [now, now], timeQuery);
+    }
+    await store.close();
+  });
 });

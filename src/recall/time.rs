@@ -23,7 +23,7 @@
 //! | `2024`, `in 2024`, `march 2024`, `in march 2024` | that year, that month |
 //! | `2024-03-15`, `march 15 2024`, `march 15th, 2024`, `15 march 2024`, `the 15th of march 2024` | that day |
 //! | `march 15`, `15th of march` | that day in the latest year where it is not after today |
-//! | `before X`, `until X`, `after X` (X any expression above) | up to the start of X; up to its end; from its end to `now` |
+//! | `before X`, `until X`, `after X` (X any expression above) | up to the start of X; up to its end; from its end to `now` (`now` alone if X ends later) |
 //! | `last weekend before D`, `the week before D`, `the last 3 days before D`, `3 days after D` (D a date) | the span read as if today were D, [`TimeExpr::Anchored`] |
 //! | `the weekend after D`, `the monday after D` | D to the first such weekend or day after it |
 //!
@@ -553,10 +553,9 @@ impl TimeExpr {
                 start: EARLIEST,
                 end: inner(e, now)?.end,
             },
-            TimeExpr::After(ref e) => Window {
-                start: inner(e, now)?.end + 1.0,
-                end: now,
-            },
+            // A time not over yet ("after today") leaves nothing but `now`, as `since` a time
+            // to come does: a window whose start is after its end is refused by the filter.
+            TimeExpr::After(ref e) => up_to_now(inner(e, now)?.end + 1.0),
             TimeExpr::Anchored {
                 ref what,
                 ref anchor,
@@ -910,9 +909,6 @@ mod tests {
         assert_eq!(window("till 2023"), (EARLIEST, day(2024, 1, 1) - 1.0));
         assert_eq!(window("after last week"), (day(2024, 3, 11), NOW));
         assert_eq!(window("after march 10 2024"), (day(2024, 3, 11), NOW));
-        // After today: nothing yet (a question's window that holds nothing is dropped).
-        let (start, end) = window("after today");
-        assert!(start > end);
         assert_eq!(parse("before"), None);
         assert_eq!(parse("since before monday"), None);
     }
@@ -1000,6 +996,19 @@ mod tests {
         );
         assert_eq!(parse("last weekend after march 6 2024"), None);
         assert_eq!(parse("last monday after march 6 2024"), None);
+    }
+
+    #[test]
+    fn after_a_time_not_yet_over_is_an_empty_window_at_now() {
+        for expr in [
+            "after today",
+            "after this week",
+            "after last 7 days",
+            "after 2024",
+        ] {
+            let w = window_of("timeQuery", expr, NOW, 0).unwrap();
+            assert_eq!((w.start, w.end), (NOW, NOW), "{expr}");
+        }
     }
 
     #[test]
