@@ -1221,8 +1221,11 @@ fn plausible(expr: &TimeExpr, words: &[&str], question: &str, spans: &[(usize, u
             introduced && name.is_some_and(|w| !ambiguous(w) || capitalised(w))
         }
         TimeExpr::Year(y) => QUESTION_YEARS.contains(y),
-        TimeExpr::Since(_) | TimeExpr::Before(_) | TimeExpr::Until(_) | TimeExpr::After(_) => {
-            words.len() > 1 && dated
+        // A bound's number is a year only as a bare one is ("after 1234 users" is not).
+        TimeExpr::Since(e) | TimeExpr::Before(e) | TimeExpr::Until(e) | TimeExpr::After(e) => {
+            words.len() > 1
+                && dated
+                && !matches!(**e, TimeExpr::Year(y) if !QUESTION_YEARS.contains(&y))
         }
         _ => dated,
     }
@@ -1467,6 +1470,17 @@ mod question_tests {
             let got = window(q).unwrap_or_else(|| panic!("{q:?}: no time expression"));
             assert_eq!((got.0, got.1, got.2.as_str()), (start, end, words), "{q:?}");
         }
+    }
+
+    #[test]
+    fn a_number_after_before_or_after_is_a_year_only_as_a_bare_one_is() {
+        for q in [
+            "what did we ship after 1234 users",
+            "the plan before 1000 signups",
+        ] {
+            assert_eq!(find_in(q), None, "{q:?}");
+        }
+        assert!(find_in("what did we ship after 2023").is_some());
     }
 
     #[test]
