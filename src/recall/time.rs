@@ -23,7 +23,7 @@
 //! | `2024`, `in 2024`, `march 2024`, `in march 2024` | that year, that month |
 //! | `2024-03-15`, `march 15 2024`, `march 15th, 2024`, `15 march 2024`, `the 15th of march 2024` | that day |
 //! | `march 15`, `15th of march` | that day in the latest year where it is not after today |
-//! | `before X`, `until X`, `after X` (X any expression above) | up to the start of X; up to its end; from its end to `now` (`now` alone if X ends later) |
+//! | `before X`, `until X`, `after X` (X any expression above; `before the 2020 …` / `after the 2020 …` hold that year) | up to the start of X; up to its end; from its end to `now` (`now` alone if X ends later) |
 //! | `last weekend before D`, `the week before D`, `the last 3 days before D`, `3 days after D` (D a date) | the span read as if today were D, [`TimeExpr::Anchored`] |
 //! | `the weekend after D`, `the monday after D` | D to the first such weekend or day after it |
 //!
@@ -195,6 +195,13 @@ pub fn parse_words(words: &[&str]) -> Option<(TimeExpr, usize)> {
     };
     if let Some(bound) = bound {
         let (inner, n) = parse_plain(&words[i + 1..])?;
+        // "before the 2020 election": the year is when the event was, some time in it, so
+        // the bound holds the year (up to its end; from its start).
+        let bound = match (words[i], words[i + 1], &inner) {
+            ("before", "the", TimeExpr::Year(_)) => TimeExpr::Until,
+            ("after", "the", TimeExpr::Year(_)) => TimeExpr::Since,
+            _ => bound,
+        };
         return Some((bound(Box::new(inner)), i + 1 + n));
     }
     if let Some((e, n)) = anchored(&words[i..]) {
@@ -1481,6 +1488,16 @@ mod question_tests {
             assert_eq!(find_in(q), None, "{q:?}");
         }
         assert!(find_in("what did we ship after 2023").is_some());
+    }
+
+    #[test]
+    fn a_bound_at_the_year_of_an_event_holds_that_year() {
+        // "the 2020 election" happened some time in 2020: before it is up to 2020's end, after
+        // it from 2020's start.
+        let (start, end, words, _) = window("what did I post before the 2020 election").unwrap();
+        assert_eq!((start, end), (EARLIEST, day(2021, 1, 1) - 1.0), "{words}");
+        let (start, end, words, _) = window("what did I post after the 2020 election").unwrap();
+        assert_eq!((start, end), (day(2020, 1, 1), NOW), "{words}");
     }
 
     #[test]
