@@ -7,6 +7,9 @@
 import { RecallError } from "./errors.js";
 import type { RecallResult } from "./types.js";
 
+/** The earliest `Date`, where the window of `before X` starts: shown as an open start. */
+const EARLIEST_MS = -8.64e15;
+
 /** `ms` as `YYYY-MM-DD`, read `utcOffsetMinutes` east of UTC. */
 function day(ms: number, utcOffsetMinutes: number): string {
   return new Date(ms + utcOffsetMinutes * 60_000).toISOString().slice(0, 10);
@@ -22,7 +25,7 @@ function day(ms: number, utcOffsetMinutes: number): string {
  * "is the office open on Saturday?" ("on Saturday?": no window, it held nothing)
  * ```
  *
- * A window of several days reads `2024-03-04 to 2024-03-10`; days are read at
+ * A window of several days reads `2024-03-04 to 2024-03-10`, one of `before X` `… to 2024-02-29`; days are read at
  * `utcOffsetMinutes` (the recall's `context.utcOffsetMinutes`; default UTC). An empty search
  * text (only time words and stopwords) reads `(the window's memories)`.
  */
@@ -45,7 +48,8 @@ export function describeQuery(result: Pick<RecallResult, "query" | "timeWindow">
     if (q.windowDropped === true) {
       parts.push(`${words}: no window, it held nothing`);
     } else if (w !== undefined) {
-      const from = w.start === undefined ? "…" : day(w.start, utcOffsetMinutes);
+      // West of UTC, the earliest `Date` shifted to local time is no `Date` at all.
+      const from = w.start === undefined || w.start <= EARLIEST_MS ? "…" : day(w.start, utcOffsetMinutes);
       const to = w.end === undefined ? "…" : day(w.end, utcOffsetMinutes);
       parts.push(`${words} → ${from === to ? from : `${from} to ${to}`}`);
     }

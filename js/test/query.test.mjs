@@ -166,6 +166,17 @@ describe("dates in words", () => {
     await store.close();
   });
 
+  test("describeQuery reads a before window's open start as …, at any offset", async () => {
+    const store = await open([{ id: "a", text: "paid the water bill", createdAt: Date.UTC(2024, 0, 10) }]);
+    const context = { utcOffsetMinutes: -300 };
+    const r = await store.recall("which bills did I pay before March 2024", { ...quiet, context });
+    assert.equal(r.timeWindow.start, -8.64e15);
+    assert.equal(describeQuery(r, -300), '"which bills did I pay" ("before March 2024" → … to 2024-02-29)');
+    const utc = await store.recall("which bills did I pay before March 2024", quiet);
+    assert.equal(describeQuery(utc), '"which bills did I pay" ("before March 2024" → … to 2024-02-29)');
+    await store.close();
+  });
+
   test("timeQuery after a time not over yet is an empty window, not an error about start and end", async () => {
     const store = await open([{ id: "a", text: "paid the water bill" }]);
     for (const timeQuery of ["after today", "after this week"]) {
