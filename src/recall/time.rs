@@ -1072,13 +1072,14 @@ const REWRITES: [(&[&str], &[&str]); 12] = [
     (&["hom", "qua"], &["yesterday"]),
     (&["hom", "kia"], &["2", "days", "ago"]),
     (&["tuan", "nay"], &["this", "week"]),
+    // Before "tuan truoc": the first phrase that matches is taken.
+    (&["tuan", "truoc", "nua"], &["2", "weeks", "ago"]),
     (&["tuan", "truoc"], &["last", "week"]),
     (&["thang", "nay"], &["this", "month"]),
     (&["thang", "truoc"], &["last", "month"]),
     (&["nam", "nay"], &["this", "year"]),
     (&["nam", "ngoai"], &["last", "year"]),
     (&["ngay", "truoc"], &["days", "ago"]),
-    (&["tuan", "truoc", "nua"], &["2", "weeks", "ago"]),
     (&["day", "before", "yesterday"], &["2", "days", "ago"]),
 ];
 
@@ -1269,7 +1270,7 @@ mod question_tests {
     #[test]
     fn engrams_patterns_and_more_resolve_to_their_windows() {
         let today = day(2024, 3, 15);
-        let cases: [(&str, f64, f64); 30] = [
+        let cases: [(&str, f64, f64); 31] = [
             ("what did I do today?", today, today + DAY - 1.0),
             ("what did I do yesterday?", today - DAY, today - 1.0),
             (
@@ -1346,6 +1347,7 @@ mod question_tests {
             ("hom qua", today - DAY, today - 1.0),
             ("tuần trước", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
             ("tuan truoc", day(2024, 3, 4), day(2024, 3, 11) - 1.0),
+            ("tuần trước nữa", day(2024, 2, 26), day(2024, 3, 4) - 1.0),
             ("tháng này", day(2024, 3, 1), day(2024, 4, 1) - 1.0),
             ("3 ngày trước", today - 3.0 * DAY, today - 2.0 * DAY - 1.0),
         ];
