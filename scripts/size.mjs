@@ -79,7 +79,9 @@ import { fileURLToPath } from "node:url";
 // recall's planning out of validated, shared graph and image helpers) saved 1.5 KiB: 228.1 KiB
 // (233,584 B). Dates in words ("August 3, 2023", "the 3rd of August"), before / until / after
 // another expression, and spans read at a date ("the week before August 3") added 1.5 KiB:
-// 229.6 KiB (235,128 B). The check stands at 230 KiB, catching growth; the 200 KiB target
+// 229.6 KiB (235,128 B); a review's fixes of them (spans before a date, after a time not over,
+// bounds at a year, "tuần trước nữa") 0.2 KiB: 229.9 KiB (235,378 B). The check stands at
+// 230 KiB, catching growth; the 200 KiB target
 // stays missed (CHANGELOG.md says by what).
 const BUDGET_GZIP_BYTES = 230 * 1024;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
