@@ -734,7 +734,11 @@ export function recallSummary(result) {
   const ee = result.entityExpansion;
   if (ee?.expandedCount > 0) parts.push(`${ee.expandedCount} via entity expansion (${ee.entitiesFound.join(", ")})`);
   if (result.expansion?.expandedCount > 0) parts.push(`${result.expansion.expandedCount} via relation expansion`);
-  if (result.timeWindow) parts.push(`time ${isoDay(result.timeWindow.start ?? 0)} to ${isoDay(result.timeWindow.end ?? Date.now())}`);
+  if (result.timeWindow) {
+    // No start, or a `before` window's (-8.64e15, the earliest Date): open, as describeQuery shows it.
+    const { start, end } = result.timeWindow;
+    parts.push(`time ${start === undefined || start <= -8.64e15 ? "…" : isoDay(start)} to ${isoDay(end ?? Date.now())}`);
+  }
   return parts.length ? `(${parts.join("; ")})` : "";
 }
 

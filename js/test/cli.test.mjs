@@ -235,6 +235,12 @@ describe("remember, recall, forget", () => {
     assert.match(plain.stdout.split("\n")[1], /^Stage Sf: /, "no line when nothing was read out of the question");
   });
 
+  test("a window open at its start (before 2100) reads … in the summary line, not a year before the epoch", async () => {
+    const r = await ok(["--db", db, "recall", "deployment pipeline before 2100"]);
+    assert.match(r.stdout, /\(time … to 2099-12-31\)/);
+    assert.doesNotMatch(r.stdout, /-271821|1970-01-01/);
+  });
+
   test("--json prints the whole result object", async () => {
     const r = await ok(["--db", db, "recall", "deployment pipeline", "--json", "--topic", "work"]);
     const json = JSON.parse(r.stdout);
